@@ -1,0 +1,271 @@
+"""Configuration: defaults file + user file + .env + environment + flags, validated into a frozen config.
+
+Precedence, lowest to highest: the committed `config.yaml`, the user's `--config FILE`, `.env` in the working
+directory, the process environment, command-line flags. Environment keys: `DAEMON_DATA_DIR`,
+`DAEMON_PROVIDER`, `DAEMON_MODEL`, and `DAEMON_<SECTION>__<KEY>` for any key (`DAEMON_GUI__PORT=7861`).
+A bad value is reported with where it came from, the key and what is expected; never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.errors import ConfigError
+
+DEFAULT_CONFIG_FILE = Path(__file__).resolve().parent.parent / "config.yaml"
+ProviderKind = Literal["local", "openai", "anthropic", "gemini", "scripted", "echo"]
+PROVIDER_KINDS: tuple[str, ...] = ("local", "openai", "anthropic", "gemini", "scripted", "echo")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ProviderConfig(_Frozen):
+    kind: ProviderKind
+    model: str
+    api_key_env: str | None = None
+    base_url_env: str | None = None
+    base_url: str | None = None
+    context_window: int = Field(8192, ge=256)
+    backend: Literal["auto", "llama_cpp", "transformers"] = "auto"
+    model_path: str | None = None
+    threads: int = Field(0, ge=0)
+
+
+class ModelsConfig(_Frozen):
+    main: str = "auto"
+    fast: str | None = None
+    judge: str | None = None
+    vision: str | None = None
+    fallback_to_local: bool = True
+
+
+class RetryConfig(_Frozen):
+    max_attempts: int = Field(4, ge=1, le=20)
+    base_delay_s: float = Field(0.5, ge=0)
+    max_delay_s: float = Field(20.0, ge=0)
+    timeout_s: float = Field(60.0, gt=0)
+
+
+class BudgetConfig(_Frozen):
+    max_usd: float | None = Field(None, ge=0)
+
+
+class AgentConfig(_Frozen):
+    max_rounds: int = Field(5, ge=1, le=50)
+    tool_timeout_s: float = Field(30.0, gt=0)
+    tool_retries: int = Field(0, ge=0, le=5)
+    max_tool_output_chars: int = Field(8000, ge=100)
+    compaction_threshold: float = Field(0.8, gt=0, le=1)
+    max_tokens: int = Field(1024, ge=16)
+    temperature: float = Field(0.7, ge=0, le=2)
+
+
+class HistoryConfig(_Frozen):
+    recent_turns: int = Field(8, ge=0, le=200)
+
+
+class GuiConfig(_Frozen):
+    host: str = "127.0.0.1"
+    port: int = Field(7860, ge=1, le=65535)
+    auth_env: str = "DAEMON_GUI_AUTH"
+
+
+class AppConfig(_Frozen):
+    """The whole validated configuration. Frozen: build objects from it, never mutate it."""
+
+    data_dir: Path = Path("./data/user")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+    telemetry: bool = False
+    models: ModelsConfig = ModelsConfig()
+    providers: dict[str, ProviderConfig] = {}
+    retry: RetryConfig = RetryConfig()
+    budget: BudgetConfig = BudgetConfig()
+    agent: AgentConfig = AgentConfig()
+    history: HistoryConfig = HistoryConfig()
+    gui: GuiConfig = GuiConfig()
+
+
+def load_config(
+    config_file: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    defaults_file: Path = DEFAULT_CONFIG_FILE,
+) -> AppConfig:
+    """Build the frozen config. `env` is the merged environment (.env values under the real environment)."""
+    env = env or {}
+    sources: dict[str, str] = {}
+    data = _read_yaml(defaults_file)
+    _record_sources(data, str(defaults_file), sources)
+    if config_file is not None:
+        user = _read_yaml(config_file)
+        _record_sources(user, str(config_file), sources)
+        data = _deep_merge(data, user)
+    data = _apply_env(data, env, sources)
+    for dotted, value in (overrides or {}).items():
+        if value is not None:
+            _set_dotted(data, dotted, value)
+            sources[dotted] = "command-line flag"
+    try:
+        config = AppConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(_describe(error, sources)) from None
+    _check_references(config)
+    return _apply_model_override(config, env)
+
+
+def merged_environment(environ: Mapping[str, str], dotenv_file: Path | None) -> dict[str, str]:
+    """The process environment over the values of a `.env` file (the environment wins)."""
+    merged: dict[str, str] = {}
+    if dotenv_file is not None and dotenv_file.is_file():
+        from dotenv import dotenv_values
+
+        merged.update({k: v for k, v in dotenv_values(dotenv_file).items() if v is not None})
+    merged.update(environ)
+    return merged
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"config file {path} is not valid YAML{where}: {getattr(error, 'problem', error)}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of keys, not a {type(data).__name__}")
+    return data
+
+
+def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _record_sources(data: Any, source: str, sources: dict[str, str], prefix: str = "") -> None:
+    if not isinstance(data, dict):
+        return
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        sources[dotted] = source
+        _record_sources(value, source, sources, dotted + ".")
+
+
+def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def _apply_env(data: dict[str, Any], env: Mapping[str, str], sources: dict[str, str]) -> dict[str, Any]:
+    import yaml
+
+    data = _deep_merge(data, {})
+    for name, raw in sorted(env.items()):
+        if not name.startswith("DAEMON_") or "__" not in name:
+            continue
+        dotted = name[len("DAEMON_") :].lower().replace("__", ".")
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else None
+        except yaml.YAMLError:
+            value = raw
+        _set_dotted(data, dotted, value)
+        sources[dotted] = f"environment variable {name}"
+    if env.get("DAEMON_DATA_DIR"):
+        data["data_dir"] = env["DAEMON_DATA_DIR"]
+        sources["data_dir"] = "environment variable DAEMON_DATA_DIR"
+    if env.get("DAEMON_PROVIDER"):
+        _set_dotted(data, "models.main", env["DAEMON_PROVIDER"].strip())
+        sources["models.main"] = "environment variable DAEMON_PROVIDER"
+    return data
+
+
+def _describe(error: ValidationError, sources: dict[str, str]) -> str:
+    lines = ["invalid configuration:"]
+    for item in error.errors():
+        dotted = ".".join(str(part) for part in item["loc"])
+        source = _closest_source(dotted, sources)
+        got = item.get("input")
+        shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
+        message = item["msg"]
+        if item["type"] == "extra_forbidden":
+            message = "unknown key; check its spelling"
+        lines.append(f"  {source}: key `{dotted}`: {message}{shown}")
+    return "\n".join(lines)
+
+
+def _closest_source(dotted: str, sources: dict[str, str]) -> str:
+    parts = dotted.split(".")
+    while parts:
+        key = ".".join(parts)
+        if key in sources:
+            return sources[key]
+        parts.pop()
+    return "configuration"
+
+
+def _check_references(config: AppConfig) -> None:
+    """Model roles must name a configured provider (or `auto`)."""
+    for role in ("main", "fast", "judge", "vision"):
+        name = getattr(config.models, role)
+        if name is None or (role == "main" and name == "auto"):
+            continue
+        if name not in config.providers:
+            known = ", ".join(sorted(config.providers)) or "none"
+            raise ConfigError(
+                f"config key `models.{role}` names provider {name!r}, which is not configured "
+                f"(configured providers: {known}; `auto` picks one for you)"
+            )
+
+
+def _apply_model_override(config: AppConfig, env: Mapping[str, str]) -> AppConfig:
+    """`DAEMON_MODEL` replaces the model of whichever provider serves the `main` role."""
+    model = (env.get("DAEMON_MODEL") or "").strip()
+    name = resolve_main_provider(config, env)
+    if not model or name not in config.providers:
+        return config
+    providers = dict(config.providers)
+    providers[name] = providers[name].model_copy(update={"model": model})
+    return config.model_copy(update={"providers": providers})
+
+
+def resolve_main_provider(config: AppConfig, env: Mapping[str, str]) -> str:
+    """Name of the provider for the `main` role: explicit choice, else a keyed one, else the local model."""
+    if config.models.main != "auto":
+        return config.models.main
+    for name in ("openai", "anthropic", "gemini"):
+        provider = config.providers.get(name)
+        if provider is None:
+            continue
+        keys = [provider.api_key_env, provider.base_url_env]
+        if name == "gemini":
+            keys.append("GOOGLE_API_KEY")
+        if any(key and env.get(key) for key in keys):
+            return name
+    return "local"

@@ -1,0 +1,140 @@
+"""One user turn, end to end, for every front end (CLI, GUI, HTTP API, eval).
+
+The turn is journalled before the model runs (the user's words are safe) and the answer is committed
+before the final `Done` event is emitted, so whatever a front end shows as answered survives a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from core.errors import DaemonError, UserInputError
+from core.events import Done, RunError, RunEvent
+from core.ports import ConversationLog, TurnRecord
+from core.types import Message
+
+
+class Agent(Protocol):
+    """What the orchestrator needs from an agent runner."""
+
+    def run(self, messages: list[Message], *, cancel: asyncio.Event | None = None) -> AsyncIterator[RunEvent]: ...
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A selectable model: the agent that runs it and a label for people (`/model` lists these)."""
+
+    name: str
+    agent: Agent
+    description: str = ""
+
+
+class JournalHistory:
+    """History for a session from the journal's most recent turns (used until long-term memory lands)."""
+
+    def __init__(self, log: ConversationLog, recent_turns: int) -> None:
+        self._log = log
+        self._recent_turns = recent_turns
+
+    def history_for(self, session_id: str, query: str) -> list[TurnRecord]:
+        return self._log.recent_turns(session_id, self._recent_turns)
+
+
+class Orchestrator:
+    """Runs user turns: journal → history → agent loop → commit → `Done`."""
+
+    def __init__(
+        self,
+        models: Sequence[ModelChoice],
+        log: ConversationLog,
+        history: JournalHistory,
+        system_prompt: str,
+    ) -> None:
+        if not models:
+            raise ValueError("the orchestrator needs at least one model")
+        self._models: Mapping[str, ModelChoice] = {m.name: m for m in models}
+        self.default_model = models[0].name
+        self._log = log
+        self._history = history
+        self._system_prompt = system_prompt
+
+    @property
+    def model_names(self) -> list[str]:
+        return list(self._models)
+
+    def describe_model(self, name: str) -> str:
+        return self._models[name].description
+
+    def new_session(self) -> str:
+        return self._log.new_session()
+
+    async def run_turn(
+        self,
+        text: str,
+        *,
+        session_id: str | None = None,
+        model: str | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AsyncIterator[RunEvent]:
+        """Run one turn and yield its events; the last one is `Done` (committed) or `RunError`."""
+        text = text.strip()
+        if not text:
+            raise UserInputError("the message is empty")
+        choice = self._choose(model)
+        session_id = session_id or self._log.new_session()
+        turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
+        messages = self._messages(session_id, text)
+        finished = False
+        try:
+            async for event in choice.agent.run(messages, cancel=cancel):
+                if isinstance(event, Done):
+                    finished = True
+                    yield await self._commit(turn_id, session_id, event)
+                    return
+                if isinstance(event, RunError):
+                    finished = True
+                    await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
+                yield event
+        except DaemonError as error:
+            finished = True
+            await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
+            yield RunError(str(error), kind=type(error).__name__)
+        finally:
+            if not finished:
+                # The consumer stopped listening (GUI stop, Ctrl-C): keep the user's text, mark it.
+                self._log.complete_turn(turn_id, "", status="cancelled")
+
+    def _choose(self, model: str | None) -> ModelChoice:
+        name = model or self.default_model
+        if name not in self._models:
+            raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
+        return self._models[name]
+
+    def _messages(self, session_id: str, text: str) -> list[Message]:
+        messages = [Message("system", self._system_prompt)]
+        for turn in self._history.history_for(session_id, text):
+            messages.append(Message("user", turn.user))
+            if turn.assistant:
+                messages.append(Message("assistant", turn.assistant))
+        messages.append(Message("user", text))
+        return messages
+
+    async def _commit(self, turn_id: str, session_id: str, done: Done) -> Done:
+        status = "complete" if done.exit_reason == "answer" else done.exit_reason
+        await asyncio.to_thread(
+            self._log.complete_turn,
+            turn_id,
+            done.answer,
+            status=status,
+            model=done.model,
+            usage=done.usage.as_dict(),
+            tool_calls=list(done.tool_calls),
+            citations=list(done.citations),
+        )
+        return replace(done, turn_id=turn_id, session_id=session_id)
+
+    def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
+        return self._log.turns(session_id, limit)

@@ -1,0 +1,241 @@
+"""Daemon's composition root: parse arguments, load config, build objects, dispatch.
+
+Nothing imports this module. Heavy packages are imported inside the functions that need them, so
+`python main.py --help` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+    from core.orchestrator import Orchestrator
+    from core.providers.wrappers import CostLedger
+    from core.tools.toolset import Toolset
+    from memory.journal import Journal
+
+PROJECT_DIR = Path(__file__).resolve().parent
+VERSION = "0.1.0"
+OFFLINE_DEFAULTS = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "GRADIO_ANALYTICS_ENABLED": "False",
+    "ANONYMIZED_TELEMETRY": "False",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="main.py",
+        description="Daemon: a local-first personal AI assistant that remembers. "
+        "With no command, starts the web GUI on 127.0.0.1:7860.",
+    )
+    parser.add_argument("--config", type=Path, help="your config file (overrides config.yaml)")
+    parser.add_argument("--data-dir", type=Path, help="where Daemon keeps your data (env DAEMON_DATA_DIR)")
+    parser.add_argument("--version", action="version", version=f"Daemon {VERSION}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = commands.add_parser("gui", help="start the web GUI (the default)")
+    gui.add_argument("--host", help="address to bind (default 127.0.0.1)")
+    gui.add_argument("--port", type=int, help="port (default 7860)")
+
+    commands.add_parser("cli", help="interactive chat in the terminal")
+
+    ask = commands.add_parser("ask", help="ask one question and print the answer")
+    ask.add_argument("text", help="your message")
+    ask.add_argument("--session", help="continue this session id")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+
+    history = commands.add_parser("history", help="show past turns")
+    history.add_argument("--session", help="only this session")
+    history.add_argument("--limit", type=int, help="only the last N turns")
+    history.add_argument("--json", action="store_true", help="print one JSON object")
+
+    doctor = commands.add_parser("doctor", help="check the installation, models, data dir and providers")
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+
+    tool = commands.add_parser("tool", help="list or run the agent's tools directly")
+    tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
+    tool_list = tool_commands.add_parser("list", help="list the tools and their argument schemas")
+    tool_list.add_argument("--json", action="store_true")
+    tool_run = tool_commands.add_parser("run", help="run one tool")
+    tool_run.add_argument("name")
+    tool_run.add_argument("--args", default="{}", help="arguments as a JSON object")
+    tool_run.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    for name, value in OFFLINE_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+    from core.errors import DaemonError
+
+    try:
+        config, env = _load_settings(args)
+        _setup_logging(config)
+        return _dispatch(args, config, env)
+    except DaemonError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:
+    from core.config import load_config, merged_environment
+
+    env = merged_environment(os.environ, Path.cwd() / ".env")
+    overrides: dict[str, Any] = {}
+    if args.data_dir is not None:
+        overrides["data_dir"] = str(args.data_dir)
+    if getattr(args, "host", None):
+        overrides["gui.host"] = args.host
+    if getattr(args, "port", None):
+        overrides["gui.port"] = args.port
+    config = load_config(args.config, env, overrides)
+    if not config.data_dir.is_absolute():
+        config = config.model_copy(update={"data_dir": (PROJECT_DIR / config.data_dir).resolve()})
+    return config, env
+
+
+def _setup_logging(config: AppConfig) -> None:
+    # Logs go to stderr so that `--json` output on stdout stays one clean object.
+    logging.basicConfig(level=config.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    command = args.command or "gui"
+    if command == "doctor":
+        from installer.doctor import print_report, run_checks
+
+        return print_report(run_checks(config, env), as_json=args.json)
+    if command == "tool":
+        return _tool_command(args, config)
+
+    services = build_services(config, env)
+    try:
+        return _run_front_end(command, args, services)
+    finally:
+        services.close()
+
+
+def _run_front_end(command: str, args: argparse.Namespace, services: Services) -> int:
+    from ui import cli
+
+    if command == "ask":
+        return cli.ask(services.orchestrator, args.text, session_id=args.session, as_json=args.json)
+    if command == "history":
+        return cli.history(services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit)
+    if command == "cli":
+        return cli.Repl(services.orchestrator, banner=services.banner()).run()
+    return _run_gui(services)
+
+
+def _run_gui(services: Services) -> int:
+    from ui.gradio_app import build_app, launch
+    from ui.security import check_bind, parse_auth
+
+    gui = services.config.gui
+    auth = parse_auth(services.env.get(gui.auth_env))
+    check_bind(gui.host, auth)
+    app = build_app(services.orchestrator, model_notice=services.model_notice())
+    print(f"Daemon is running at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
+    launch(app, gui.host, gui.port, auth)
+    return 0
+
+
+def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
+    from ui.tools_cli import list_tools, run_tool
+
+    toolset = build_toolset(config)
+    if args.tool_command == "list":
+        return list_tools(toolset, as_json=args.json)
+    return run_tool(toolset, args.name, args.args, as_json=args.json, timeout_s=config.agent.tool_timeout_s)
+
+
+@dataclass
+class Services:
+    """Everything a front end needs, built once from the config."""
+
+    config: AppConfig
+    env: dict[str, str]
+    journal: Journal
+    orchestrator: Orchestrator
+    ledger: CostLedger
+    main_provider: str
+
+    def model_notice(self) -> str | None:
+        """A warning shown in the UIs while the tiny embedded model is answering."""
+        if self.main_provider != "local":
+            return None
+        return (
+            "Answering with the embedded offline model (SmolLM2-135M): it proves the whole pipeline works "
+            "with no key and no network, but it is tiny and unreliable on facts. Set DAEMON_PROVIDER and an "
+            "API key, or OPENAI_BASE_URL for a local server such as Ollama, for real answers."
+        )
+
+    def banner(self) -> str:
+        notice = self.model_notice()
+        head = f"Daemon {VERSION} - model: {self.orchestrator.default_model} - data: {self.config.data_dir}"
+        return head + (f"\n{notice}" if notice else "")
+
+    def close(self) -> None:
+        self.journal.close()
+
+
+def build_toolset(config: AppConfig) -> Toolset:
+    from core.tools.builtin import builtin_tools
+    from core.tools.toolset import Toolset
+
+    return Toolset(builtin_tools())
+
+
+def build_services(config: AppConfig, env: dict[str, str]) -> Services:
+    """Wire the journal, providers, agent loop and orchestrator together."""
+    from core.config import resolve_main_provider
+    from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+    from core.providers.registry import available_providers, build_chat_provider
+    from core.providers.wrappers import CostLedger
+    from core.system_prompt import build_system_prompt, load_personality
+    from memory.journal import Journal
+
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    journal = Journal(config.data_dir / "journal.sqlite3")
+    ledger = CostLedger(budget_usd=config.budget.max_usd)
+    toolset = build_toolset(config)
+    main_name = resolve_main_provider(config, env)
+    names = [main_name] + [n for n in available_providers(config, env) if n != main_name]
+    choices = [
+        ModelChoice(name, _build_agent(build_chat_provider(name, config, env, ledger), toolset, config),
+                    config.providers[name].model)
+        for name in names
+    ]
+    history = JournalHistory(journal, config.history.recent_turns)
+    prompt = build_system_prompt(load_personality(config.data_dir))
+    orchestrator = Orchestrator(choices, journal, history, prompt)
+    return Services(config, env, journal, orchestrator, ledger, main_name)
+
+
+def _build_agent(provider: Any, toolset: Toolset, config: AppConfig) -> Any:
+    from core.agent.limits import RunLimits
+    from core.agent.loop import AgentRunner
+
+    agent = config.agent
+    limits = RunLimits(max_rounds=agent.max_rounds)
+    return AgentRunner(provider, toolset, limits=limits)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

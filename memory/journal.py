@@ -1,0 +1,223 @@
+"""The durable turn journal: SQLite in WAL mode with synchronous=FULL.
+
+A turn is written twice: `begin_turn` commits the user's text before the model is called (a crash mid-answer
+never loses what the user wrote), and `complete_turn` commits the answer before the front end shows it, so
+an acknowledged turn survives `kill -9`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.errors import StorageError, UserInputError
+from core.ports import SessionRecord, TurnRecord
+
+_MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "001_sessions_and_turns",
+        """
+        CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            last_active_at REAL NOT NULL
+        );
+        CREATE TABLE turns (
+            turn_id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(session_id),
+            seq INTEGER NOT NULL,
+            user_text TEXT NOT NULL,
+            assistant_text TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'pending',
+            model TEXT NOT NULL DEFAULT '',
+            usage_json TEXT NOT NULL DEFAULT '{}',
+            tool_calls_json TEXT NOT NULL DEFAULT '[]',
+            citations_json TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            completed_at REAL,
+            UNIQUE (session_id, seq)
+        );
+        CREATE INDEX turns_by_session ON turns (session_id, seq);
+        """,
+    ),
+)
+
+_TURN_COLUMNS = (
+    "turn_id, session_id, seq, user_text, assistant_text, status, model, usage_json, "
+    "tool_calls_json, citations_json, created_at"
+)
+MAX_USER_TEXT = 200_000
+
+
+class Journal:
+    """SQLite-backed `ConversationLog`. Safe to call from several threads (one connection, one lock)."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self._clock = clock
+        self._lock = threading.Lock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            raise StorageError(f"cannot open the journal at {path}: {error}") from None
+
+    def _migrate(self) -> None:
+        self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+        done = {row[0] for row in self._db.execute("SELECT name FROM migrations")}
+        for name, sql in _MIGRATIONS:
+            if name in done:
+                continue
+            with self._transaction():
+                for statement in filter(str.strip, sql.split(";")):
+                    self._db.execute(statement)
+                self._db.execute("INSERT INTO migrations VALUES (?, ?)", (name, self._clock()))
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def new_session(self) -> str:
+        session_id = uuid.uuid4().hex[:16]
+        now = self._clock()
+        with self._lock, self._transaction():
+            self._db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, now, now))
+        return session_id
+
+    def begin_turn(self, session_id: str, user_text: str) -> str:
+        """Commit the user's text as a pending turn and return its id."""
+        if len(user_text) > MAX_USER_TEXT:
+            raise UserInputError(f"message is {len(user_text)} characters; the limit is {MAX_USER_TEXT}")
+        now = self._clock()
+        turn_id = f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?) ON CONFLICT(session_id) "
+                "DO UPDATE SET last_active_at = excluded.last_active_at",
+                (session_id, now, now),
+            )
+            seq = self._db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?", (session_id,)
+            ).fetchone()[0]
+            self._db.execute(
+                "INSERT INTO turns (turn_id, session_id, seq, user_text, created_at) VALUES (?, ?, ?, ?, ?)",
+                (turn_id, session_id, seq, user_text, now),
+            )
+        return turn_id
+
+    def complete_turn(
+        self,
+        turn_id: str,
+        assistant_text: str,
+        *,
+        status: str = "complete",
+        model: str = "",
+        usage: dict[str, Any] | None = None,
+        tool_calls: list[dict[str, Any]] | None = None,
+        citations: list[dict[str, Any]] | None = None,
+    ) -> TurnRecord:
+        """Commit the answer; only after this returns may a front end show it."""
+        values = (
+            assistant_text, status, model, json.dumps(usage or {}), json.dumps(tool_calls or [], default=str),
+            json.dumps(citations or [], default=str), self._clock(), turn_id,
+        )
+        with self._lock, self._transaction():
+            cursor = self._db.execute(
+                "UPDATE turns SET assistant_text=?, status=?, model=?, usage_json=?, tool_calls_json=?, "
+                "citations_json=?, completed_at=? WHERE turn_id=?",
+                values,
+            )
+            if cursor.rowcount != 1:
+                raise StorageError(f"turn {turn_id} is not in the journal")
+        turn = self.turn(turn_id)
+        assert turn is not None
+        return turn
+
+    def turn(self, turn_id: str) -> TurnRecord | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_TURN_COLUMNS} FROM turns WHERE turn_id = ?", (turn_id,)).fetchone()
+        return _to_record(row) if row else None
+
+    def recent_turns(self, session_id: str, limit: int) -> list[TurnRecord]:
+        """The last `limit` answered turns of a session, oldest first."""
+        if limit <= 0:
+            return []
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND status != 'pending' "
+                "AND status != 'failed' ORDER BY seq DESC LIMIT ?",
+                (session_id, limit),
+            ).fetchall()
+        return [_to_record(row) for row in reversed(rows)]
+
+    def turns(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
+        """All turns (of one session, or of all sessions), oldest first."""
+        query = f"SELECT {_TURN_COLUMNS} FROM turns"
+        params: tuple[Any, ...] = ()
+        if session_id is not None:
+            query += " WHERE session_id = ?"
+            params = (session_id,)
+        query += " ORDER BY created_at DESC, seq DESC"
+        if limit is not None:
+            query += " LIMIT ?"
+            params += (limit,)
+        with self._lock:
+            rows = self._db.execute(query, params).fetchall()
+        return [_to_record(row) for row in reversed(rows)]
+
+    def sessions(self) -> list[SessionRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.session_id, s.created_at, s.last_active_at, COUNT(t.turn_id) FROM sessions s "
+                "LEFT JOIN turns t ON t.session_id = s.session_id GROUP BY s.session_id "
+                "ORDER BY s.last_active_at DESC"
+            ).fetchall()
+        return [SessionRecord(*row) for row in rows]
+
+    def last_session_id(self) -> str | None:
+        sessions = self.sessions()
+        return sessions[0].session_id if sessions else None
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE … COMMIT, rolled back on error. The caller holds the journal lock."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _to_record(row: tuple[Any, ...]) -> TurnRecord:
+    (turn_id, session_id, seq, user, assistant, status, model, usage, calls, cites, created_at) = row
+    return TurnRecord(
+        turn_id=turn_id,
+        session_id=session_id,
+        seq=seq,
+        user=user,
+        assistant=assistant,
+        status=status,
+        model=model,
+        usage=json.loads(usage),
+        tool_calls=json.loads(calls),
+        citations=json.loads(cites),
+        created_at=created_at,
+    )

@@ -1,0 +1,231 @@
+"""Command-line front ends: `ask` (one turn), `history`, and the interactive REPL (`cli`).
+
+They only call the orchestrator handed in by main.py; nothing here builds services.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from core.errors import DaemonError
+from core.events import Done, Progress, RunError, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
+from core.orchestrator import Orchestrator
+from core.ports import TurnRecord
+
+HELP = """Commands:
+  /help            show this help
+  /new             start a new session
+  /model [NAME]    show the models, or switch to NAME
+  /history         show this session's turns
+  /quit            leave (Ctrl-D works too)
+Ctrl-C while Daemon is answering stops that answer; the session goes on."""
+
+
+def print_json(payload: dict[str, Any], out: TextIO = sys.stdout) -> None:
+    """Exactly one JSON object on stdout, as the CLI contract requires."""
+    out.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+    out.flush()
+
+
+@dataclass
+class TurnPrinter:
+    """Renders run events as they arrive: answer text to `out`, tool activity and errors to `err`."""
+
+    out: TextIO
+    err: TextIO
+    done: Done | None = None
+    error: RunError | None = None
+    _wrote_text: bool = field(default=False)
+
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self._wrote_text = True
+        elif isinstance(event, ToolCallStarted):
+            args = json.dumps(event.call.arguments, ensure_ascii=False)[:120]
+            self.err.write(f"\n  [tool] {event.call.name} {args}\n")
+        elif isinstance(event, ToolCallEnded):
+            status = "ok" if event.ok else "failed"
+            self.err.write(f"  [tool] {event.call.name} {status} ({event.elapsed_ms:.0f} ms)\n")
+        elif isinstance(event, Progress) and event.stage == "compacting":
+            self.err.write("  [compacting earlier conversation]\n")
+        elif isinstance(event, Done):
+            self.done = event
+            if not self._wrote_text and event.answer:
+                self.out.write(event.answer)
+            if event.exit_reason not in ("answer",):
+                self.err.write(f"\n  [{event.exit_reason}]")
+            self.out.write("\n")
+            self.out.flush()
+        elif isinstance(event, RunError):
+            self.error = event
+            self.err.write(f"\nerror: {event.message}\n")
+
+
+async def run_turn(
+    orchestrator: Orchestrator,
+    text: str,
+    on_event: Callable[[RunEvent], None],
+    *,
+    session_id: str | None = None,
+    model: str | None = None,
+    cancel: asyncio.Event | None = None,
+) -> None:
+    """Run one turn, handing every event to `on_event`."""
+    async for event in orchestrator.run_turn(text, session_id=session_id, model=model, cancel=cancel):
+        on_event(event)
+
+
+def ask_payload(done: Done) -> dict[str, Any]:
+    """The `ask --json` object (keys fixed by the CLI contract)."""
+    return {
+        "answer": done.answer,
+        "session_id": done.session_id,
+        "turn_id": done.turn_id,
+        "model": done.model,
+        "tool_calls": list(done.tool_calls),
+        "citations": list(done.citations),
+        "usage": done.usage.as_dict(),
+        "exit_reason": done.exit_reason,
+    }
+
+
+def ask(orchestrator: Orchestrator, text: str, *, session_id: str | None, as_json: bool) -> int:
+    """`python main.py ask TEXT`: one turn; streamed text, or one JSON object with --json."""
+    events: list[RunEvent] = []
+    printer = TurnPrinter(sys.stdout, sys.stderr)
+    sink = events.append if as_json else printer
+    asyncio.run(run_turn(orchestrator, text, sink, session_id=session_id))
+    done = next((e for e in events if isinstance(e, Done)), printer.done)
+    error = next((e for e in events if isinstance(e, RunError)), printer.error)
+    if as_json:
+        print_json(ask_payload(done) if done else {"error": error.message if error else "no answer"})
+    elif error:
+        return 1
+    return 0 if done else 1
+
+
+def turn_payload(turn: TurnRecord) -> dict[str, Any]:
+    return {
+        "turn_id": turn.turn_id,
+        "session_id": turn.session_id,
+        "user": turn.user,
+        "assistant": turn.assistant,
+        "created_at": turn.created_at,
+        "status": turn.status,
+        "model": turn.model,
+    }
+
+
+def history(orchestrator: Orchestrator, *, session_id: str | None, as_json: bool, limit: int | None) -> int:
+    """`python main.py history`: turns of one session or all sessions, oldest first."""
+    turns = orchestrator.history(session_id, limit)
+    if as_json:
+        print_json({"turns": [turn_payload(t) for t in turns]})
+        return 0
+    if not turns:
+        print("no turns yet")
+    for turn in turns:
+        print(f"[{turn.session_id} #{turn.seq}] you: {turn.user}")
+        print(f"    daemon: {turn.assistant or '(' + turn.status + ')'}")
+    return 0
+
+
+class Repl:
+    """The interactive session: one event loop, Ctrl-C cancels the running turn only."""
+
+    def __init__(self, orchestrator: Orchestrator, *, banner: str = "", session_id: str | None = None) -> None:
+        self.orchestrator = orchestrator
+        self.banner = banner
+        self.session_id = session_id or orchestrator.new_session()
+        self.model = orchestrator.default_model
+        self._loop = asyncio.new_event_loop()
+
+    def run(self, read: Callable[[str], str] = input) -> int:
+        """Loop until /quit or end of input."""
+        if self.banner:
+            print(self.banner)
+        print("Type /help for commands.")
+        try:
+            while True:
+                try:
+                    line = read("you> ").strip()
+                except KeyboardInterrupt:
+                    print()
+                    continue
+                except EOFError:
+                    print()
+                    return 0
+                if line and not self.handle(line):
+                    return 0
+        finally:
+            self._loop.close()
+
+    def handle(self, line: str) -> bool:
+        """Handle one input line; False means leave."""
+        if line.startswith("/"):
+            return self._command(line)
+        self._turn(line)
+        return True
+
+    def _command(self, line: str) -> bool:
+        name, _, arg = line.partition(" ")
+        if name in ("/quit", "/exit"):
+            return False
+        if name == "/help":
+            print(HELP)
+        elif name == "/new":
+            self.session_id = self.orchestrator.new_session()
+            print(f"new session {self.session_id}")
+        elif name == "/model":
+            self._switch_model(arg.strip())
+        elif name == "/history":
+            history(self.orchestrator, session_id=self.session_id, as_json=False, limit=None)
+        else:
+            print(f"unknown command {name}; /help lists them")
+        return True
+
+    def _switch_model(self, name: str) -> None:
+        if not name:
+            for model in self.orchestrator.model_names:
+                mark = "*" if model == self.model else " "
+                print(f" {mark} {model}  {self.orchestrator.describe_model(model)}")
+            return
+        if name not in self.orchestrator.model_names:
+            print(f"unknown model {name!r}; /model lists them")
+            return
+        self.model = name
+        print(f"now using {name}")
+
+    def _turn(self, text: str) -> None:
+        cancel = asyncio.Event()
+        printer = TurnPrinter(sys.stdout, sys.stderr)
+        sys.stdout.write("daemon> ")
+        sys.stdout.flush()
+        coro = run_turn(self.orchestrator, text, printer, session_id=self.session_id, model=self.model, cancel=cancel)
+        installed = _install_sigint(self._loop, cancel)
+        try:
+            self._loop.run_until_complete(coro)
+        except DaemonError as error:
+            print(f"\nerror: {error}", file=sys.stderr)
+        except KeyboardInterrupt:
+            print("\n[stopped]", file=sys.stderr)
+        finally:
+            if installed:
+                self._loop.remove_signal_handler(signal.SIGINT)
+
+
+def _install_sigint(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> bool:
+    """While a turn runs, Ctrl-C sets the cancel event instead of killing the process."""
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False  # not the main thread, or a platform without loop signal handlers
+    return True
