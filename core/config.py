@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from core.errors import ConfigError
 
 DEFAULT_CONFIG_FILE = Path(__file__).resolve().parent.parent / "config.yaml"
-ProviderKind = Literal["local", "openai", "anthropic", "gemini", "scripted", "echo"]
-PROVIDER_KINDS: tuple[str, ...] = ("local", "openai", "anthropic", "gemini", "scripted", "echo")
+ProviderKind = Literal["local", "openai", "anthropic", "gemini", "echo"]
+PROVIDER_KINDS: tuple[str, ...] = ("local", "openai", "anthropic", "gemini", "echo")
 
 
 class _Frozen(BaseModel):

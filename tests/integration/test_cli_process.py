@@ -1,0 +1,125 @@
+"""The CLI as a user runs it: real processes, real journal, a fake provider where no model is needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memory.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("torch", "transformers", "sentence_transformers", "chromadb", "gradio", "spacy", "openai",
+         "anthropic", "google", "llama_cpp", "pydantic", "yaml")
+ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
+
+pytestmark = pytest.mark.integration
+
+
+def run_main(*args: str, tmp_path: Path, env: dict[str, str] | None = None, timeout: float = 120,
+             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), **(env or {})}
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
+                          env=full_env, timeout=timeout, cwd=tmp_path, input=stdin)
+
+
+def echo_config(tmp_path: Path) -> Path:
+    path = tmp_path / "echo.yaml"
+    path.write_text(ECHO_CONFIG)
+    return path
+
+
+def test_help_imports_no_heavy_package() -> None:
+    code = (
+        "import sys, main\n"
+        "try:\n    main.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
+        "print('HEAVY', heavy, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=30)
+    assert "usage: main.py" in result.stdout
+    assert "HEAVY []" in result.stderr
+
+
+def test_ask_json_prints_exactly_one_object_with_the_contract_keys(tmp_path: Path) -> None:
+    result = run_main("--config", str(echo_config(tmp_path)), "ask", "hello there", "--json", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)  # one object, nothing else on stdout
+    for key in ("answer", "session_id", "turn_id", "model", "tool_calls", "citations", "usage"):
+        assert key in payload
+    assert payload["answer"].strip() == "hello there"
+    history = run_main("--config", str(echo_config(tmp_path)), "history", "--json", tmp_path=tmp_path)
+    turns = json.loads(history.stdout)["turns"]
+    assert [(t["turn_id"], t["user"]) for t in turns] == [(payload["turn_id"], "hello there")]
+    assert set(turns[0]) >= {"turn_id", "session_id", "user", "assistant", "created_at"}
+
+
+def test_ask_continues_a_session(tmp_path: Path) -> None:
+    config = str(echo_config(tmp_path))
+    first = json.loads(run_main("--config", config, "ask", "one", "--json", tmp_path=tmp_path).stdout)
+    second = json.loads(
+        run_main("--config", config, "ask", "two", "--session", first["session_id"], "--json", tmp_path=tmp_path).stdout
+    )
+    assert second["session_id"] == first["session_id"]
+    history = json.loads(run_main("--config", config, "history", "--session", first["session_id"], "--json",
+                                  tmp_path=tmp_path).stdout)
+    assert [t["user"] for t in history["turns"]] == ["one", "two"]
+
+
+def test_bad_config_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("gui:\n  port: high\n")
+    result = run_main("--config", str(bad), "history", tmp_path=tmp_path)
+    assert result.returncode == 2
+    assert "gui.port" in result.stderr and str(bad) in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_non_loopback_gui_without_auth_is_refused(tmp_path: Path) -> None:
+    result = run_main("--config", str(echo_config(tmp_path)), "gui", "--host", "0.0.0.0", tmp_path=tmp_path)
+    assert result.returncode == 2
+    assert "DAEMON_GUI_AUTH" in result.stderr
+
+
+def test_repl_commands_and_turns(tmp_path: Path) -> None:
+    script = "/help\nfirst message\n/model\n/new\nsecond message\n/history\n/quit\n"
+    result = run_main("--config", str(echo_config(tmp_path)), "cli", tmp_path=tmp_path, stdin=script)
+    assert result.returncode == 0, result.stderr
+    assert "/new" in result.stdout and "first message" in result.stdout
+    assert "new session" in result.stdout
+    journal = Journal(tmp_path / "data" / "journal.sqlite3")
+    turns = journal.turns()
+    assert [t.user for t in turns] == ["first message", "second message"]
+    assert turns[0].session_id != turns[1].session_id
+
+
+@pytest.mark.slow
+def test_acknowledged_turns_survive_kill_9(tmp_path: Path) -> None:
+    """Feed the REPL a burst of turns, kill -9 it mid-burst: every answer it showed is in the journal."""
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(echo_config(tmp_path)), "cli"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path,
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdin.write("".join(f"burst message {i}\n" for i in range(400)))
+    proc.stdin.flush()
+    acknowledged: list[str] = []
+    deadline = time.monotonic() + 60
+    while len(acknowledged) < 25 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if "daemon> burst message" in line:
+            acknowledged.append(line.split("daemon> ", 1)[1].strip())
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert len(acknowledged) >= 25
+    journal = Journal(tmp_path / "data" / "journal.sqlite3")
+    stored = {t.user: t for t in journal.turns()}
+    for text in acknowledged:
+        assert stored[text].status == "complete" and stored[text].assistant.strip() == text

@@ -1,0 +1,104 @@
+"""The orchestrator: journal first, history from the journal, commit before Done."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.errors import ProviderError, UserInputError
+from core.events import Done, RunError, RunEvent, TextDelta
+from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+from core.types import Message, Usage
+from memory.journal import Journal
+
+
+class RecordingAgent:
+    """Answers `answer:<last user text>` in two deltas and records the messages it saw."""
+
+    def __init__(self, fail: BaseException | None = None) -> None:
+        self.seen: list[list[Message]] = []
+        self.fail = fail
+
+    async def run(self, messages: list[Message], *, cancel: asyncio.Event | None = None) -> AsyncIterator[RunEvent]:
+        self.seen.append(messages)
+        if self.fail:
+            raise self.fail
+        answer = f"answer:{messages[-1].content}"
+        yield TextDelta(answer[:3])
+        yield TextDelta(answer[3:])
+        yield Done(answer=answer, usage=Usage(5, 2), model="rec")
+
+
+def make(tmp_path: Path, agent: RecordingAgent, recent: int = 8) -> tuple[Orchestrator, Journal]:
+    journal = Journal(tmp_path / "j.sqlite3")
+    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, JournalHistory(journal, recent), "SYSTEM")
+    return orchestrator, journal
+
+
+async def collect(orchestrator: Orchestrator, text: str, **kw: object) -> list[RunEvent]:
+    return [event async for event in orchestrator.run_turn(text, **kw)]  # type: ignore[arg-type]
+
+
+async def test_turn_is_committed_before_done_is_emitted(tmp_path: Path) -> None:
+    orchestrator, journal = make(tmp_path, RecordingAgent())
+    async for event in orchestrator.run_turn("hello"):
+        if isinstance(event, Done):
+            stored = journal.turn(event.turn_id)
+            assert stored is not None and stored.status == "complete"
+            assert stored.assistant == "answer:hello"
+            assert event.session_id == stored.session_id
+
+
+async def test_history_of_the_session_reaches_the_model(tmp_path: Path) -> None:
+    agent = RecordingAgent()
+    orchestrator, _ = make(tmp_path, agent, recent=1)
+    first = (await collect(orchestrator, "one"))[-1]
+    assert isinstance(first, Done)
+    await collect(orchestrator, "two", session_id=first.session_id)
+    assert [m.content for m in agent.seen[1]] == ["SYSTEM", "one", "answer:one", "two"]
+    await collect(orchestrator, "three", session_id=first.session_id)
+    # only the most recent turn is replayed (recent=1)
+    assert [m.content for m in agent.seen[2]] == ["SYSTEM", "two", "answer:two", "three"]
+    assert [m.role for m in agent.seen[2]] == ["system", "user", "assistant", "user"]
+
+
+async def test_other_sessions_do_not_leak_into_history(tmp_path: Path) -> None:
+    agent = RecordingAgent()
+    orchestrator, _ = make(tmp_path, agent)
+    await collect(orchestrator, "secret in session A")
+    await collect(orchestrator, "fresh question")  # no session id: a new session
+    assert [m.content for m in agent.seen[-1]] == ["SYSTEM", "fresh question"]
+
+
+async def test_empty_message_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:
+    orchestrator, journal = make(tmp_path, RecordingAgent())
+    with pytest.raises(UserInputError):
+        await collect(orchestrator, "   ")
+    assert journal.turns() == []
+
+
+async def test_provider_failure_keeps_the_user_text(tmp_path: Path) -> None:
+    orchestrator, journal = make(tmp_path, RecordingAgent(fail=ProviderError("server down")))
+    events = await collect(orchestrator, "important note")
+    assert isinstance(events[-1], RunError) and "server down" in events[-1].message
+    [turn] = journal.turns()
+    assert turn.user == "important note" and turn.status == "failed"
+
+
+async def test_consumer_walking_away_marks_the_turn_cancelled(tmp_path: Path) -> None:
+    orchestrator, journal = make(tmp_path, RecordingAgent())
+    stream = orchestrator.run_turn("stop me")
+    first = await stream.__anext__()
+    assert isinstance(first, TextDelta)
+    await stream.aclose()
+    [turn] = journal.turns()
+    assert turn.user == "stop me" and turn.status == "cancelled"
+
+
+async def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
+    orchestrator, _ = make(tmp_path, RecordingAgent())
+    with pytest.raises(UserInputError, match="unknown model 'gpt-9'.*rec"):
+        await collect(orchestrator, "hi", model="gpt-9")

@@ -1,0 +1,81 @@
+"""Built-in tools: the safe calculator and current_time."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.errors import ToolError, ToolRetry
+from core.tools.builtin import builtin_toolset, calculator, current_time, evaluate
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("1 + 2", "3"),
+        ("0.1 + 0.2", "0.3"),
+        ("2 ** 10", "1024"),
+        ("-3 ** 2", "-9"),
+        ("7 // 2 + 7 % 2", "4"),
+        ("10 / 4", "2.5"),
+        ("sqrt(16) + abs(-2)", "6"),
+        ("round(pi, 3)", "3.142"),
+        ("max(1, 5, 3) * min(2, 4)", "10"),
+        ("factorial(20)", "2432902008176640000"),
+        ("  (1 + 2) * 3  ", "9"),
+    ],
+)
+def test_calculator_computes(expression: str, expected: str) -> None:
+    assert calculator(expression) == expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "__import__('os')",
+        "__import__('os').system('echo hi')",
+        "().__class__.__bases__",
+        "open('/etc/passwd')",
+        "[1, 2]",
+        "'a' * 3",
+        "x + 1",
+        "lambda: 1",
+        "True + 1",
+        "sqrt(x=4)",
+    ],
+)
+def test_calculator_rejects_anything_but_arithmetic(expression: str) -> None:
+    with pytest.raises(ToolError):
+        calculator(expression)
+
+
+def test_calculator_refuses_huge_results_quickly() -> None:
+    for expression in ("9 ** 9 ** 9", "10.0 ** 400", "2 ** 1000000", "factorial(100000)"):
+        with pytest.raises(ToolError):
+            evaluate(expression)
+
+
+def test_calculator_errors_are_messages_for_the_model() -> None:
+    with pytest.raises(ToolError, match="division by zero"):
+        calculator("1 / 0")
+    with pytest.raises(ToolRetry, match=r"\*\*"):
+        calculator("2 ^ 3")
+    with pytest.raises(ToolRetry):
+        calculator("1 +")
+    with pytest.raises(ToolError):
+        calculator("1" * 600)
+
+
+def test_current_time_format_and_unknown_zone() -> None:
+    text = current_time("Europe/Paris")
+    assert re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(\w+day\), UTC offset [+-]\d{4}$", text)
+    assert "UTC" in current_time()
+    with pytest.raises(ToolRetry, match="IANA"):
+        current_time("Mars/Olympus")
+
+
+def test_builtin_toolset() -> None:
+    tools = builtin_toolset()
+    assert tools.names() == ("current_time", "calculator")
+    assert tools.get("calculator").parameters["required"] == ["expression"]
