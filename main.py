@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from core.agent.loop import AgentRunner
     from core.orchestrator import Orchestrator
-    from core.providers.wrappers import CostLedger
+    from core.providers.base import ChatProvider
+    from core.providers.pricing import CostLedger
     from core.tools.toolset import Toolset
     from memory.journal import Journal
 
@@ -162,7 +164,7 @@ def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
     toolset = build_toolset(config)
     if args.tool_command == "list":
         return list_tools(toolset, as_json=args.json)
-    return run_tool(toolset, args.name, args.args, as_json=args.json, timeout_s=config.agent.tool_timeout_s)
+    return run_tool(toolset, args.name, args.args, as_json=args.json)
 
 
 @dataclass
@@ -196,18 +198,21 @@ class Services:
 
 
 def build_toolset(config: AppConfig) -> Toolset:
+    """The tools the agent may call. Config-level timeout and retries apply to every tool."""
+    from dataclasses import replace
+
     from core.tools.builtin import builtin_tools
     from core.tools.toolset import Toolset
 
-    return Toolset(builtin_tools())
+    agent = config.agent
+    return Toolset(replace(t, timeout_s=agent.tool_timeout_s, retries=agent.tool_retries) for t in builtin_tools())
 
 
 def build_services(config: AppConfig, env: dict[str, str]) -> Services:
     """Wire the journal, providers, agent loop and orchestrator together."""
-    from core.config import resolve_main_provider
     from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
-    from core.providers.registry import available_providers, build_chat_provider
-    from core.providers.wrappers import CostLedger
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
     from core.system_prompt import build_system_prompt, load_personality
     from memory.journal import Journal
 
@@ -215,27 +220,31 @@ def build_services(config: AppConfig, env: dict[str, str]) -> Services:
     journal = Journal(config.data_dir / "journal.sqlite3")
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     toolset = build_toolset(config)
-    main_name = resolve_main_provider(config, env)
-    names = [main_name] + [n for n in available_providers(config, env) if n != main_name]
+    factory = ProviderFactory(config, env, ledger)
+    names = factory.available()
     choices = [
-        ModelChoice(name, _build_agent(build_chat_provider(name, config, env, ledger), toolset, config),
-                    config.providers[name].model)
+        ModelChoice(name, _build_agent(factory.for_chat(name), toolset, config), config.providers[name].model)
         for name in names
     ]
     history = JournalHistory(journal, config.history.recent_turns)
     prompt = build_system_prompt(load_personality(config.data_dir))
     orchestrator = Orchestrator(choices, journal, history, prompt)
-    return Services(config, env, journal, orchestrator, ledger, main_name)
+    return Services(config, env, journal, orchestrator, ledger, names[0])
 
 
-def _build_agent(provider: Any, toolset: Toolset, config: AppConfig) -> Any:
+def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig) -> AgentRunner:
+    from core.agent.compaction import Compactor
     from core.agent.limits import RunLimits
     from core.agent.loop import AgentRunner
 
     agent = config.agent
-    limits = RunLimits(max_rounds=agent.max_rounds)
-    return AgentRunner(provider, toolset, limits=limits)
-
+    limits = RunLimits(
+        max_rounds=agent.max_rounds,
+        max_tool_output_chars=agent.max_tool_output_chars,
+        response_max_tokens=agent.max_tokens,
+        temperature=agent.temperature,
+    )
+    return AgentRunner(provider, toolset, limits=limits, compactor=Compactor(threshold=agent.compaction_threshold))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -148,16 +148,8 @@ class AgentRunner:
             state.round_no = round_no
             async for event in self._round(state, cancel):
                 yield event
-            if state.cancelled:
-                async for event in self._finish(state, state.visible, "cancelled"):
-                    yield event
-                return
-            if not state.decision.calls:
-                async for event in self._finish(state, state.decision.answer, "answer"):
-                    yield event
-                return
-            if self.limits.over_token_budget(state.usage):
-                async for event in self._finish(state, _with_note(state.visible, BUDGET_NOTE), "budget"):
+            if (ending := self._ending(state)) is not None:
+                async for event in self._finish(state, *ending):
                     yield event
                 return
             if hit := self.limits.tool_limit_hit(state.tool_calls, state.failed_rounds):
@@ -165,6 +157,16 @@ class AgentRunner:
                 break
         async for event in self._wrap_up(state, cancel, limit):
             yield event
+
+    def _ending(self, state: _RunState) -> tuple[str, str] | None:
+        """(answer, exit_reason) when the run ends after this round, or None to keep going."""
+        if state.cancelled:
+            return state.visible, "cancelled"
+        if not state.decision.calls:
+            return state.decision.answer, "answer"
+        if self.limits.over_token_budget(state.usage):
+            return _with_note(state.visible, BUDGET_NOTE), "budget"
+        return None
 
     async def _round(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
         """One iteration: compaction if needed, a model call, and the tools it asked for."""

@@ -29,6 +29,7 @@ from core.types import (
     Usage,
 )
 
+GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 _FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "MALFORMED_FUNCTION_CALL": "error"}
 _FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 _SIGNATURE_MEMORY = 256
@@ -107,7 +108,7 @@ class GeminiProvider:
         self._transport_errors = transport_errors()
         self._signatures: OrderedDict[str, bytes] = OrderedDict()
         options = self._types.HttpOptions(
-            base_url=base_url,
+            base_url=base_url or GEMINI_DEFAULT_BASE_URL,
             timeout=int(timeout * 1000),
             retry_options=self._types.HttpRetryOptions(attempts=1),
         )

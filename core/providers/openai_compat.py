@@ -10,6 +10,7 @@ adapters import them), so all three map failures to `ProviderError` the same way
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -47,28 +48,26 @@ def is_retryable_status(status: int | None) -> bool:
     return status is not None and (status in (408, 409, 429) or status >= 500)
 
 
+def _number(value: str | None) -> float | None:
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
     """Seconds to wait from `retry-after-ms`, or `Retry-After` given as seconds or an HTTP date."""
     if not headers:
         return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000.0)
-        except ValueError:
-            pass
+    millis = _number(headers.get("retry-after-ms"))
     value = (headers.get("retry-after") or "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    seconds = millis / 1000.0 if millis is not None else _number(value)
+    if seconds is None and value:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - (time.time() if now is None else now)
+        except (TypeError, ValueError):
+            return None
+    return None if seconds is None else max(0.0, seconds)
 
 
 def scrub(text: str, secret: str | None) -> str:
@@ -160,8 +159,6 @@ def map_stainless_error(
 
 def transport_errors() -> tuple[type[BaseException], ...]:
     """HTTP transport exceptions some SDKs let escape from a stream (a dropped connection mid-body)."""
-    import importlib
-
     found: list[type[BaseException]] = [TimeoutError]
     for module, name in (("httpx2", "HTTPError"), ("httpx", "HTTPError"), ("aiohttp", "ClientError")):
         try:
@@ -184,8 +181,6 @@ def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
 
 def import_sdk(module: str, package: str) -> Any:
     """Import a provider SDK lazily, turning a missing package into a clear `ConfigError`."""
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -258,7 +253,8 @@ class _StreamState:
                 )
                 slot[0] = call.id or slot[0]
                 if call.function is not None:
-                    slot[1] += call.function.name or ""
+                    name = call.function.name or ""
+                    slot[1] += name if name != slot[1] else ""  # some servers repeat the whole name
                     slot[2] += call.function.arguments or ""
             if choice.finish_reason:
                 self.finish = choice.finish_reason

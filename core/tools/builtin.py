@@ -16,7 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import ToolError, ToolRetry
-from core.tools.base import tool
+from core.tools.base import Tool, tool
 from core.tools.toolset import Toolset
 
 _MAX_EXPRESSION_CHARS = 500
@@ -82,9 +82,14 @@ def calculator(expression: str) -> str:
     return format_number(evaluate(expression))
 
 
+def builtin_tools() -> tuple[Tool, ...]:
+    """The built-in stateless tools, in the order they are offered."""
+    return (current_time, calculator)
+
+
 def builtin_toolset() -> Toolset:
-    """A fresh toolset with the built-in stateless tools."""
-    return Toolset((current_time, calculator))
+    """A toolset with the built-in stateless tools."""
+    return Toolset(builtin_tools())
 
 
 def evaluate(expression: str) -> int | float:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core.errors import ToolError, ToolRetry
-from core.tools.builtin import builtin_toolset, calculator, current_time, evaluate
+from core.tools.builtin import builtin_tools, builtin_toolset, calculator, current_time, evaluate
 
 
 @pytest.mark.parametrize(
@@ -78,4 +78,5 @@ def test_current_time_format_and_unknown_zone() -> None:
 def test_builtin_toolset() -> None:
     tools = builtin_toolset()
     assert tools.names() == ("current_time", "calculator")
+    assert builtin_tools() == (current_time, calculator)
     assert tools.get("calculator").parameters["required"] == ["expression"]

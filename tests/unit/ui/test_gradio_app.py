@@ -154,7 +154,7 @@ async def test_stop_sets_the_cancel_event_and_the_turn_ends_cancelled(tmp_path: 
             event = session.cancel
             assert controller.stop(session) == STOPPING
             assert event is not None and event.is_set()
-    assert updates[-1].status == "Stopped."
+    assert (updates[-1].status or "").startswith("Stopped. · ")
     assert texts(updates[-1].messages)[-1] == ("assistant", "partial")
     assert [(t.status, t.assistant) for t in journal.turns()] == [("cancelled", "partial")]
     assert controller.stop(session) is None  # nothing running any more

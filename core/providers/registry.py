@@ -1,0 +1,132 @@
+"""Build providers from config: one table from `kind` to adapter factory, then the standard wrappers.
+
+Every provider the app uses is `CostTracking(Retrying(adapter))`; a remote main provider additionally falls
+back to the embedded local model when configured to. Factories import SDKs lazily (inside the adapters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from core.config import AppConfig, ProviderConfig, resolve_main_provider
+from core.providers.base import ChatProvider
+from core.providers.pricing import CostLedger
+from core.providers.routing import ModelRouter
+
+REMOTE_KINDS = ("openai", "anthropic", "gemini")
+
+
+def _base_url(cfg: ProviderConfig, env: Mapping[str, str]) -> str | None:
+    return cfg.base_url or (env.get(cfg.base_url_env) if cfg.base_url_env else None) or None
+
+
+def _api_key(cfg: ProviderConfig, env: Mapping[str, str]) -> str | None:
+    key = env.get(cfg.api_key_env) if cfg.api_key_env else None
+    if not key and cfg.kind == "gemini":
+        key = env.get("GOOGLE_API_KEY")
+    return key or None
+
+
+def _openai(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+    from core.providers.openai_compat import OpenAICompatProvider
+
+    return OpenAICompatProvider(
+        model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
+        context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+    )
+
+
+def _anthropic(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+    from core.providers.anthropic_provider import AnthropicProvider
+
+    return AnthropicProvider(
+        model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
+        context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+    )
+
+
+def _gemini(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+    from core.providers.gemini_provider import GeminiProvider
+
+    return GeminiProvider(
+        model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
+        context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+    )
+
+
+def _local(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+    from core.providers.local import LocalModelProvider
+
+    return LocalModelProvider(
+        model_path=cfg.model_path, backend=cfg.backend, context_window=cfg.context_window,
+        n_threads=cfg.threads or None,
+    )
+
+
+def _echo(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+    from core.providers.fake import EchoProvider
+
+    return EchoProvider(name=name, model=cfg.model)
+
+
+AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
+ADAPTERS: Mapping[str, AdapterFactory] = {
+    "openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "local": _local, "echo": _echo,
+}
+
+
+def is_available(cfg: ProviderConfig, env: Mapping[str, str]) -> bool:
+    """Remote providers need a key or a base URL; local and echo always work."""
+    if cfg.kind not in REMOTE_KINDS:
+        return True
+    return bool(_api_key(cfg, env) or _base_url(cfg, env))
+
+
+class ProviderFactory:
+    """Builds each configured provider once (the local model must load only once per process)."""
+
+    def __init__(self, config: AppConfig, env: Mapping[str, str], ledger: CostLedger) -> None:
+        self._config = config
+        self._env = env
+        self._ledger = ledger
+        self._built: dict[str, ChatProvider] = {}
+
+    def available(self) -> list[str]:
+        """Configured providers that can answer now, the main one first."""
+        main = resolve_main_provider(self._config, self._env)
+        names = [n for n, cfg in self._config.providers.items() if is_available(cfg, self._env)]
+        return [main] + [n for n in names if n != main]
+
+    def wrapped(self, name: str) -> ChatProvider:
+        """`CostTracking(Retrying(adapter))` for one configured provider."""
+        if name not in self._built:
+            from core.providers.wrappers import CostTrackingProvider, RetryingProvider
+
+            cfg = self._config.providers[name]
+            retry = self._config.retry
+            adapter = ADAPTERS[cfg.kind](name, cfg, self._env, retry.timeout_s)
+            retrying = RetryingProvider(adapter, retry.max_attempts, retry.base_delay_s, retry.max_delay_s)
+            self._built[name] = CostTrackingProvider(retrying, ledger=self._ledger)
+        return self._built[name]
+
+    def for_chat(self, name: str) -> ChatProvider:
+        """The provider for answering: a remote one falls back to the local model when configured."""
+        provider = self.wrapped(name)
+        local = self._config.providers.get("local")
+        fallback = self._config.models.fallback_to_local and local is not None and name != "local"
+        if not fallback or self._config.providers[name].kind not in REMOTE_KINDS:
+            return provider
+        from core.providers.wrappers import FallbackProvider
+
+        return FallbackProvider([provider, self.wrapped("local")])
+
+    def router(self) -> ModelRouter:
+        """Providers by role; unset roles use main."""
+        models = self._config.models
+        main = resolve_main_provider(self._config, self._env)
+        roles = {"main": self.for_chat(main)}
+        for role in ("fast", "judge", "vision"):
+            name = getattr(models, role)
+            if name is not None:
+                roles[role] = self.wrapped(name)
+        return ModelRouter(roles)
