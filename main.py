@@ -152,9 +152,11 @@ def _run_gui(services: Services) -> int:
     gui = services.config.gui
     auth = parse_auth(services.env.get(gui.auth_env))
     check_bind(gui.host, auth)
+    # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
+    os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
     app = build_app(services.orchestrator, model_notice=services.model_notice())
-    print(f"Daemon is running at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
-    launch(app, gui.host, gui.port, auth)
+    print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
+    launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir])
     return 0
 
 

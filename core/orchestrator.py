@@ -7,6 +7,7 @@ before the final `Done` event is emitted, so whatever a front end shows as answe
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -16,6 +17,7 @@ from core.events import Done, RunError, RunEvent
 from core.ports import ConversationLog, TurnRecord
 from core.types import Message
 
+logger = logging.getLogger(__name__)
 
 class Agent(Protocol):
     """What the orchestrator needs from an agent runner."""
@@ -102,6 +104,12 @@ class Orchestrator:
             finished = True
             await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
             yield RunError(str(error), kind=type(error).__name__)
+        except Exception as error:
+            # A bug, not a user-facing condition: log the traceback, keep the user's text, say what happened.
+            finished = True
+            logger.exception("turn %s failed", turn_id)
+            await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
+            yield RunError("internal error; see the log for details", kind="internal")
         finally:
             if not finished:
                 # The consumer stopped listening (GUI stop, Ctrl-C): keep the user's text, mark it.

@@ -111,7 +111,7 @@ class TurnView:
             else:
                 self.parts.append({"kind": "text", "text": event.text})
         elif isinstance(event, ToolCallStarted):
-            title = "🔧 " + render.format_tool_call(event.call)
+            title = "tool: " + render.format_tool_call(event.call)
             tool = {"kind": "tool", "id": event.call.id, "title": title, "status": "pending", "log": ""}
             self.parts.append(tool)
             self.status = f"Running {event.call.name}…"
@@ -156,7 +156,7 @@ class TurnView:
                 continue
             metadata = {"title": part["title"], "status": part["status"], "id": part["id"]}
             if part.get("duration") is not None:
-                metadata["duration"] = round(part["duration"], 2)
+                metadata["duration"] = round(part["duration"], 3)
             content = render.neutralize_remote_media(part["log"]) if part["log"] else ""
             out.append({"role": "assistant", "content": content, "metadata": metadata})
         return out
@@ -276,12 +276,15 @@ class ChatController:
                     if time.monotonic() - last >= self.min_interval_s or not isinstance(event, TextDelta):
                         last = time.monotonic()
                         yield ChatUpdate(before + view.messages(), None, view.status)
-            yield ChatUpdate(before + view.messages(), None, render.exit_notice("cancelled"))
+            if session.epoch == epoch:  # the run ended without Done: it ignored Stop and was dropped
+                yield ChatUpdate(before + view.messages(), None, render.exit_notice("cancelled"))
         except DaemonError as error:
-            yield ChatUpdate(before, text, _error_status(str(error)))
+            if session.epoch == epoch:
+                yield ChatUpdate(before, text, _error_status(str(error)))
         except Exception:  # a user sees a message, never a traceback; the log keeps the details
             log.exception("chat turn failed")
-            yield ChatUpdate(before, text, _error_status("internal error; see the log for details"))
+            if session.epoch == epoch:
+                yield ChatUpdate(before, text, _error_status("internal error; see the log for details"))
 
     @staticmethod
     def _finished(before: list[dict[str, Any]], view: TurnView, done: Done, elapsed_s: float) -> ChatUpdate:
@@ -298,12 +301,12 @@ class ChatController:
         return STOPPING
 
     def new_chat(self, session: ChatSession) -> ChatUpdate:
-        """Forget this tab's session (a new id is made on the next message) and stop any running turn."""
+        """Clear the chat (a draft stays), drop the session (the next message gets a new id), stop any run."""
         if session.cancel is not None:
             session.cancel.set()
         session.session_id = None
         session.epoch += 1
-        return ChatUpdate([], "", "")
+        return ChatUpdate([], None, "")
 
 
 def _error_status(message: str) -> str:

@@ -7,6 +7,7 @@ lazily there. `launch` serves the page on a checked address. Per-browser state l
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -48,6 +49,12 @@ def build_app(
         if model_notice:
             gr.Markdown(model_notice, elem_id="notice")
         session = gr.State(ChatSession())
+        with gr.Row(equal_height=True):
+            model = gr.Dropdown(
+                choices=orchestrator.model_names, value=orchestrator.default_model, elem_id="model",
+                label="Model", show_label=False, container=False, scale=4,
+            )
+            new = gr.Button("New chat", elem_id="new", size="md", scale=1, min_width=100)
         chatbot = gr.Chatbot(
             elem_id="chatbot", label="Chat", show_label=False, height=520, sanitize_html=True,
             allow_tags=False, feedback_options=None, buttons=["copy"], placeholder="Ask me anything.",
@@ -55,17 +62,11 @@ def build_app(
         )
         with gr.Row(equal_height=True):
             msg = gr.Textbox(
-                elem_id="msg", show_label=False, lines=1, max_lines=8, scale=8, autofocus=True,
-                placeholder="Message (Enter to send, Shift+Enter for a new line)",
+                elem_id="msg", show_label=False, container=False, lines=1, max_lines=8, scale=8,
+                autofocus=True, placeholder="Message (Enter to send, Shift+Enter for a new line)",
             )
-            send = gr.Button("Send", elem_id="send", variant="primary", scale=1, min_width=80)
-            stop = gr.Button("Stop", elem_id="stop", variant="stop", scale=1, min_width=80)
-        with gr.Row(equal_height=True):
-            model = gr.Dropdown(
-                choices=orchestrator.model_names, value=orchestrator.default_model, elem_id="model",
-                label="Model", scale=4,
-            )
-            new = gr.Button("New chat", elem_id="new", scale=1, min_width=100)
+            send = gr.Button("Send", elem_id="send", variant="primary", size="md", scale=1, min_width=80)
+            stop = gr.Button("Stop", elem_id="stop", variant="stop", size="md", scale=1, min_width=80)
         status = gr.Markdown("", elem_id="status")
         _wire(gr, controller, session=session, chatbot=chatbot, msg=msg, status=status, model=model,
               send=send, stop=stop, new=new)
@@ -80,9 +81,10 @@ def _wire(gr: Any, controller: ChatController, **c: Any) -> None:
         text: str, history: list[Any], session: ChatSession, model: str
     ) -> AsyncIterator[Any]:
         yielded = False
-        async for update in controller.submit(text, history, session, model):
-            yielded = True
-            yield _outputs(update, gr)
+        async with contextlib.aclosing(controller.submit(text, history, session, model)) as updates:
+            async for update in updates:
+                yielded = True
+                yield _outputs(update, gr)
         if not yielded:
             yield _outputs(ChatUpdate(), gr)
 
@@ -101,8 +103,11 @@ def _wire(gr: Any, controller: ChatController, **c: Any) -> None:
     )
     c["stop"].click(on_stop, inputs=[c["session"]], outputs=[c["status"]], concurrency_limit=None,
                     api_name="stop", show_progress="hidden")
-    c["new"].click(on_new, inputs=[c["session"]], outputs=[c["chatbot"], c["msg"], c["status"]],
-                   concurrency_limit=None, api_name="new_chat", show_progress="hidden")
+    gr.on(  # the Chatbot's own clear (trash) button means New chat too, so page and session agree
+        triggers=[c["new"].click, c["chatbot"].clear], fn=on_new, inputs=[c["session"]],
+        outputs=[c["chatbot"], c["msg"], c["status"]], concurrency_limit=None, api_name="new_chat",
+        show_progress="hidden",
+    )
 
 
 def launch(

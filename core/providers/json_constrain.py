@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -99,14 +100,12 @@ def _branch(alt: dict[str, Any]) -> Branch | None:
 
 
 def tool_branches(schema: dict[str, Any]) -> list[Branch] | None:
-    """The branches of a tool-call schema, or None if the schema does not have that shape."""
+    """The branches of a tool-call schema (tools and/or a direct answer), or None for any other shape."""
     alts = _alternatives(schema)
     if alts is None:
         return None
     branches = [_branch(a) for a in alts]
-    if any(b is None for b in branches) or not any(b.name for b in branches if b):
-        return None
-    return [b for b in branches if b is not None]
+    return None if any(b is None for b in branches) else [b for b in branches if b is not None]
 
 
 def restrict_branches(branches: list[Branch], tool_choice: str | None) -> list[Branch]:
@@ -155,7 +154,10 @@ class JsonTask:
 
 
 def with_system_hint(messages: Messages, hint: str) -> Messages:
-    """Append `hint` to the system message (adding one if there is none)."""
+    """Append `hint` to the system message (adding one if there is none); skipped when the prompt
+    already describes the tool-call JSON (the agent's constrained-JSON protocol does)."""
+    if any(m["role"] == "system" and '{"tool"' in m["content"] for m in messages):
+        return list(messages)
     if messages and messages[0]["role"] == "system":
         first = {"role": "system", "content": (messages[0]["content"] + "\n\n" + hint).strip()}
         return [first, *messages[1:]]
@@ -313,6 +315,22 @@ class _Filler:
             return "[]" if opener == "[" else "{}"
 
 
+def unwrap_answer(text: str, key: str) -> str:
+    """Free text for a direct answer. A prompt that asks for JSON makes the model sometimes write
+    `{"answer": "..."}` itself; take the inner text then rather than nesting JSON in the answer."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return text
+    with suppress(json.JSONDecodeError):
+        data = json.loads(extract_balanced(text) or "")
+        if isinstance(data, dict) and isinstance(data.get(key), str):
+            return data[key].strip()
+    opened = re.match(r'\{\s*"' + re.escape(key) + r'"\s*:\s*"', text)
+    if opened:  # cut off before its closing quote
+        return re.sub(r'"\s*\}?\s*$', "", text[opened.end() :]).strip()
+    return text
+
+
 def _fill(lm: ConstrainLM, task: JsonTask, hinted: Messages) -> str:
     branches = tool_branches(task.schema)
     if branches is None:
@@ -320,7 +338,7 @@ def _fill(lm: ConstrainLM, task: JsonTask, hinted: Messages) -> str:
     branch = choose_branch(lm, task, hinted, branches)
     if branch.name is None:
         answer = lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=())
-        return json.dumps({branch.answer_key: answer.strip()})
+        return json.dumps({branch.answer_key: unwrap_answer(answer, branch.answer_key or "")})
     head = branch.opening + ", " + json.dumps(branch.args_key) + ": "
     return head + _Filler(lm, hinted).value(branch.args_schema, head, 1) + "}"
 

@@ -62,18 +62,38 @@ def to_chat_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
     return out
 
 
+def _is_request(message: Message) -> bool:
+    """A user message the person wrote, not tool results or a loop nudge sent in the user role
+    (text protocols send results as `<tool_result>` blocks, nudges in brackets)."""
+    text = message.content.lstrip()
+    return message.role == "user" and not text.startswith(("<tool_result", "[")) and bool(text)
+
+
+def _called_tool(message: Message) -> set[str]:
+    """Tools a message shows as called: structured calls, tool results, or a JSON-protocol reply."""
+    names = {c.name for c in message.tool_calls}
+    if message.role == "tool" and message.name:
+        names.add(message.name)
+    if message.role == "assistant" and message.content.lstrip().startswith("{"):
+        with suppress(json.JSONDecodeError):
+            data = json.loads(message.content)
+            if isinstance(data, dict) and isinstance(data.get("tool"), str):
+                names.add(data["tool"])
+    return names
+
+
 def json_task(request: ChatRequest, messages: list[dict[str, str]], method: str) -> JsonTask:
-    """The constrained-JSON job for a request: its latest user request, tool descriptions, and the
+    """The constrained-JSON job for a request: the user's latest request, tool descriptions, and the
     tools already called since that request."""
-    last_user = max((i for i, m in enumerate(request.messages) if m.role == "user"), default=-1)
-    later = request.messages[last_user + 1 :]
-    called = {c.name for m in later for c in m.tool_calls}
-    called |= {m.name for m in later if m.role == "tool" and m.name}
+    last = max((i for i, m in enumerate(request.messages) if _is_request(m)), default=-1)
+    called: set[str] = set()
+    for message in request.messages[last + 1 :]:
+        called |= _called_tool(message)
     return JsonTask(
         messages=messages,
         schema=request.response_schema or {},
         tool_choice=request.tool_choice,
-        request_text=request.messages[last_user].content if last_user >= 0 else "",
+        request_text=request.messages[last].content if last >= 0 else "",
         descriptions={t.name: t.description for t in request.tools},
         already_called=frozenset(called),
         answer_tokens=min(request.max_tokens, 512),
@@ -109,6 +129,22 @@ class StopBuffer:
         return out
 
 
+class LoopGuard:
+    """Spots a degenerate loop (tiny models under greedy decoding repeat a sentence forever): the last
+    `window` characters already occurred `repeats` times. Stopping there saves most of a long, useless
+    generation; 60 characters three times over is rare in a legitimate answer."""
+
+    def __init__(self, window: int = 60, repeats: int = 3) -> None:
+        self.window, self.repeats, self.text = window, repeats, ""
+
+    def feed(self, text: str) -> bool:
+        """True once the text is looping."""
+        self.text += text
+        if len(self.text) < self.window * self.repeats:
+            return False
+        return self.text.count(self.text[-self.window :]) >= self.repeats
+
+
 class BackendLM:
     """Adapts a backend to the constrained-JSON primitives: greedy, deadline- and cancel-checked."""
 
@@ -133,11 +169,11 @@ class BackendLM:
         schema: dict[str, Any] | None = None,
     ) -> str:
         self._check()
-        stops, parts, local = StopBuffer(stop), [], threading.Event()
+        stops, guard, parts, local = StopBuffer(stop), LoopGuard(), [], threading.Event()
 
         def on_text(text: str) -> None:
             parts.append(stops.feed(text))
-            if stops.hit or self.cancel.is_set():
+            if stops.hit or guard.feed(text) or self.cancel.is_set():
                 local.set()
 
         params = GenParams(max_tokens=max_tokens, temperature=0.0, prefix=prefix, schema=schema,
@@ -272,7 +308,7 @@ class LocalModelProvider:
         """Run the backend on a worker thread and relay its text; closing this generator cancels it."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
-        cancel, stops = threading.Event(), StopBuffer(stop)
+        cancel, stops, guard = threading.Event(), StopBuffer(stop), LoopGuard()
 
         def emit(item: object) -> None:
             with suppress(RuntimeError):  # the loop closed under us: nobody is listening any more
@@ -282,7 +318,7 @@ class LocalModelProvider:
             piece = stops.feed(text)
             if piece:
                 emit(TextPart(piece))
-            if stops.hit:
+            if stops.hit or guard.feed(text):
                 cancel.set()
 
         def work() -> None:

@@ -29,7 +29,9 @@ class ScriptedAgent:
         self.script = script
         self.seen: list[list[Message]] = []
 
-    async def run(self, messages: list[Message], *, cancel: asyncio.Event | None = None) -> AsyncIterator[RunEvent]:
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[RunEvent]:
         self.seen.append(messages)
         async for event in self.script(messages, cancel):
             yield event
@@ -113,6 +115,19 @@ async def test_run_error_shows_in_status_and_keeps_the_text(tmp_path: Path) -> N
     assert [t.status for t in journal.turns()] == ["failed"]
 
 
+async def test_unexpected_exception_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    async def broken(messages: list[Message], cancel: asyncio.Event | None) -> AsyncIterator[RunEvent]:
+        yield TextDelta("x")
+        raise ValueError("boom")
+
+    controller, journal, _ = make(tmp_path, broken)
+    last = (await drive(controller, "hi", ChatSession()))[-1]
+    assert last.status == "⚠ internal error; see the log for details" and last.textbox == "hi"
+    assert "boom" not in (last.status or "")
+    [turn] = journal.turns()
+    assert turn.user == "hi" and turn.status == "failed"  # the user's text is kept
+
+
 async def test_unknown_model_is_a_status_message_not_a_crash(tmp_path: Path) -> None:
     controller, _, _ = make(tmp_path)
     updates = [u async for u in controller.submit("hi", [], ChatSession(), "no-such-model")]
@@ -129,8 +144,9 @@ async def test_tool_calls_are_compact_lines(tmp_path: Path) -> None:
 
     controller, _, _ = make(tmp_path, with_tool)
     updates = await drive(controller, "weather?", ChatSession())
-    pending = next(m for u in updates for m in u.messages or [] if m.get("metadata", {}).get("status") == "pending")
-    assert pending["metadata"]["title"] == "🔧 search(query='weather')"
+    shown = [m for u in updates for m in u.messages or []]
+    pending = next(m for m in shown if m.get("metadata", {}).get("status") == "pending")
+    assert pending["metadata"]["title"] == "tool: search(query='weather')"
     final = updates[-1].messages or []
     tool = final[1]
     assert tool["metadata"]["status"] == "done" and tool["content"] == "ok · 15 ms · sunny, 21 C"
@@ -139,7 +155,7 @@ async def test_tool_calls_are_compact_lines(tmp_path: Path) -> None:
 
 
 async def test_stop_sets_the_cancel_event_and_the_turn_ends_cancelled(tmp_path: Path) -> None:
-    async def until_cancelled(messages: list[Message], cancel: asyncio.Event | None) -> AsyncIterator[RunEvent]:
+    async def until_cancelled(messages: list[Message], cancel: asyncio.Event | None) -> AsyncIterator[Any]:
         assert cancel is not None
         yield TextDelta("partial")
         await asyncio.wait_for(cancel.wait(), 5)
@@ -183,8 +199,8 @@ async def test_busy_session_refuses_a_second_turn(tmp_path: Path) -> None:
     assert await drive(controller, "hi", session) == [ChatUpdate(status=BUSY)]
 
 
-async def test_new_chat_starts_a_new_session_and_drops_the_running_view(tmp_path: Path) -> None:
-    async def until_cancelled(messages: list[Message], cancel: asyncio.Event | None) -> AsyncIterator[RunEvent]:
+async def test_new_chat_drops_the_running_view(tmp_path: Path) -> None:
+    async def until_cancelled(messages: list[Message], cancel: asyncio.Event | None) -> AsyncIterator[Any]:
         assert cancel is not None
         yield TextDelta("partial")
         await cancel.wait()
@@ -196,12 +212,21 @@ async def test_new_chat_starts_a_new_session_and_drops_the_running_view(tmp_path
     async for update in controller.submit("one", [], session, "scripted"):
         updates.append(update)
         if len(updates) == 2:
-            first_session = session.session_id
-            assert controller.new_chat(session) == ChatUpdate([], "", "")
+            assert controller.new_chat(session) == ChatUpdate([], None, "")
     assert len(updates) == 2  # nothing drawn over the cleared chat
     assert session.session_id is None and session.cancel is None
-    await drive(controller, "hello again", ChatSession(session_id=None))
-    assert first_session is not None
+    assert [t.status for t in journal.turns()] == ["cancelled"]
+
+
+async def test_new_chat_starts_a_new_session(tmp_path: Path) -> None:
+    controller, journal, agent = make(tmp_path)
+    session = ChatSession()
+    await drive(controller, "one", session)
+    first = session.session_id
+    controller.new_chat(session)
+    await drive(controller, "two", session)
+    assert first and session.session_id and first != session.session_id
+    assert [m.content for m in agent.seen[-1]] == ["You are a test.", "two"]
     assert len({t.session_id for t in journal.turns()}) == 2
 
 
@@ -247,7 +272,8 @@ def test_auth_parsing_never_echoes_the_secret() -> None:
 
 @pytest.mark.parametrize(
     ("header", "name"),
-    [("127.0.0.1:7860", "127.0.0.1"), ("[::1]:7860", "::1"), ("LocalHost", "localhost"), ("evil.test:80", "evil.test")],
+    [("127.0.0.1:7860", "127.0.0.1"), ("[::1]:7860", "::1"), ("LocalHost", "localhost"),
+     ("evil.test:80", "evil.test")],
 )
 def test_host_header_parsing(header: str, name: str) -> None:
     assert security.host_name(header) == name
@@ -301,3 +327,11 @@ def test_served_app_refuses_foreign_host_headers(tmp_path: Path) -> None:
         assert httpx.get(url, headers={"Host": "rebind.evil"}, timeout=10).status_code == 400
     finally:
         app.close()
+
+
+def test_importing_the_gui_module_does_not_import_gradio() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, ui.gradio_app; assert 'gradio' not in sys.modules, 'gradio imported eagerly'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[3])

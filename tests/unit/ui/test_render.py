@@ -12,7 +12,8 @@ def test_tool_call_is_one_compact_line() -> None:
     call = ToolCall("c1", "search", {"query": "cats and dogs", "k": 5, "filters": {"a": [1, 2]}})
     assert render.format_tool_call(call) == "search(query='cats and dogs', k=5, filters={\"a\": [1, 2]})"
     long = ToolCall("c2", "write", {"text": "word\n" * 200, "b": 1, "c": 2, "d": 3})
-    assert render.format_tool_call(long) == "write(text='word word word word word word word word…', b=1, c=2, d=3)"
+    expected = "write(text='word word word word word word word word…', b=1, c=2, d=3)"
+    assert render.format_tool_call(long) == expected
     line = render.format_tool_call(long, limit=30)
     assert len(line) == 30 and line.endswith("…") and "\n" not in line
 
@@ -29,7 +30,8 @@ def test_tool_result_line() -> None:
 
 def test_usage_line_leaves_out_empty_parts() -> None:
     usage = Usage(input_tokens=120, output_tokens=45, cost_usd=0.00123)
-    assert render.format_usage(usage, model="gpt", elapsed_s=1.44) == "gpt · 120 in / 45 out tokens · $0.0012 · 1.4 s"
+    line = render.format_usage(usage, model="gpt", elapsed_s=1.44)
+    assert line == "gpt · 120 in / 45 out tokens · $0.0012 · 1.4 s"
     assert render.format_usage(Usage()) == ""
     assert render.format_usage(Usage(), model="local") == "local"
 
@@ -61,7 +63,7 @@ def test_truncate_flattens_whitespace() -> None:
 
 
 def test_markdown_images_and_html_cannot_fetch() -> None:
-    text = 'See ![x](http://203.0.113.9/p.png?q=CANARY) and <img src="http://203.0.113.9/q.png"> <svg/onload=1>'
+    text = 'See ![x](http://203.0.113.9/p.png?q=C) and <img src="http://203.0.113.9/q.png"> <svg/onload=1>'
     safe = render.neutralize_remote_media(text)
     assert "![" not in safe.replace("\\![", "")
     assert "<img" not in safe and "<svg" not in safe

