@@ -156,7 +156,7 @@ def _run_gui(services: Services) -> int:
     os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
     app = build_app(services.orchestrator, model_notice=services.model_notice())
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
-    launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir])
+    launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
     return 0
 
 

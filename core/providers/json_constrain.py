@@ -1,19 +1,16 @@
 """JSON-schema-constrained output for a local model that has no grammar engine (the transformers backend).
 
-This is deliberately small and honest rather than a general grammar compiler:
-
+Small and honest rather than a general grammar compiler:
 - Tool-call schemas (`{"oneOf": [{tool: const NAME, arguments: {...}}, ..., {answer: string}]}`): the
-  branch is chosen by scoring candidates with the model's log-likelihoods, then the JSON skeleton is
-  forced as a prefix and the model writes only leaf values (a string up to its closing quote, a number).
-  A direct answer is generated as free text (the model writes far better prose than JSON-escaped prose)
-  and wrapped. Two scorings: "direct" scores each opening (`{"tool": "get_weather"`, `{"answer": "`)
-  after the prompt; "channel" (default) scores the user's request given each tool's description
-  (noisy-channel classification, which a 135M model does far better: see docs/local_model_measurements.md).
-- Other object schemas are filled the same way; anything else falls back to prefix-forced generation,
-  extraction of the first balanced JSON value and validation.
-- The result is validated with `jsonschema`; one repair attempt follows a failure, then `ProviderError`.
-
-Everything is bounded: a token cap per leaf, a depth cap, and the caller's deadline (checked by the LM).
+  branch is chosen from the model's log-likelihoods, then the JSON skeleton is forced as a prefix and the
+  model writes only leaf values (a string up to its closing quote, a number). A direct answer is free
+  text, wrapped (the model writes far better prose than JSON-escaped prose). Scoring "direct" rates each
+  opening (`{"tool": "get_weather"`, `{"answer": "`) after the prompt; "channel" (default) rates the
+  user's request given each tool's description (noisy-channel classification, which a 135M model does
+  far better: see docs/local_model_measurements.md).
+- Other object schemas are filled the same way; anything else gets prefix-forced generation, the first
+  balanced JSON value, and validation. Results are validated with `jsonschema`, repaired once, else
+  `ProviderError`. Bounded: a token cap per leaf, a depth cap, and the caller's deadline (in the LM).
 """
 
 from __future__ import annotations
@@ -33,8 +30,9 @@ GENERIC_TOKENS = 256
 MAX_DEPTH = 4
 DESCRIPTION_CHARS = 200
 REQUEST_CHARS = 600
-CHANNEL_SYSTEM = "You write requests for a tool."
-ANSWER_DESCRIPTION = "a general chat, question or writing task"
+CHANNEL_SYSTEM = "You write example user messages."
+CHANNEL_TEMPLATE = "Write a message from a user who wants to {description}."
+ANSWER_DESCRIPTION = "answer a general question, chat or write something"
 ARG_KEYS = ("arguments", "args", "parameters", "input")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
@@ -42,13 +40,16 @@ Messages = list[dict[str, str]]
 
 
 class ConstrainLM(Protocol):
-    """The two primitives the constrained path needs; both use greedy decoding."""
+    """The two primitives the constrained path needs."""
 
     def score(self, messages: Messages, prefix: str, candidates: Sequence[str]) -> list[float]:
         """Log-likelihood of each candidate continuation after the prompt plus `prefix`."""
 
-    def complete_text(self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str]) -> str:
-        """Greedy continuation of the prompt plus `prefix`, cut before the first stop string."""
+    def complete_text(
+        self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str],
+        temperature: float = 0.0,
+    ) -> str:
+        """Continuation (greedy by default) of the prompt plus `prefix`, cut before the first stop string."""
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,9 @@ class Branch:
 
     @property
     def opening(self) -> str:
-        """The JSON text whose likelihood decides between branches."""
         if self.name is not None:
             return '{"tool": ' + json.dumps(self.name)
         return "{" + json.dumps(self.answer_key) + ': "'
-
-
-def _alternatives(schema: dict[str, Any]) -> list[dict[str, Any]] | None:
-    alts = schema.get("oneOf") or schema.get("anyOf")
-    return alts if isinstance(alts, list) and alts and all(isinstance(a, dict) for a in alts) else None
 
 
 def _tool_name(prop: Any) -> str | None:
@@ -101,8 +96,8 @@ def _branch(alt: dict[str, Any]) -> Branch | None:
 
 def tool_branches(schema: dict[str, Any]) -> list[Branch] | None:
     """The branches of a tool-call schema (tools and/or a direct answer), or None for any other shape."""
-    alts = _alternatives(schema)
-    if alts is None:
+    alts = schema.get("oneOf") or schema.get("anyOf")
+    if not isinstance(alts, list) or not alts or not all(isinstance(a, dict) for a in alts):
         return None
     branches = [_branch(a) for a in alts]
     return None if any(b is None for b in branches) else [b for b in branches if b is not None]
@@ -135,13 +130,8 @@ def restrict_schema(schema: dict[str, Any], tool_choice: str | None) -> dict[str
 
 @dataclass(frozen=True)
 class JsonTask:
-    """One constrained-JSON request.
-
-    `messages` is the conversation as chat dicts without any JSON instruction; `request_text` is the
-    user's latest request (channel scoring needs it); `descriptions` maps tool names to descriptions;
-    tools in `already_called` already answered this request and are not chosen again by "channel"
-    scoring (which looks only at the request, so it would otherwise pick the same tool forever).
-    """
+    """One constrained-JSON request: the conversation (chat dicts, no added instruction), the user's
+    latest request (for channel scoring), tool descriptions, and tools already called for it."""
 
     messages: Messages
     schema: dict[str, Any]
@@ -175,14 +165,15 @@ def describe(branch: Branch, descriptions: Mapping[str, str]) -> str:
     if not text:
         params = ", ".join((branch.args_schema.get("properties") or {}).keys())
         text = f"{branch.name.replace('_', ' ')} ({params})"
-    return " ".join(str(text).split())[:DESCRIPTION_CHARS]
+    # lower case, no final period: it is spliced into CHANNEL_TEMPLATE mid-sentence
+    return " ".join(str(text).split())[:DESCRIPTION_CHARS].rstrip(".").lower()
 
 
 def channel_prompt(description: str) -> Messages:
     """The prompt under which a branch's likelihood of having produced the user's request is scored."""
     return [
         {"role": "system", "content": CHANNEL_SYSTEM},
-        {"role": "user", "content": f"Write a request that needs the tool: {description}."},
+        {"role": "user", "content": CHANNEL_TEMPLATE.format(description=description)},
     ]
 
 
@@ -191,13 +182,20 @@ def _best(scores: Sequence[float]) -> int:
 
 
 def choose_branch(lm: ConstrainLM, task: JsonTask, hinted: Messages, branches: Sequence[Branch]) -> Branch:
-    """The most likely branch; ties go to the first."""
+    """The most likely branch; ties go to the first.
+
+    "channel" scoring reads only the request, so it cannot see that a tool result already answered it:
+    once a tool ran for this request, the called tools are dropped and the remaining choice is scored
+    "direct"ly on the whole conversation (results included).
+    """
     candidates = restrict_branches(list(branches), task.tool_choice)
-    if task.method == "channel" and task.request_text.strip():
+    channel = task.method == "channel" and bool(task.request_text.strip())
+    if channel and task.already_called:
         candidates = [b for b in candidates if b.name not in task.already_called] or candidates
+        channel = False
     if len(candidates) == 1:
         return candidates[0]
-    if task.method == "channel" and task.request_text.strip():
+    if channel:
         request = task.request_text.strip()[-REQUEST_CHARS:]
         prompts = [channel_prompt(describe(b, task.descriptions)) for b in candidates]
         scores = [lm.score(prompt, "", [request])[0] for prompt in prompts]
@@ -282,8 +280,7 @@ class _Filler:
         return self._generic(prefix, "[" if kind == "array" else "{")
 
     def _pick(self, prefix: str, options: list[str]) -> str:
-        scores = self.lm.score(self.messages, prefix, options)
-        return options[max(range(len(options)), key=lambda i: (scores[i], -i))]
+        return options[_best(self.lm.score(self.messages, prefix, options))]
 
     def _object(self, schema: dict[str, Any], prefix: str, depth: int) -> str:
         props = schema.get("properties") or {}
@@ -307,12 +304,11 @@ class _Filler:
 
     def _generic(self, prefix: str, opener: str) -> str:
         raw = self.lm.complete_text(self.messages, prefix + opener, max_tokens=GENERIC_TOKENS, stop=["\n\n"])
-        found = extract_balanced(opener + raw)
-        try:
-            json.loads(found or "")
-            return found or ""
-        except json.JSONDecodeError:
-            return "[]" if opener == "[" else "{}"
+        found = extract_balanced(opener + raw) or ""
+        with suppress(json.JSONDecodeError):
+            json.loads(found)
+            return found
+        return "[]" if opener == "[" else "{}"
 
 
 def unwrap_answer(text: str, key: str) -> str:
@@ -331,14 +327,24 @@ def unwrap_answer(text: str, key: str) -> str:
     return text
 
 
+def _answer(lm: ConstrainLM, task: JsonTask, key: str) -> str:
+    """A direct answer as free text. A tiny model sometimes copies the format example from the
+    instructions (`{"answer": "your answer"}`) instead of answering; one sampled retry follows."""
+    text = unwrap_answer(lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=()), key)
+    copied = any(m["role"] == "system" and json.dumps(text) in m["content"] for m in task.messages)
+    if text and not copied:
+        return text
+    retry = lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(), temperature=0.7)
+    return unwrap_answer(retry, key) or text
+
+
 def _fill(lm: ConstrainLM, task: JsonTask, hinted: Messages) -> str:
     branches = tool_branches(task.schema)
     if branches is None:
         return _Filler(lm, hinted).value(task.schema, "")
     branch = choose_branch(lm, task, hinted, branches)
     if branch.name is None:
-        answer = lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=())
-        return json.dumps({branch.answer_key: unwrap_answer(answer, branch.answer_key or "")})
+        return json.dumps({branch.answer_key: _answer(lm, task, branch.answer_key or "")})
     head = branch.opening + ", " + json.dumps(branch.args_key) + ": "
     return head + _Filler(lm, hinted).value(branch.args_schema, head, 1) + "}"
 

@@ -166,7 +166,7 @@ class BackendLM:
 
     def complete_text(
         self, messages: list[dict[str, str]], prefix: str, *, max_tokens: int, stop: Sequence[str],
-        schema: dict[str, Any] | None = None,
+        temperature: float = 0.0, schema: dict[str, Any] | None = None,
     ) -> str:
         self._check()
         stops, guard, parts, local = StopBuffer(stop), LoopGuard(), [], threading.Event()
@@ -176,7 +176,7 @@ class BackendLM:
             if stops.hit or guard.feed(text) or self.cancel.is_set():
                 local.set()
 
-        params = GenParams(max_tokens=max_tokens, temperature=0.0, prefix=prefix, schema=schema,
+        params = GenParams(max_tokens=max_tokens, temperature=temperature, prefix=prefix, schema=schema,
                            deadline=self.deadline)
         result = self.backend.generate(messages, params, on_text, local)
         first = self.usage.input_tokens == 0
@@ -299,8 +299,10 @@ class LocalModelProvider:
         backend = await self.load()
         messages = to_chat_messages(request.messages)
         messages = await asyncio.to_thread(self._fit, backend, messages, request.max_tokens)
-        async for part in self._generate(backend, messages, self._params(request), request.stop):
-            yield part
+        # aclosing: closing this stream must close the inner one at once, which cancels generation
+        async with aclosing(self._generate(backend, messages, self._params(request), request.stop)) as parts:
+            async for part in parts:
+                yield part
 
     async def _generate(
         self, backend: LocalBackend, messages: list[dict[str, str]], params: GenParams, stop: Sequence[str]
