@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.config import AppConfig
     from core.agent.loop import AgentRunner
+    from core.config import AppConfig
     from core.orchestrator import Orchestrator
     from core.providers.base import ChatProvider
     from core.providers.pricing import CostLedger
@@ -114,7 +114,9 @@ def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]
 
 def _setup_logging(config: AppConfig) -> None:
     # Logs go to stderr so that `--json` output on stdout stays one clean object.
-    logging.basicConfig(level=config.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=config.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
 
 
 def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
@@ -139,7 +141,9 @@ def _run_front_end(command: str, args: argparse.Namespace, services: Services) -
     if command == "ask":
         return cli.ask(services.orchestrator, args.text, session_id=args.session, as_json=args.json)
     if command == "history":
-        return cli.history(services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit)
+        return cli.history(
+            services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit
+        )
     if command == "cli":
         return cli.Repl(services.orchestrator, banner=services.banner()).run()
     return _run_gui(services)
@@ -207,7 +211,9 @@ def build_toolset(config: AppConfig) -> Toolset:
     from core.tools.toolset import Toolset
 
     agent = config.agent
-    return Toolset(replace(t, timeout_s=agent.tool_timeout_s, retries=agent.tool_retries) for t in builtin_tools())
+    return Toolset(
+        replace(t, timeout_s=agent.tool_timeout_s, retries=agent.tool_retries) for t in builtin_tools()
+    )
 
 
 def build_services(config: AppConfig, env: dict[str, str]) -> Services:
@@ -246,7 +252,10 @@ def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig) ->
         response_max_tokens=agent.max_tokens,
         temperature=agent.temperature,
     )
-    return AgentRunner(provider, toolset, limits=limits, compactor=Compactor(threshold=agent.compaction_threshold))
+    return AgentRunner(
+        provider, toolset, limits=limits, compactor=Compactor(threshold=agent.compaction_threshold)
+    )
+
 
 if __name__ == "__main__":
     sys.exit(main())

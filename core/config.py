@@ -144,7 +144,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(f"config file {path} is not valid YAML{where}: {getattr(error, 'problem', error)}") from None
+        raise ConfigError(
+            f"config file {path} is not valid YAML{where}: {getattr(error, 'problem', error)}"
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -19,10 +19,13 @@ from core.types import Message
 
 logger = logging.getLogger(__name__)
 
+
 class Agent(Protocol):
     """What the orchestrator needs from an agent runner."""
 
-    def run(self, messages: list[Message], *, cancel: asyncio.Event | None = None) -> AsyncIterator[RunEvent]: ...
+    def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[RunEvent]: ...
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ class Orchestrator:
             finished = True
             await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
             yield RunError(str(error), kind=type(error).__name__)
-        except Exception as error:
+        except Exception:
             # A bug, not a user-facing condition: log the traceback, keep the user's text, say what happened.
             finished = True
             logger.exception("turn %s failed", turn_id)

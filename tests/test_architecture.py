@@ -10,8 +10,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("core", "memory", "knowledge", "eval", "ui", "installer")
 HEAVY = {
-    "torch", "sentence_transformers", "transformers", "chromadb", "gradio", "spacy", "open_clip", "faiss",
-    "llama_cpp", "openai", "anthropic", "google", "gguf", "accelerate", "playwright",
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "chromadb",
+    "gradio",
+    "spacy",
+    "open_clip",
+    "faiss",
+    "llama_cpp",
+    "openai",
+    "anthropic",
+    "google",
+    "gguf",
+    "accelerate",
+    "playwright",
 }
 # package -> packages it must never import
 FORBIDDEN = {

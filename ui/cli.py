@@ -141,7 +141,9 @@ def history(orchestrator: Orchestrator, *, session_id: str | None, as_json: bool
 class Repl:
     """The interactive session: one event loop, Ctrl-C cancels the running turn only."""
 
-    def __init__(self, orchestrator: Orchestrator, *, banner: str = "", session_id: str | None = None) -> None:
+    def __init__(
+        self, orchestrator: Orchestrator, *, banner: str = "", session_id: str | None = None
+    ) -> None:
         self.orchestrator = orchestrator
         self.banner = banner
         self.session_id = session_id or orchestrator.new_session()
@@ -209,7 +211,9 @@ class Repl:
         printer = TurnPrinter(sys.stdout, sys.stderr)
         sys.stdout.write("daemon> ")
         sys.stdout.flush()
-        coro = run_turn(self.orchestrator, text, printer, session_id=self.session_id, model=self.model, cancel=cancel)
+        coro = run_turn(
+            self.orchestrator, text, printer, session_id=self.session_id, model=self.model, cancel=cancel
+        )
         installed = _install_sigint(self._loop, cancel)
         try:
             self._loop.run_until_complete(coro)

@@ -17,8 +17,13 @@ def list_tools(toolset: Toolset, *, as_json: bool) -> int:
     """Print each tool's name, description and argument schema."""
     specs = toolset.specs()
     if as_json:
-        print_json({"tools": [{"name": s.name, "description": s.description, "parameters": s.parameters}
-                              for s in specs]})
+        print_json(
+            {
+                "tools": [
+                    {"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
+                ]
+            }
+        )
         return 0
     for spec in specs:
         print(f"{spec.name}: {spec.description}")
@@ -33,7 +38,7 @@ def _parse_args(raw: str) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise UserInputError(f"--args is not valid JSON: {error.msg} at column {error.colno}") from None
     if not isinstance(value, dict):
-        raise UserInputError("--args must be a JSON object, e.g. '{\"expression\": \"2+2\"}'")
+        raise UserInputError('--args must be a JSON object, e.g. \'{"expression": "2+2"}\'')
     return value
 
 
@@ -42,8 +47,13 @@ def run_tool(toolset: Toolset, name: str, raw_args: str, *, as_json: bool) -> in
     call = ToolCall(id="cli", name=name, arguments=_parse_args(raw_args))
     outcome = asyncio.run(execute_call(call, toolset))
     if as_json:
-        print_json({"ok": outcome.ok, "output": outcome.output if outcome.ok else "",
-                    "error": None if outcome.ok else outcome.output})
+        print_json(
+            {
+                "ok": outcome.ok,
+                "output": outcome.output if outcome.ok else "",
+                "error": None if outcome.ok else outcome.output,
+            }
+        )
     else:
         print(outcome.output)
     return 0 if outcome.ok else 1

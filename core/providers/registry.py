@@ -31,8 +31,13 @@ def _openai(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: flo
     from core.providers.openai_compat import OpenAICompatProvider
 
     return OpenAICompatProvider(
-        model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
-        context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+        model=cfg.model,
+        api_key=_api_key(cfg, env),
+        base_url=_base_url(cfg, env),
+        timeout=timeout,
+        context_window=cfg.context_window,
+        name=name,
+        key_env=cfg.api_key_env,
     )
 
 
@@ -40,8 +45,13 @@ def _anthropic(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: 
     from core.providers.anthropic_provider import AnthropicProvider
 
     return AnthropicProvider(
-        model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
-        context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+        model=cfg.model,
+        api_key=_api_key(cfg, env),
+        base_url=_base_url(cfg, env),
+        timeout=timeout,
+        context_window=cfg.context_window,
+        name=name,
+        key_env=cfg.api_key_env,
     )
 
 
@@ -49,8 +59,13 @@ def _gemini(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: flo
     from core.providers.gemini_provider import GeminiProvider
 
     return GeminiProvider(
-        model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
-        context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+        model=cfg.model,
+        api_key=_api_key(cfg, env),
+        base_url=_base_url(cfg, env),
+        timeout=timeout,
+        context_window=cfg.context_window,
+        name=name,
+        key_env=cfg.api_key_env,
     )
 
 
@@ -58,7 +73,9 @@ def _local(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: floa
     from core.providers.local import LocalModelProvider
 
     return LocalModelProvider(
-        model_path=cfg.model_path, backend=cfg.backend, context_window=cfg.context_window,
+        model_path=cfg.model_path,
+        backend=cfg.backend,
+        context_window=cfg.context_window,
         n_threads=cfg.threads or None,
     )
 
@@ -71,7 +88,11 @@ def _echo(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float
 
 AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
 ADAPTERS: Mapping[str, AdapterFactory] = {
-    "openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "local": _local, "echo": _echo,
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "local": _local,
+    "echo": _echo,
 }
 
 

@@ -15,18 +15,42 @@ import pytest
 from memory.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("torch", "transformers", "sentence_transformers", "chromadb", "gradio", "spacy", "openai",
-         "anthropic", "google", "llama_cpp", "pydantic", "yaml")
+HEAVY = (
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "chromadb",
+    "gradio",
+    "spacy",
+    "openai",
+    "anthropic",
+    "google",
+    "llama_cpp",
+    "pydantic",
+    "yaml",
+)
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
 
 pytestmark = pytest.mark.integration
 
 
-def run_main(*args: str, tmp_path: Path, env: dict[str, str] | None = None, timeout: float = 120,
-             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_main(
+    *args: str,
+    tmp_path: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), **(env or {})}
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
-                          env=full_env, timeout=timeout, cwd=tmp_path, input=stdin)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=tmp_path,
+        input=stdin,
+    )
 
 
 def echo_config(tmp_path: Path) -> Path:
@@ -42,13 +66,17 @@ def test_help_imports_no_heavy_package() -> None:
         f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
         "print('HEAVY', heavy, file=sys.stderr)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=30
+    )
     assert "usage: main.py" in result.stdout
     assert "HEAVY []" in result.stderr
 
 
 def test_ask_json_prints_exactly_one_object_with_the_contract_keys(tmp_path: Path) -> None:
-    result = run_main("--config", str(echo_config(tmp_path)), "ask", "hello there", "--json", tmp_path=tmp_path)
+    result = run_main(
+        "--config", str(echo_config(tmp_path)), "ask", "hello there", "--json", tmp_path=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)  # one object, nothing else on stdout
     for key in ("answer", "session_id", "turn_id", "model", "tool_calls", "citations", "usage"):
@@ -64,11 +92,16 @@ def test_ask_continues_a_session(tmp_path: Path) -> None:
     config = str(echo_config(tmp_path))
     first = json.loads(run_main("--config", config, "ask", "one", "--json", tmp_path=tmp_path).stdout)
     second = json.loads(
-        run_main("--config", config, "ask", "two", "--session", first["session_id"], "--json", tmp_path=tmp_path).stdout
+        run_main(
+            "--config", config, "ask", "two", "--session", first["session_id"], "--json", tmp_path=tmp_path
+        ).stdout
     )
     assert second["session_id"] == first["session_id"]
-    history = json.loads(run_main("--config", config, "history", "--session", first["session_id"], "--json",
-                                  tmp_path=tmp_path).stdout)
+    history = json.loads(
+        run_main(
+            "--config", config, "history", "--session", first["session_id"], "--json", tmp_path=tmp_path
+        ).stdout
+    )
     assert [t["user"] for t in history["turns"]] == ["one", "two"]
 
 
@@ -105,7 +138,12 @@ def test_acknowledged_turns_survive_kill_9(tmp_path: Path) -> None:
     env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "main.py"), "--config", str(echo_config(tmp_path)), "cli"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=tmp_path,
     )
     assert proc.stdin and proc.stdout
     proc.stdin.write("".join(f"burst message {i}\n" for i in range(400)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from core.config import load_config, merged_environment, resolve_main_provider
 from core.errors import ConfigError
@@ -15,7 +16,7 @@ def test_defaults_load_and_are_frozen() -> None:
     assert config.gui.host == "127.0.0.1"
     assert config.gui.port == 7860
     assert "local" in config.providers
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         config.gui.port = 1  # type: ignore[misc]
 
 

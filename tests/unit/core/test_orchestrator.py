@@ -22,7 +22,9 @@ class RecordingAgent:
         self.seen: list[list[Message]] = []
         self.fail = fail
 
-    async def run(self, messages: list[Message], *, cancel: asyncio.Event | None = None) -> AsyncIterator[RunEvent]:
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[RunEvent]:
         self.seen.append(messages)
         if self.fail:
             raise self.fail
@@ -34,7 +36,9 @@ class RecordingAgent:
 
 def make(tmp_path: Path, agent: RecordingAgent, recent: int = 8) -> tuple[Orchestrator, Journal]:
     journal = Journal(tmp_path / "j.sqlite3")
-    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, JournalHistory(journal, recent), "SYSTEM")
+    orchestrator = Orchestrator(
+        [ModelChoice("rec", agent)], journal, JournalHistory(journal, recent), "SYSTEM"
+    )
     return orchestrator, journal
 
 

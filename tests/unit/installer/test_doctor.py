@@ -16,8 +16,16 @@ def test_every_check_passes_on_the_test_installation(tmp_path: Path) -> None:
     checks = {c.name: c for c in run_checks(config, {})}
     failed = {name: c.detail for name, c in checks.items() if not c.ok}
     assert not failed
-    assert {"python", "packages", "embedding model", "spaCy model", "local LLM", "data dir", "providers",
-            "chroma"} <= set(checks)
+    assert {
+        "python",
+        "packages",
+        "embedding model",
+        "spaCy model",
+        "local LLM",
+        "data dir",
+        "providers",
+        "chroma",
+    } <= set(checks)
     assert "main: local" in checks["providers"].detail
 
 
