@@ -1,0 +1,354 @@
+"""The Chroma `VectorStore`: embedded (`PersistentClient`) by default, or a Chroma server (`HttpClient`).
+
+Chroma must never embed with its default function: it downloads an ONNX model and fails offline. So the
+store always passes its own embeddings, and every collection is created with `DaemonEmbeddingFunction`
+(registered with chromadb under `EMBEDDING_FUNCTION_NAME`) so even a documents-only call made on one of our
+collections embeds with our model. When chromadb rebuilds that function from a collection's stored
+configuration (another process, a raw client), the rebuilt one has no model and refuses to embed.
+
+Collections use cosine space; each records the embedder's name and dimension, and opening it with a
+different embedder is refused rather than mixing vector spaces. Telemetry is off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.errors import DaemonError, StorageError
+from memory.collections import CollectionSpec, validate_collection_name, validate_metadata
+from memory.vector_store import (
+    Hit,
+    Record,
+    UnknownCollectionError,
+    Where,
+    checked_embeddings,
+    dedupe_records,
+    normalise_where,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memory.embeddings import Embedder
+
+EMBEDDING_FUNCTION_NAME = "daemon-embedder"
+
+
+class ChromaStore:
+    """`VectorStore` on chromadb. Build it with `ChromaStore.embedded(...)` or `ChromaStore.http(...)`."""
+
+    def __init__(self, client: Any, embedder: Embedder, *, where: str, batch_size: int = 256) -> None:
+        self.embedder = embedder
+        self._client = client
+        self._where = where
+        self._batch_size = max(1, min(batch_size, _max_batch(client)))
+        self._function = embedding_function(embedder)
+        self._collections: dict[str, tuple[CollectionSpec, Any]] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def embedded(cls, path: Path | str, embedder: Embedder, *, batch_size: int = 256) -> ChromaStore:
+        """A store in a local directory (one process per directory: hold `memory.lock.DataDirLock`)."""
+        import chromadb
+        from chromadb.config import Settings
+
+        Path(path).mkdir(parents=True, exist_ok=True)
+        try:
+            client = chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
+        except Exception as error:
+            raise StorageError(f"cannot open the Chroma store at {path}: {error}") from error
+        return cls(client, embedder, where=str(path), batch_size=batch_size)
+
+    @classmethod
+    def http(
+        cls, host: str, port: int, embedder: Embedder, *, ssl: bool = False, batch_size: int = 256
+    ) -> ChromaStore:
+        """A store on a Chroma server (`chroma run --path P --port N`, or the docker-compose service)."""
+        import chromadb
+        from chromadb.config import Settings
+
+        try:
+            client = chromadb.HttpClient(
+                host=host, port=port, ssl=ssl, settings=Settings(anonymized_telemetry=False)
+            )
+        except Exception as error:
+            raise StorageError(f"cannot reach the Chroma server at {host}:{port}: {error}") from error
+        return cls(client, embedder, where=f"{host}:{port}", batch_size=batch_size)
+
+    def ensure_collections(self, specs: Sequence[CollectionSpec]) -> None:
+        """Open or create each collection (cosine space, our embedding function) and check its embedder."""
+        for spec in specs:
+            validate_collection_name(spec.name)
+            with self._translate(f"open collection {spec.name}"):
+                handle = self._client.get_or_create_collection(
+                    spec.name,
+                    embedding_function=self._function,
+                    configuration={"hnsw": {"space": "cosine"}},  # chromadb mutates this dict
+                    metadata={"tier": spec.tier, "embedder": self.embedder.name, "dim": self.embedder.dim},
+                )
+            self._check_embedder(spec.name, handle.metadata or {})
+            with self._lock:
+                self._collections[spec.name] = (spec, handle)
+
+    def _check_embedder(self, name: str, stored: dict[str, Any]) -> None:
+        embedder, dim = stored.get("embedder"), stored.get("dim")
+        if (embedder, dim) != (self.embedder.name, self.embedder.dim):
+            raise StorageError(
+                f"collection {name!r} in {self._where} holds vectors of embedder {embedder!r} (dim {dim}), "
+                f"but the configured embedder is {self.embedder.name!r} (dim {self.embedder.dim}); "
+                "use the original embedder or re-index into a new data directory"
+            )
+
+    def upsert(
+        self, collection: str, records: Sequence[Record], embeddings: np.ndarray | None = None
+    ) -> None:
+        """Insert or replace records by id, in batches; always with our own embeddings.
+
+        Records whose text and metadata (and given vector) equal what is stored are skipped: Chroma
+        rewrites an existing record several times slower than it inserts one, and replays are common.
+        """
+        spec, handle = self._collection(collection)
+        given: dict[str, Any] | None = None
+        if embeddings is not None:
+            array = checked_embeddings(embeddings, len(records), self.embedder.dim, collection)
+            given = {record.id: vector for record, vector in zip(records, array, strict=True)}
+        unique = dedupe_records(records)
+        cleaned = [Record(item.id, item.text, validate_metadata(spec, item.metadata)) for item in unique]
+        for start in range(0, len(cleaned), self._batch_size):
+            self._write_batch(collection, handle, cleaned[start : start + self._batch_size], given)
+
+    def _write_batch(
+        self, collection: str, handle: Any, batch: list[Record], given: dict[str, Any] | None
+    ) -> None:
+        include = (
+            ["documents", "metadatas", "embeddings"] if given is not None else ["documents", "metadatas"]
+        )
+        with self._translate(f"read {collection}"):
+            stored = handle.get(ids=[record.id for record in batch], include=include)
+        previous = _stored_rows(stored, given is not None)
+        changed = [record for record in batch if _differs(record, previous.get(record.id), given)]
+        if not changed:
+            return
+        if given is not None:
+            vectors = [given[record.id] for record in changed]
+        else:
+            texts = [record.text for record in changed]
+            vectors = list(
+                checked_embeddings(self.embedder.embed(texts), len(texts), self.embedder.dim, collection)
+            )
+        metadatas = []
+        for record in changed:
+            old = previous[record.id][1] if record.id in previous else {}
+            # Chroma's upsert merges metadata; a key missing from the new record must be set to None.
+            metadatas.append({**dict.fromkeys(old), **record.metadata} or None)
+        with self._translate(f"write to {collection}"):
+            handle.upsert(
+                ids=[record.id for record in changed],
+                embeddings=vectors,
+                documents=[record.text for record in changed],
+                metadatas=metadatas,
+            )
+
+    def query(
+        self, collection: str, query_embedding: np.ndarray, k: int, where: Where | None = None
+    ) -> list[Hit]:
+        """The `k` nearest records by cosine distance, most similar first."""
+        _, handle = self._collection(collection)
+        clause = normalise_where(where)
+        vector = checked_embeddings(query_embedding, 1, self.embedder.dim, f"query on {collection}")[0]
+        if k <= 0:
+            return []
+        with self._translate(f"query {collection}"):
+            result = handle.query(
+                query_embeddings=[vector],
+                n_results=k,
+                where=clause,
+                include=["documents", "metadatas", "distances"],
+            )
+        ids = result["ids"][0] if result["ids"] else []
+        documents = _column(result, "documents", len(ids))
+        metadatas = _column(result, "metadatas", len(ids))
+        distances = _column(result, "distances", len(ids))
+        hits = [
+            Hit(ids[i], collection, documents[i] or "", dict(metadatas[i] or {}), float(distances[i]))
+            for i in range(len(ids))
+        ]
+        return sorted(hits, key=lambda hit: hit.distance)
+
+    def get(
+        self,
+        collection: str,
+        ids: Sequence[str] | None = None,
+        where: Where | None = None,
+        limit: int | None = None,
+    ) -> list[Record]:
+        """Records by id (in the order asked, missing ids skipped) and/or by filter, at most `limit`."""
+        _, handle = self._collection(collection)
+        clause = normalise_where(where)
+        if ids is not None and not ids:
+            return []
+        asked = list(dict.fromkeys(ids)) if ids is not None else None
+        with self._translate(f"read {collection}"):
+            result = handle.get(
+                ids=asked, where=clause, limit=None if asked else limit, include=["documents", "metadatas"]
+            )
+        rows = {
+            record_id: Record(record_id, text or "", dict(metadata or {}))
+            for record_id, text, metadata in zip(
+                result["ids"], result["documents"], result["metadatas"], strict=True
+            )
+        }
+        records = [rows[i] for i in asked if i in rows] if asked is not None else list(rows.values())
+        return records[: max(limit, 0)] if limit is not None else records
+
+    def count(self, collection: str) -> int:
+        """Number of records in one collection."""
+        _, handle = self._collection(collection)
+        with self._translate(f"count {collection}"):
+            return int(handle.count())
+
+    def counts(self) -> dict[str, int]:
+        """Number of records per open collection."""
+        with self._lock:
+            names = list(self._collections)
+        return {name: self.count(name) for name in names}
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Remove records by id. Only for explicit user requests (`purge`); nothing calls it automatically."""
+        _, handle = self._collection(collection)
+        if not ids:
+            return
+        with self._translate(f"delete from {collection}"):
+            handle.delete(ids=list(ids))
+
+    def close(self) -> None:
+        """Release the client (for an embedded store: its SQLite files and index handles)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._collections.clear()
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                close()
+
+    def _collection(self, name: str) -> tuple[CollectionSpec, Any]:
+        with self._lock:
+            if self._closed:
+                raise StorageError("the vector store is closed")
+            found = self._collections.get(name)
+            known = ", ".join(sorted(self._collections)) or "none"
+        if found is None:
+            validate_collection_name(name)
+            raise UnknownCollectionError(f"collection {name!r} is not open (open collections: {known})")
+        return found
+
+    @contextlib.contextmanager
+    def _translate(self, action: str) -> Iterator[None]:
+        """Turn chromadb's many exception types into one `StorageError` with a readable message."""
+        try:
+            yield
+        except DaemonError:
+            raise
+        except Exception as error:
+            raise StorageError(f"Chroma ({self._where}): cannot {action}: {error}") from error
+
+
+def _stored_rows(stored: Any, with_vectors: bool) -> dict[str, tuple[str, dict[str, Any], Any]]:
+    """id -> (text, metadata, vector or None) from a chromadb `get` result."""
+    count = len(stored["ids"])
+    texts = stored.get("documents") or [None] * count
+    metadatas = stored.get("metadatas") or [None] * count
+    vectors = stored.get("embeddings") if with_vectors else None
+    return {
+        record_id: (texts[i] or "", dict(metadatas[i] or {}), vectors[i] if vectors is not None else None)
+        for i, record_id in enumerate(stored["ids"])
+    }
+
+
+def _differs(
+    record: Record, previous: tuple[str, dict[str, Any], Any] | None, given: dict[str, Any] | None
+) -> bool:
+    if previous is None:
+        return True
+    text, metadata, vector = previous
+    if text != record.text or metadata != record.metadata:
+        return True
+    if given is None:
+        return False  # same text, same embedder (checked when the collection was opened): same vector
+    import numpy as np
+
+    return vector is None or not np.allclose(np.asarray(vector), given[record.id], atol=1e-6)
+
+
+def _column(result: Any, key: str, size: int) -> list[Any]:
+    values = result.get(key)
+    return list(values[0]) if values and values[0] is not None else [None] * size
+
+
+def _max_batch(client: Any) -> int:
+    try:
+        return int(client.get_max_batch_size())
+    except Exception:
+        return 5000  # SQLite's variable limit gives 5461 in practice; stay under it
+
+
+def embedding_function(embedder: Embedder | None) -> Any:
+    """A chromadb `EmbeddingFunction` that embeds with `embedder` (None: one that refuses to embed)."""
+    return _embedding_function_class()(embedder)
+
+
+def _embedding_function_class() -> type:
+    """Our EmbeddingFunction subclass, defined once per process (chromadb's registry keeps it)."""
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+    from chromadb.utils.embedding_functions import known_embedding_functions, register_embedding_function
+
+    existing = known_embedding_functions.get(EMBEDDING_FUNCTION_NAME)
+    if existing is not None:
+        return existing  # type: ignore[no-any-return]
+
+    class DaemonEmbeddingFunction(EmbeddingFunction[Documents]):
+        """Wraps a Daemon `Embedder`. Rebuilt from stored config it has no embedder and raises instead."""
+
+        def __init__(self, embedder: Embedder | None, config: dict[str, Any] | None = None) -> None:
+            self._embedder = embedder
+            own = {"embedder": embedder.name, "dim": embedder.dim} if embedder is not None else None
+            self._config = own or dict(config or {})
+
+        def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chromadb requires this name
+            if self._embedder is None:
+                raise StorageError(
+                    "this Chroma collection was opened without Daemon's embedder "
+                    f"({self._config.get('embedder', '?')}); open it through ChromaStore or pass embeddings. "
+                    "Chroma's default embedding function is never used: it downloads a model."
+                )
+            return list(self._embedder.embed(list(input)))
+
+        @staticmethod
+        def name() -> str:
+            return EMBEDDING_FUNCTION_NAME
+
+        def get_config(self) -> dict[str, Any]:
+            return dict(self._config)
+
+        @staticmethod
+        def build_from_config(config: dict[str, Any]) -> DaemonEmbeddingFunction:
+            return DaemonEmbeddingFunction(None, config)
+
+        def default_space(self) -> Any:
+            return "cosine"
+
+        def supported_spaces(self) -> Any:
+            return ["cosine"]
+
+        def is_legacy(self) -> bool:
+            return False
+
+    register_embedding_function(DaemonEmbeddingFunction)
+    return DaemonEmbeddingFunction
