@@ -108,7 +108,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 class HashingEmbedder:
-    """A deterministic bag-of-words embedder (feature hashing). Unit tests only: no semantics beyond overlap."""
+    """Deterministic bag-of-words vectors (feature hashing) for unit tests: no semantics beyond overlap."""
 
     name = "hashing"
 

@@ -47,9 +47,10 @@ class ConstrainLM(Protocol):
 
     def complete_text(
         self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str],
-        temperature: float = 0.0,
+        temperature: float = 0.0, schema: dict[str, Any] | None = None,
     ) -> str:
-        """Continuation (greedy by default) of the prompt plus `prefix`, cut before the first stop string."""
+        """Continuation (greedy by default) of the prompt plus `prefix`, cut before the first stop
+        string; `schema` (grammar backends only, no prefix) constrains it to that JSON schema."""
 
 
 @dataclass(frozen=True)
@@ -116,22 +117,11 @@ def restrict_branches(branches: list[Branch], tool_choice: str | None) -> list[B
     return kept or branches
 
 
-def restrict_schema(schema: dict[str, Any], tool_choice: str | None) -> dict[str, Any]:
-    """The schema with only the alternatives `tool_choice` allows (for grammar-based backends)."""
-    branches = tool_branches(schema)
-    if branches is None or tool_choice in (None, "auto"):
-        return schema
-    kept = restrict_branches(branches, tool_choice)
-    if len(kept) == len(branches):
-        return schema
-    key = "oneOf" if "oneOf" in schema else "anyOf"
-    return {**schema, key: [b.schema for b in kept]}
-
-
 @dataclass(frozen=True)
 class JsonTask:
     """One constrained-JSON request: the conversation (chat dicts, no added instruction), the user's
-    latest request (for channel scoring), tool descriptions, and tools already called for it."""
+    latest request (for channel scoring), tool descriptions, and tools already called for it.
+    `grammar`: the backend can constrain to a schema, used for values the filler has no rule for."""
 
     messages: Messages
     schema: dict[str, Any]
@@ -140,7 +130,9 @@ class JsonTask:
     descriptions: Mapping[str, str] = field(default_factory=dict)
     already_called: frozenset[str] = frozenset()
     answer_tokens: int = 256
+    answer_temperature: float = 0.0
     method: str = "channel"
+    grammar: bool = False
 
 
 def with_system_hint(messages: Messages, hint: str) -> Messages:
@@ -258,8 +250,8 @@ def _type_of(schema: dict[str, Any]) -> str | None:
 class _Filler:
     """Writes a JSON value for a schema, forcing the skeleton and letting the model write the leaves."""
 
-    def __init__(self, lm: ConstrainLM, messages: Messages) -> None:
-        self.lm, self.messages = lm, messages
+    def __init__(self, lm: ConstrainLM, messages: Messages, grammar: bool = False) -> None:
+        self.lm, self.messages, self.grammar = lm, messages, grammar
 
     def value(self, schema: dict[str, Any], prefix: str, depth: int = 0) -> str:
         if "const" in schema:
@@ -277,6 +269,8 @@ class _Filler:
             return self._pick(prefix, ["true", "false"])
         if kind == "null":
             return "null"
+        if self.grammar:  # arrays, unions, deep objects: the backend's grammar does them properly
+            return _grammar(self.lm, self.messages, schema, prefix)
         return self._generic(prefix, "[" if kind == "array" else "{")
 
     def _pick(self, prefix: str, options: list[str]) -> str:
@@ -328,25 +322,35 @@ def unwrap_answer(text: str, key: str) -> str:
 
 
 def _answer(lm: ConstrainLM, task: JsonTask, key: str) -> str:
-    """A direct answer as free text. A tiny model sometimes copies the format example from the
-    instructions (`{"answer": "your answer"}`) instead of answering; one sampled retry follows."""
-    text = unwrap_answer(lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=()), key)
+    """A direct answer as free text at the caller's temperature. A tiny model sometimes copies the format
+    example from the instructions (`{"answer": "your answer"}`) instead of answering: one sampled retry."""
+    def write(heat: float) -> str:
+        return unwrap_answer(lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(),
+                                              temperature=heat), key)
+
+    text = write(task.answer_temperature)
     copied = any(m["role"] == "system" and json.dumps(text) in m["content"] for m in task.messages)
-    if text and not copied:
-        return text
-    retry = lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(), temperature=0.7)
-    return unwrap_answer(retry, key) or text
+    return text if text and not copied else (write(max(0.7, task.answer_temperature)) or text)
+
+
+def _grammar(lm: ConstrainLM, messages: Messages, schema: dict[str, Any], prefix: str = "") -> str:
+    """One grammar-constrained generation, re-serialized: llama.cpp's JSON grammar lets raw control
+    characters into strings, which strict parsers (`json.loads`) reject."""
+    text = lm.complete_text(messages, prefix, max_tokens=GENERIC_TOKENS, stop=(), schema=schema)
+    with suppress(json.JSONDecodeError):
+        return json.dumps(json.loads(text, strict=False), ensure_ascii=False)
+    return text.strip()
 
 
 def _fill(lm: ConstrainLM, task: JsonTask, hinted: Messages) -> str:
     branches = tool_branches(task.schema)
     if branches is None:
-        return _Filler(lm, hinted).value(task.schema, "")
+        return _Filler(lm, hinted, task.grammar).value(task.schema, "")
     branch = choose_branch(lm, task, hinted, branches)
     if branch.name is None:
         return json.dumps({branch.answer_key: _answer(lm, task, branch.answer_key or "")})
     head = branch.opening + ", " + json.dumps(branch.args_key) + ": "
-    return head + _Filler(lm, hinted).value(branch.args_schema, head, 1) + "}"
+    return head + _Filler(lm, hinted, task.grammar).value(branch.args_schema, head, 1) + "}"
 
 
 def validation_error(text: str, schema: dict[str, Any]) -> str | None:

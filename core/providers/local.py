@@ -14,20 +14,13 @@ import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, ProviderError, RunCancelled
 from core.providers.base import ProviderProfile, collect_stream
-from core.providers.json_constrain import (
-    JsonTask,
-    constrained_json,
-    repair_messages,
-    restrict_schema,
-    schema_hint,
-    validation_error,
-    with_system_hint,
-)
+from core.providers.json_constrain import JsonTask, constrained_json
 from core.providers.local_backends import (
     BUNDLED_MODEL_NAME,
     ChatMessages,
@@ -97,6 +90,7 @@ def json_task(request: ChatRequest, messages: list[dict[str, str]], method: str)
         descriptions={t.name: t.description for t in request.tools},
         already_called=frozenset(called),
         answer_tokens=min(request.max_tokens, 512),
+        answer_temperature=request.temperature,
         method=method,
     )
 
@@ -360,35 +354,15 @@ class LocalModelProvider:
         self, backend: LocalBackend, request: ChatRequest, cancel: threading.Event
     ) -> ModelResponse:
         messages = self._fit(backend, to_chat_messages(request.messages), min(request.max_tokens, 512))
-        task = json_task(request, messages, self.branch_scoring)
+        task = replace(json_task(request, messages, self.branch_scoring), grammar=backend.native_schema)
         lm = BackendLM(backend, cancel, time.monotonic() + self.json_timeout_s, self.json_timeout_s)
         try:
-            if backend.native_schema:
-                hinted = with_system_hint(messages, schema_hint(task.schema, task.descriptions))
-                narrowed = restrict_schema(task.schema, request.tool_choice)
-                text = _native_json(lm, hinted, narrowed, request.max_tokens)
-            else:
-                text = constrained_json(lm, task)
+            text = constrained_json(lm, task)
         except (ProviderError, RunCancelled):
             raise
         except Exception as exc:
             raise _as_provider_error(exc) from exc
         return ModelResponse(text=text, usage=lm.usage, model=self.model, finish_reason="stop")
-
-
-def _native_json(lm: BackendLM, messages: ChatMessages, schema: dict[str, Any], max_tokens: int) -> str:
-    """Grammar-constrained generation (llama.cpp), validated; one repair attempt."""
-    text = lm.complete_text(messages, "", max_tokens=max_tokens, stop=(), schema=schema).strip()
-    error = validation_error(text, schema)
-    if error is None:
-        return text
-    retry = lm.complete_text(repair_messages(messages, text, error), "", max_tokens=max_tokens, stop=(),
-                             schema=schema).strip()
-    if validation_error(retry, schema) is None:
-        return retry
-    raise ProviderError(
-        f"the local model did not produce JSON matching the schema ({error})", provider="local"
-    )
 
 
 def _as_provider_error(exc: BaseException) -> BaseException:

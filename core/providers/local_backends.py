@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import os
 import threading
 import time
@@ -33,12 +34,8 @@ TextSink = Callable[[str], None]
 
 @dataclass(frozen=True)
 class GenParams:
-    """Decoding settings for one generation call.
-
-    `prefix` is text forced at the start of the assistant reply (it is part of the prompt and is not
-    emitted); `schema` is honoured only by backends with `native_schema`; `deadline` is a
-    `time.monotonic()` value after which generation stops early.
-    """
+    """Decoding settings for one call. `prefix`: forced start of the reply (part of the prompt, not
+    emitted); `schema`: only for `native_schema` backends; `deadline`: a `time.monotonic()` cut-off."""
 
     max_tokens: int = 256
     temperature: float = 0.7
@@ -134,6 +131,14 @@ def make_backend(name: str, model_path: Path, *, context_window: int, n_threads:
     return TransformersBackend(model_path, context_window=context_window, n_threads=threads)
 
 
+def fit_window(n_prompt: int, max_tokens: int, window: int) -> tuple[int, int]:
+    """(prompt tokens to keep, reply tokens) within the context window: the reply is clamped to the
+    room left; only as a last resort (under 32 tokens of room) are the oldest prompt tokens dropped."""
+    room = window - n_prompt
+    max_new = max(1, min(max_tokens, room)) if room >= 32 else min(max_tokens, 32)
+    return min(n_prompt, window - max_new), max_new
+
+
 def _expired(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
@@ -186,11 +191,8 @@ class TransformersBackend:
         return self._tokenizer(prompt + prefix, return_tensors="pt", add_special_tokens=False).input_ids
 
     def _fit(self, ids: Any, max_tokens: int) -> tuple[Any, int]:
-        """Clamp the reply to the window; as a last resort keep only the newest prompt tokens."""
-        room = self.context_window - ids.shape[1]
-        max_new = max(1, min(max_tokens, room)) if room >= 32 else min(max_tokens, 32)
-        keep = self.context_window - max_new
-        return (ids[:, -keep:] if ids.shape[1] > keep else ids), max_new
+        keep, max_new = fit_window(int(ids.shape[1]), max_tokens, self.context_window)
+        return ids[:, -keep:], max_new
 
     def count_tokens(self, messages: ChatMessages) -> int:
         self.load()
@@ -287,18 +289,17 @@ def _flag_criteria(cancel: threading.Event, deadline: float | None) -> Any:
 
 
 class LlamaCppBackend:
-    """llama-cpp-python: several times faster than torch and grammar-constrained JSON; compiled from sdist."""
+    """llama-cpp-python: several times faster than torch, grammar-constrained JSON; compiled from sdist."""
 
     name = "llama_cpp"
     native_schema = True
 
     def __init__(self, model_path: Path, *, context_window: int = 2048, n_threads: int = 1) -> None:
-        self.model_path = model_path
-        self.context_window = context_window
-        self.n_threads = n_threads
+        self.model_path, self.context_window, self.n_threads = model_path, context_window, n_threads
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()  # a Llama object is not safe to use from two threads
         self._llm: Any = None
+        self._formatter: Any = None
 
     def load(self) -> None:
         with self._load_lock:
@@ -306,61 +307,91 @@ class LlamaCppBackend:
                 return
             try:
                 from llama_cpp import Llama
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
             except (ImportError, OSError, RuntimeError) as exc:  # missing, or its shared library fails
-                raise ProviderError(
-                    f"llama-cpp-python is not installed ({exc}); run `make llama` or use backend "
-                    "'transformers'.",
-                    provider="local",
-                ) from exc
+                raise ProviderError(f"llama-cpp-python is not usable ({exc}); run `make llama` or use "
+                                    "backend 'transformers'.", provider="local") from exc
             try:
-                self._llm = Llama(
-                    model_path=str(self.model_path), n_ctx=self.context_window, n_threads=self.n_threads,
-                    n_threads_batch=self.n_threads, verbose=False,
-                )
+                llm = Llama(model_path=str(self.model_path), n_ctx=self.context_window,
+                            n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False)
             except (OSError, ValueError, RuntimeError) as exc:
                 raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
+            template = llm.metadata.get("tokenizer.chat_template")
+            if template:  # chat, scoring and counting all use the GGUF's own template, as transformers does
+                llm.chat_format = "chat_template.default"
+                ends = (llm.token_eos(), llm.token_bos())
+                eos, bos = (llm.detokenize([t], special=True).decode() for t in ends)
+                self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            self._llm = llm
+
+    def _tokens(self, messages: ChatMessages, prefix: str = "") -> list[int]:
+        if self._formatter is None:  # no template in the file: approximate with plain ChatML
+            text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+            prompt = text + "<|im_start|>assistant\n"
+        else:
+            prompt = self._formatter(messages=list(messages)).prompt
+        return list(self._llm.tokenize((prompt + prefix).encode("utf-8"), add_bos=False, special=True))
 
     def count_tokens(self, messages: ChatMessages) -> int:
-        """Approximate: content tokens plus the ChatML framing (about 5 tokens per message)."""
         self.load()
-        text = "".join(m["content"] for m in messages)
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False)) + 5 * len(messages) + 3
+        return len(self._tokens(messages))
 
     def generate(
         self, messages: ChatMessages, params: GenParams, on_text: TextSink, cancel: threading.Event
     ) -> GenResult:
-        if params.prefix:
-            raise ProviderError("the llama_cpp backend does not take a forced prefix", provider="local")
+        """Completion on the template-rendered prompt (so a forced prefix works as with transformers);
+        a `schema` becomes a llama.cpp JSON grammar."""
         self.load()
-        kwargs: dict[str, Any] = {
-            "messages": list(messages),
-            "max_tokens": params.max_tokens,
-            "temperature": 0.0 if params.greedy else params.temperature,
-            "top_p": params.top_p,
-            "repeat_penalty": params.repetition_penalty,
-            "stream": True,
-        }
+        from llama_cpp import LlamaGrammar
+
+        ids = self._tokens(messages, params.prefix)
+        keep, max_new = fit_window(len(ids), params.max_tokens, self.context_window)
+        grammar = None
         if params.schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": params.schema}
+            grammar = LlamaGrammar.from_json_schema(json.dumps(params.schema), verbose=False)
         produced, reason = 0, "stop"
         with self._run_lock:
-            try:
-                chunks = self._llm.create_chat_completion(**kwargs)
-                for chunk in chunks:
-                    choice = chunk["choices"][0]
-                    piece = choice.get("delta", {}).get("content")
-                    if piece:
-                        produced += 1  # llama-cpp-python streams one token per chunk
-                        on_text(piece)
-                    reason = choice.get("finish_reason") or reason
-                    if cancel.is_set() or _expired(params.deadline):
-                        chunks.close()  # stops the native decode loop
-                        break
-            except ValueError as exc:  # e.g. "Requested tokens exceed context window"
-                raise ProviderError(f"local model: {exc}", provider="local") from exc
+            chunks = self._llm.create_completion(
+                prompt=ids[-keep:], max_tokens=max_new, stream=True, grammar=grammar,
+                temperature=0.0 if params.greedy else params.temperature, top_p=params.top_p,
+                repeat_penalty=params.repetition_penalty,
+            )
+            for chunk in chunks:
+                choice = chunk["choices"][0]
+                if choice.get("text"):
+                    produced += 1  # llama-cpp-python streams one token per chunk
+                    on_text(choice["text"])
+                reason = choice.get("finish_reason") or reason
+                if cancel.is_set() or _expired(params.deadline):
+                    chunks.close()  # stops the native decode loop
+                    break
         if _expired(params.deadline) and not cancel.is_set():
             reason = "length"
-        return GenResult(reason, self.count_tokens(messages), produced)
+        return GenResult(reason, keep, produced)
 
     def score(self, messages: ChatMessages, prefix: str, candidates: Sequence[str]) -> list[float]:
-        raise NotImplementedError("llama_cpp constrains JSON natively with a grammar")
+        """Sum of token log-probs per candidate; the prompt is evaluated once, then rewound per candidate."""
+        import llama_cpp
+        import numpy as np
+
+        self.load()
+        llm = self._llm
+
+        def logprobs() -> Any:
+            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits(llm.ctx), shape=(llm.n_vocab(),))
+            shifted = logits - logits.max()
+            return shifted - np.log(np.exp(shifted).sum())
+
+        with self._run_lock:
+            prompt = self._tokens(messages, prefix)[-(self.context_window - 64) :]
+            llm.reset()
+            llm.eval(prompt)
+            first, scores = logprobs(), []
+            for text in candidates:
+                cand = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+                total, llm.n_tokens = float(first[cand[0]]), len(prompt)  # rewind to the bare prompt
+                for prev, tok in zip(cand, cand[1:], strict=False):
+                    llm.eval([prev])
+                    total += float(logprobs()[tok])
+                scores.append(total)
+        return scores

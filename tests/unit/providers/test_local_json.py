@@ -13,7 +13,6 @@ from core.providers.json_constrain import (
     constrained_json,
     describe,
     extract_balanced,
-    restrict_schema,
     schema_hint,
     tool_branches,
     unwrap_answer,
@@ -54,6 +53,7 @@ class ScriptedLM:
         self.writer = writer or (lambda prefix: "")
         self.scored: list[tuple[Messages, str, list[str]]] = []
         self.prefixes: list[str] = []
+        self.schemas: list[dict | None] = []
 
     def score(self, messages: Messages, prefix: str, candidates: Sequence[str]) -> list[float]:
         self.scored.append((messages, prefix, list(candidates)))
@@ -61,9 +61,10 @@ class ScriptedLM:
 
     def complete_text(
         self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str],
-        temperature: float = 0.0,
+        temperature: float = 0.0, schema: dict | None = None,
     ) -> str:
         self.prefixes.append(prefix)
+        self.schemas.append(schema)
         return self.writer(prefix)
 
 
@@ -173,13 +174,16 @@ def test_invalid_output_is_repaired_once_then_fails_clearly() -> None:
     assert len(stubborn.prefixes) == 2  # bounded: one try, one repair
 
 
-def test_restrict_schema_narrows_oneof_for_grammar_backends() -> None:
-    narrowed = restrict_schema(SCHEMA, "none")
-    assert narrowed["oneOf"] == [ANSWER]
-    assert restrict_schema(SCHEMA, None) is SCHEMA
-    assert [b["properties"]["tool"]["const"] for b in restrict_schema(SCHEMA, "required")["oneOf"]] == [
-        "get_weather", "calculator"
-    ]
+def test_grammar_backends_get_a_schema_for_values_without_a_filler_rule() -> None:
+    tags = {"type": "array", "items": {"type": "string"}}
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "tags": tags},
+              "required": ["name", "tags"]}
+    lm = ScriptedLM(writer=lambda prefix: "Ada" if prefix.endswith('"name": "') else ' ["x",\n "y"] ')
+    assert json.loads(constrained_json(lm, JsonTask(USER, schema, grammar=True))) == {
+        "name": "Ada", "tags": ["x", "y"]
+    }
+    assert lm.schemas == [None, tags]
+    assert lm.prefixes[1] == '{"name": "Ada", "tags": '  # the grammar continues the forced skeleton
 
 
 def test_hint_describe_and_helpers() -> None:

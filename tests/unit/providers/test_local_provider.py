@@ -212,11 +212,11 @@ async def test_constrained_tool_call_through_the_provider() -> None:
 
 
 async def test_native_schema_backend_gets_the_schema_and_is_validated() -> None:
-    replies = iter(['{"answer": 5}', '{"answer": "five"}'])
+    replies = iter(["[]", "[5]"])
     backend = FakeBackend(native_schema=True, writer=lambda m, p: next(replies))
-    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    schema = {"type": "array", "items": {"type": "integer"}, "minItems": 1}
     response = await LocalModelProvider(backend=backend).complete(ask("2+3?", response_schema=schema))
-    assert json.loads(response.text) == {"answer": "five"}  # the first reply failed validation
+    assert json.loads(response.text) == [5]  # the first reply failed validation and was repaired
     assert backend.calls[0][1].schema == schema and len(backend.calls) == 2
 
 
@@ -302,3 +302,27 @@ async def test_model_is_built_and_loaded_once(monkeypatch: pytest.MonkeyPatch) -
     provider = LocalModelProvider(backend="transformers")
     await asyncio.gather(*(provider.complete(ask(str(i))) for i in range(4)))
     assert len(built) == 1
+
+
+async def test_auto_falls_back_when_llama_cpp_is_broken(monkeypatch: pytest.MonkeyPatch) -> None:
+    class BrokenLlama(FakeBackend):
+        name = "llama_cpp"
+
+        def load(self) -> None:
+            raise ProviderError("llama-cpp-python is not usable (GLIBC_2.38 not found)")
+
+    made: list[str] = []
+
+    def fake_make(name: str, path: Path, **kw: object) -> FakeBackend:
+        made.append(name)
+        return BrokenLlama() if name == "llama_cpp" else FakeBackend()
+
+    monkeypatch.setattr("core.providers.local.pick_backend_name", lambda name: "llama_cpp")
+    monkeypatch.setattr("core.providers.local.make_backend", fake_make)
+    monkeypatch.setattr("core.providers.local.resolve_model_path", lambda p: Path("model.gguf"))
+    provider = LocalModelProvider()
+    assert (await provider.complete(ask("hi"))).text == "Hello world"
+    assert made == ["llama_cpp", "transformers"] and provider.backend_name == "transformers"
+    with pytest.raises(ProviderError, match="GLIBC"):  # an explicit choice is not second-guessed
+        monkeypatch.setattr("core.providers.local.make_backend", lambda name, path, **kw: BrokenLlama())
+        await LocalModelProvider(backend="llama_cpp").complete(ask("hi"))
