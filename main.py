@@ -33,6 +33,9 @@ OFFLINE_DEFAULTS = {
     "GRADIO_ANALYTICS_ENABLED": "False",
     "ANONYMIZED_TELEMETRY": "False",
     "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TQDM_DISABLE": "1",
 }
 
 
@@ -231,7 +234,9 @@ def build_services(config: AppConfig, env: dict[str, str]) -> Services:
     factory = ProviderFactory(config, env, ledger)
     names = factory.available()
     choices = [
-        ModelChoice(name, _build_agent(factory.for_chat(name), toolset, config), config.providers[name].model)
+        ModelChoice(
+            name, _build_agent(factory.for_chat(name), toolset, config, name), config.providers[name].model
+        )
         for name in names
     ]
     history = JournalHistory(journal, config.history.recent_turns)
@@ -240,10 +245,11 @@ def build_services(config: AppConfig, env: dict[str, str]) -> Services:
     return Services(config, env, journal, orchestrator, ledger, names[0])
 
 
-def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig) -> AgentRunner:
+def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig, name: str) -> AgentRunner:
     from core.agent.compaction import Compactor
     from core.agent.limits import RunLimits
     from core.agent.loop import AgentRunner
+    from core.agent.tool_gate import HintedToolGate, OfferAll
 
     agent = config.agent
     limits = RunLimits(
@@ -252,9 +258,10 @@ def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig) ->
         response_max_tokens=agent.max_tokens,
         temperature=agent.temperature,
     )
-    return AgentRunner(
-        provider, toolset, limits=limits, compactor=Compactor(threshold=agent.compaction_threshold)
-    )
+    # The embedded model calls any tool it is offered: offer only the tools the message asks for.
+    gate = HintedToolGate() if config.providers[name].kind == "local" else OfferAll()
+    compactor = Compactor(threshold=agent.compaction_threshold)
+    return AgentRunner(provider, toolset, limits=limits, compactor=compactor, tool_gate=gate)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from core.errors import DaemonError, UserInputError
-from core.events import Done, RunError, RunEvent
+from core.events import Done, RunError, RunEvent, TextDelta
 from core.ports import ConversationLog, TurnRecord
 from core.types import Message
 
@@ -92,17 +93,22 @@ class Orchestrator:
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
         messages = self._messages(session_id, text)
+        shown: list[str] = []
         finished = False
         try:
-            async for event in choice.agent.run(messages, cancel=cancel):
-                if isinstance(event, Done):
-                    finished = True
-                    yield await self._commit(turn_id, session_id, event)
-                    return
-                if isinstance(event, RunError):
-                    finished = True
-                    await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
-                yield event
+            # aclosing: close the agent generator inside this turn, never later in the garbage collector.
+            async with aclosing(choice.agent.run(messages, cancel=cancel)) as events:
+                async for event in events:
+                    if isinstance(event, Done):
+                        finished = True
+                        yield await self._commit(turn_id, session_id, event)
+                        return
+                    if isinstance(event, RunError):
+                        finished = True
+                        await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
+                    elif isinstance(event, TextDelta):
+                        shown.append(event.text)
+                    yield event
         except DaemonError as error:
             finished = True
             await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
@@ -115,8 +121,10 @@ class Orchestrator:
             yield RunError("internal error; see the log for details", kind="internal")
         finally:
             if not finished:
-                # The consumer stopped listening (GUI stop, Ctrl-C): keep the user's text, mark it.
-                self._log.complete_turn(turn_id, "", status="cancelled")
+                # The consumer stopped listening or the task was cancelled (GUI stop, Ctrl-C): keep the
+                # user's text and what had been shown, marked as cancelled. Synchronous on purpose: no
+                # awaiting while being cancelled.
+                self._log.complete_turn(turn_id, "".join(shown), status="cancelled")
 
     def _choose(self, model: str | None) -> ModelChoice:
         name = model or self.default_model

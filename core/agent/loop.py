@@ -6,8 +6,9 @@ runner can serve many runs (even concurrently) and holds only configuration.
 
 Exits: "answer" (the model answered without tools), "max_rounds" (a round or tool limit; one last call
 with tools disabled writes the answer), "budget" (BudgetExceeded or max_total_tokens), "cancelled" (the
-cancel event, checked between stream parts, while tools run and before each round; or task
-cancellation, after which the CancelledError is re-raised once `Done` is delivered) and "guardrail".
+cancel event, checked between stream parts, while tools run and before each round) and "guardrail".
+Task cancellation is not an exit: CancelledError propagates at once (an async generator must not yield
+while it is being cancelled or closed); the caller records what was shown so far.
 A ProviderError ends the run with `RunError`.
 """
 
@@ -25,7 +26,8 @@ from core.agent.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, Guardrail, firs
 from core.agent.hooks import GuardedHooks, Middleware, NoopHooks, RunHooks, compose_middleware, streaming_call
 from core.agent.limits import RunLimits, cancel_and_wait, drain, unless_cancelled
 from core.agent.tool_exec import execute_calls
-from core.agent.xml_protocol import Decision, select_protocol
+from core.agent.tool_gate import OfferAll, ToolGate
+from core.agent.xml_protocol import Decision, ToolProtocol, select_protocol
 from core.errors import BudgetExceeded, DaemonError, ProviderError
 from core.events import (
     Done,
@@ -39,13 +41,31 @@ from core.events import (
 )
 from core.providers.base import ChatProvider
 from core.tools.toolset import Toolset
-from core.types import ChatRequest, Message, ModelResponse, Usage
+from core.types import ChatRequest, Message, ModelResponse, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 
 BUDGET_NOTE = "I had to stop here: the usage budget for this conversation is used up."
 LIMIT_NOTE = "I reached the step limit for this turn before I could finish."
 _GATHERED_CHARS = 300  # per tool result, in the plain summary built when no final model call is made
+
+
+@dataclass(frozen=True)
+class _Offer:
+    """The tools offered in one run and the protocol that offers them."""
+
+    toolset: Toolset
+    specs: tuple[ToolSpec, ...]
+    protocol: ToolProtocol
+    hold_text: bool
+    spec_tokens: int
+
+    @classmethod
+    def of(cls, toolset: Toolset, runner: AgentRunner) -> _Offer:
+        specs = toolset.specs()
+        protocol = select_protocol(runner.provider.profile, bool(specs))
+        hold = bool(runner.output_guardrails) or not protocol.streams_text
+        return cls(toolset, specs, protocol, hold, len(json.dumps([asdict(s) for s in specs])) // 4)
 
 
 @dataclass
@@ -55,6 +75,7 @@ class _RunState:
     messages: list[Message]
     pinned: Message | None
     model: str
+    offer: _Offer
     usage: Usage = Usage()
     round_no: int = 0
     tool_calls: int = 0
@@ -83,6 +104,7 @@ class AgentRunner:
         output_guardrails: checks on the final answer. When any are set, answer text is held back and
             sent as one TextDelta after the checks pass, so refused text is never shown.
         compactor: summarises old history when it nears the context window (None: never).
+        tool_gate: picks the tools offered for each user message (default: all of them).
     """
 
     def __init__(
@@ -95,6 +117,7 @@ class AgentRunner:
         input_guardrails: Sequence[Guardrail] = (),
         output_guardrails: Sequence[Guardrail] = (),
         compactor: Compactor | None = None,
+        tool_gate: ToolGate | None = None,
     ) -> None:
         self.provider = provider
         self.toolset = toolset if toolset is not None else Toolset()
@@ -104,25 +127,19 @@ class AgentRunner:
         self.input_guardrails = tuple(input_guardrails)
         self.output_guardrails = tuple(output_guardrails)
         self.compactor = compactor
-        self._specs = self.toolset.specs()
-        self._protocol = select_protocol(provider.profile, bool(self._specs))
-        self._hold_text = bool(self.output_guardrails) or not self._protocol.streams_text
-        self._spec_tokens = len(json.dumps([asdict(s) for s in self._specs])) // 4
+        self.tool_gate: ToolGate = tool_gate if tool_gate is not None else OfferAll()
 
     async def run(
         self, messages: Sequence[Message], *, cancel: asyncio.Event | None = None
     ) -> AsyncIterator[RunEvent]:
         """Answer the conversation `messages` (not modified), yielding events; ends with Done or RunError."""
-        state = _RunState(list(messages), _last_user(messages), self.provider.model)
+        pinned = _last_user(messages)
+        toolset = self.tool_gate.select(pinned.content if pinned else "", self.toolset)
+        state = _RunState(list(messages), pinned, self.provider.model, _Offer.of(toolset, self))
         cancel = cancel or asyncio.Event()
         try:
             async for event in self._steps(state, cancel):
                 yield event
-        except asyncio.CancelledError:
-            # No awaiting here (the task is being cancelled), so held-back text cannot be checked by the
-            # output guardrails and is withheld.
-            yield self._done(state, "" if self.output_guardrails else state.visible, "cancelled")
-            raise
         except BudgetExceeded as exc:
             await self.hooks.on_error(exc)
             async for event in self._finish(state, _with_note(state.visible, BUDGET_NOTE), "budget"):
@@ -195,12 +212,12 @@ class AgentRunner:
             max_tokens=self.limits.response_max_tokens,
             temperature=self.limits.temperature,
         )
-        request = self._protocol.prepare(base, self._specs, final=final)
+        request = state.offer.protocol.prepare(base, state.offer.specs, final=final)
         queue: asyncio.Queue[str | None] = asyncio.Queue()
         handler = compose_middleware(self.middleware, streaming_call(self.provider, queue.put_nowait, cancel))
         task = asyncio.ensure_future(handler(request))
         task.add_done_callback(lambda _task: queue.put_nowait(None))
-        text_filter = self._protocol.text_filter()
+        text_filter = state.offer.protocol.text_filter()
         state.visible, state.emitted = "", False
         try:
             async for piece in drain(queue, cancel):
@@ -224,7 +241,7 @@ class AgentRunner:
         if not text:
             return None
         state.visible += text
-        if self._hold_text:
+        if state.offer.hold_text:
             return None
         state.emitted = True
         return TextDelta(text)
@@ -236,7 +253,7 @@ class AgentRunner:
         yield UsageUpdate(call=response.usage, total=state.usage)
         await self.hooks.on_model_response(response)
         state.response = response
-        state.decision = self._protocol.interpret(response, state.round_no)
+        state.decision = state.offer.protocol.interpret(response, state.round_no)
 
     async def _tool_round(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
         """Run the calls of the latest response concurrently and append them and their results."""
@@ -253,7 +270,7 @@ class AgentRunner:
             await self.hooks.on_tool_call(call)
         work = execute_calls(
             decision.calls,
-            self.toolset,
+            state.offer.toolset,
             max_output_chars=self.limits.max_tool_output_chars,
             max_parallel=self.limits.max_parallel_tools,
             preset_errors=errors,
@@ -268,8 +285,8 @@ class AgentRunner:
             yield ToolCallEnded(outcome.call, outcome.ok, outcome.output, outcome.elapsed_ms)
             await self.hooks.on_tool_result(outcome.call, outcome.ok, outcome.output)
             state.records.append(outcome.as_record())
-        state.messages.append(self._protocol.assistant_message(state.response, decision))
-        state.messages.extend(self._protocol.result_messages(outcomes))
+        state.messages.append(state.offer.protocol.assistant_message(state.response, decision))
+        state.messages.extend(state.offer.protocol.result_messages(outcomes))
 
     async def _maybe_compact(self, state: _RunState) -> AsyncIterator[RunEvent]:
         if self.compactor is None:
@@ -279,7 +296,7 @@ class AgentRunner:
             state.messages,
             context_window=window,
             reserve=self.limits.response_max_tokens,
-            overhead_tokens=self._spec_tokens,
+            overhead_tokens=state.offer.spec_tokens,
         ):
             return
         yield Progress("compacting", "summarising earlier messages to fit the context window")

@@ -40,6 +40,8 @@ class Tool:
 
     `fn` may be sync (run in a worker thread) or async. `timeout_s` bounds one attempt; `retries` is how many
     extra attempts an unexpected exception earns (ToolRetry/ToolError and timeouts are never retried).
+    `use_when` is an optional regular expression over the user's message: a `HintedToolGate` offers the
+    tool only when it matches (small models call any tool they are offered).
     """
 
     name: str
@@ -48,6 +50,7 @@ class Tool:
     fn: Callable[..., Any]
     timeout_s: float = 30.0
     retries: int = 0
+    use_when: str | None = None
     is_async: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -57,11 +60,20 @@ class Tool:
             raise ConfigError(f"tool {self.name!r}: timeout_s must be positive, got {self.timeout_s}")
         if self.retries < 0:
             raise ConfigError(f"tool {self.name!r}: retries must be >= 0, got {self.retries}")
+        if self.use_when is not None:
+            try:
+                re.compile(self.use_when)
+            except re.error as error:
+                raise ConfigError(f"tool {self.name!r}: use_when is not a valid pattern: {error}") from None
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.fn))
 
     def spec(self) -> ToolSpec:
         """The provider-neutral description offered to a model (a copy: callers cannot change this tool)."""
         return ToolSpec(self.name, self.description, copy.deepcopy(self.parameters))
+
+    def wanted_for(self, message: str) -> bool:
+        """Whether the user's message calls for this tool (always true without a `use_when` pattern)."""
+        return self.use_when is None or re.search(self.use_when, message, re.IGNORECASE) is not None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (no validation, timeout or retry)."""
@@ -76,6 +88,7 @@ class Tool:
         description: str | None = None,
         timeout_s: float = 30.0,
         retries: int = 0,
+        use_when: str | None = None,
     ) -> Tool:
         """Build a tool from a function's signature, type hints and docstring."""
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
@@ -86,6 +99,7 @@ class Tool:
             fn=fn,
             timeout_s=timeout_s,
             retries=retries,
+            use_when=use_when,
         )
 
 
@@ -100,6 +114,7 @@ def tool(
     description: str | None = None,
     timeout_s: float = 30.0,
     retries: int = 0,
+    use_when: str | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -111,12 +126,13 @@ def tool(
     description: str | None = None,
     timeout_s: float = 30.0,
     retries: int = 0,
+    use_when: str | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a function into a `Tool`: bare `@tool`, or `@tool(name=..., timeout_s=..., retries=...)`."""
+    """Turn a function into a `Tool`: bare `@tool`, or `@tool(name=..., timeout_s=..., use_when=...)`."""
 
     def wrap(func: Callable[..., Any]) -> Tool:
         return Tool.from_function(
-            func, name=name, description=description, timeout_s=timeout_s, retries=retries
+            func, name=name, description=description, timeout_s=timeout_s, retries=retries, use_when=use_when
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -51,7 +51,15 @@ _FUNCTIONS: MappingProxyType[str, Callable[..., Any]] = MappingProxyType(
 _CONSTANTS: MappingProxyType[str, float] = MappingProxyType({"pi": math.pi, "e": math.e, "tau": math.tau})
 
 
-@tool
+# What makes a message call for each tool, for small models that would otherwise call any tool offered.
+TIME_HINT = r"\b(time|date|day|today|tomorrow|yesterday|clock|weekday|week|month|year|timezone|o'clock)\b"
+MATH_HINT = (
+    r"\d\s*[-+*/^%x×÷]\s*\d|\b(calculate|compute|sqrt|square root|percent|sum of|product of|"
+    r"times|divided|plus|minus|multiplied)\b"
+)
+
+
+@tool(use_when=TIME_HINT)
 def current_time(timezone: str = "UTC") -> str:
     """Tell the current date, time and weekday in a time zone.
 
@@ -68,7 +76,7 @@ def current_time(timezone: str = "UTC") -> str:
     return f"{now:%Y-%m-%d %H:%M:%S} {now.tzname()} ({now:%A}), UTC offset {now:%z}"
 
 
-@tool
+@tool(use_when=MATH_HINT)
 def calculator(expression: str) -> str:
     """Evaluate an arithmetic expression exactly and return the number.
 

@@ -100,6 +100,29 @@ async def test_consumer_walking_away_marks_the_turn_cancelled(tmp_path: Path) ->
     await stream.aclose()
     [turn] = journal.turns()
     assert turn.user == "stop me" and turn.status == "cancelled"
+    assert turn.assistant == "ans"  # what had been shown is kept with the turn
+
+
+async def test_task_cancellation_keeps_the_shown_text(tmp_path: Path) -> None:
+    class Slow(RecordingAgent):
+        async def run(self, messages, *, cancel=None):  # type: ignore[no-untyped-def, override]
+            yield TextDelta("partial ")
+            await asyncio.sleep(10)
+            yield Done(answer="never")
+
+    orchestrator, journal = make(tmp_path, Slow())
+
+    async def consume() -> None:
+        async for _ in orchestrator.run_turn("long one"):
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    [turn] = journal.turns()
+    assert (turn.user, turn.status, turn.assistant) == ("long one", "cancelled", "partial ")
 
 
 async def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:

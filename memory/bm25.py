@@ -1,0 +1,234 @@
+"""Lexical retrieval: a tokenizer (lowercase, stopwords, Porter stemming) and an incremental Okapi BM25 index.
+
+Pure Python with no heavy imports: the index is an inverted list of term -> {doc index: term frequency}, so a
+query touches only the postings of its own terms. Documents can be added at any time (corpus statistics are
+kept as running totals), and a query can be scored over all documents or over a candidate subset.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+_STOPWORD_TEXT = """
+a about above after again against all am an and any are aren as at be because been before being
+below between both but by can cannot could couldn did didn do does doesn doing don down during
+each few for from further had hadn has hasn have haven having he her here hers herself him
+himself his how i if in into is isn it its itself just let ll me more most mustn my myself no
+nor not now of off on once only or other ought our ours ourselves out over own re s same shan
+she should shouldn so some such t than that the their theirs them themselves then there these
+they this those through to too under until up ve very was wasn we were weren what when where
+which while who whom why will with won would wouldn you your yours yourself yourselves also
+really yeah yes oh hey hi wow got get gets getting thanks thank much lot lots
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_CONTRACTION = re.compile(r"'(?:s|t|re|ve|ll|d|m)$")
+
+Tokenizer = Callable[[str], list[str]]
+
+
+# --- Porter stemmer (M. F. Porter, 1980), the classic rule set --------------------------------------------
+def _cons(word: str, i: int) -> bool:
+    ch = word[i]
+    if ch in "aeiou":
+        return False
+    if ch == "y":
+        return i == 0 or not _cons(word, i - 1)
+    return True
+
+
+def _measure(stem: str) -> int:
+    """Number of vowel-consonant sequences (the m of Porter's paper)."""
+    forms = "".join("c" if _cons(stem, i) else "v" for i in range(len(stem)))
+    return len(re.findall(r"v+c+", forms))
+
+
+def _has_vowel(stem: str) -> bool:
+    return any(not _cons(stem, i) for i in range(len(stem)))
+
+
+def _double_cons(word: str) -> bool:
+    return len(word) >= 2 and word[-1] == word[-2] and _cons(word, len(word) - 1)
+
+
+def _cvc(word: str) -> bool:
+    if len(word) < 3 or word[-1] in "wxy":
+        return False
+    return _cons(word, len(word) - 3) and not _cons(word, len(word) - 2) and _cons(word, len(word) - 1)
+
+
+def _step1(word: str) -> str:
+    if word.endswith("sses") or word.endswith("ies"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if word.endswith("eed"):
+        return word[:-1] if _measure(word[:-3]) > 0 else word
+    for suffix in ("ed", "ing"):
+        if word.endswith(suffix) and _has_vowel(word[: -len(suffix)]):
+            word = word[: -len(suffix)]
+            if word.endswith(("at", "bl", "iz")):
+                return word + "e"
+            if _double_cons(word) and word[-1] not in "lsz":
+                return word[:-1]
+            if _measure(word) == 1 and _cvc(word):
+                return word + "e"
+            return word
+    return word
+
+
+_STEP2 = (
+    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
+    ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"), ("ization", "ize"),
+    ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"),
+    ("ousness", "ous"), ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"),
+)  # fmt: skip
+_STEP3 = (
+    ("icate", "ic"),
+    ("ative", ""),
+    ("alize", "al"),
+    ("iciti", "ic"),
+    ("ical", "ic"),
+    ("ful", ""),
+    ("ness", ""),
+)
+_STEP4 = (
+    "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism",
+    "ate", "iti", "ous", "ive", "ize",
+)  # fmt: skip
+
+
+def _replace(word: str, rules: Iterable[tuple[str, str]], min_measure: int) -> str:
+    for suffix, repl in rules:
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            return stem + repl if _measure(stem) > min_measure else word
+    return word
+
+
+def _step4(word: str) -> str:
+    for suffix in sorted(_STEP4, key=len, reverse=True):
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            if _measure(stem) > 1 and (suffix != "ion" or stem.endswith(("s", "t"))):
+                return stem
+            return word
+    return word
+
+
+def porter_stem(word: str) -> str:
+    """Stem one lowercase word with Porter's algorithm (`adoption` -> `adopt`, `hiking` -> `hike`)."""
+    if len(word) <= 2 or not word.isalpha():
+        return word
+    word = _step1(word)
+    if word.endswith("y") and _has_vowel(word[:-1]):
+        word = word[:-1] + "i"
+    word = _replace(word, _STEP2, 0)
+    word = _replace(word, _STEP3, 0)
+    word = _step4(word)
+    if word.endswith("e"):
+        stem = word[:-1]
+        if _measure(stem) > 1 or (_measure(stem) == 1 and not _cvc(stem)):
+            word = stem
+    if word.endswith("ll") and _measure(word) > 1:
+        word = word[:-1]
+    return word
+
+
+def tokenize(text: str, *, stem: bool = True, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
+    """Lowercase word tokens without contractions or stopwords, Porter-stemmed unless `stem` is false."""
+    out: list[str] = []
+    for raw in _WORD.findall(text.lower().replace("\u2019", "'")):
+        word = _CONTRACTION.sub("", raw).replace("'", "")
+        if not word or word in stopwords:
+            continue
+        out.append(porter_stem(word) if stem else word)
+    return out
+
+
+class BM25Index:
+    """An incremental Okapi BM25 index over documents with string ids (insertion order = doc index)."""
+
+    def __init__(self, *, k1: float = 1.2, b: float = 0.75, tokenizer: Tokenizer = tokenize) -> None:
+        self.k1 = k1
+        self.b = b
+        self._tokenize = tokenizer
+        self._ids: list[str] = []
+        self._index_of: dict[str, int] = {}
+        self._lengths: list[int] = []
+        self._total_length = 0
+        self._postings: dict[str, dict[int, int]] = {}
+        self._doc_terms: list[dict[str, int]] = []
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def ids(self) -> list[str]:
+        """Document ids in insertion order (a copy)."""
+        return list(self._ids)
+
+    def add(self, doc_id: str, text: str) -> None:
+        """Index one document; re-adding a known id raises, so stored counts never drift."""
+        if doc_id in self._index_of:
+            raise ValueError(f"document {doc_id!r} is already indexed")
+        index = len(self._ids)
+        terms = Counter(self._tokenize(text))
+        self._ids.append(doc_id)
+        self._index_of[doc_id] = index
+        length = sum(terms.values())
+        self._lengths.append(length)
+        self._doc_terms.append(dict(terms))
+        self._total_length += length
+        for term, tf in terms.items():
+            self._postings.setdefault(term, {})[index] = tf
+
+    def add_many(self, docs: Iterable[tuple[str, str]]) -> None:
+        """Index several `(doc_id, text)` pairs."""
+        for doc_id, text in docs:
+            self.add(doc_id, text)
+
+    def idf(self, term: str) -> float:
+        """Okapi IDF with the +1 inside the log (never negative): log(1 + (N - df + 0.5) / (df + 0.5))."""
+        df = len(self._postings.get(term, ()))
+        return math.log(1.0 + (len(self._ids) - df + 0.5) / (df + 0.5))
+
+    def scores(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> list[float]:
+        """BM25 score of every document (insertion order); with `subset`, other documents score 0.
+
+        `query` is raw text or already-tokenised terms (a repeated term counts again, which lets query
+        expansion weight terms by repetition).
+        """
+        out = [0.0] * len(self._ids)
+        if not self._ids:
+            return out
+        allowed = None if subset is None else {self._index_of[d] for d in subset if d in self._index_of}
+        avg = self._total_length / len(self._ids) or 1.0
+        terms = Counter(self._tokenize(query) if isinstance(query, str) else query)
+        for term, qtf in terms.items():
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            weight = self.idf(term) * qtf
+            for index, tf in postings.items():
+                if allowed is not None and index not in allowed:
+                    continue
+                norm = self.k1 * (1.0 - self.b + self.b * self._lengths[index] / avg)
+                out[index] += weight * tf * (self.k1 + 1.0) / (tf + norm)
+        return out
+
+    def search(
+        self, query: str | Sequence[str], k: int = 10, subset: Iterable[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The best `k` `(doc_id, score)` pairs with a positive score, best first (ties: insertion order)."""
+        scored = [(s, -i) for i, s in enumerate(self.scores(query, subset)) if s > 0.0]
+        scored.sort(reverse=True)
+        return [(self._ids[-i], s) for s, i in scored[:k]]
+
+    def terms_of(self, doc_id: str) -> Counter[str]:
+        """The indexed terms of a document with their frequencies (for pseudo-relevance feedback)."""
+        return Counter(self._doc_terms[self._index_of[doc_id]])
