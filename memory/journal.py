@@ -46,6 +46,14 @@ _MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX turns_by_session ON turns (session_id, seq);
         """,
     ),
+    (
+        "002_turn_index_state",
+        # When a finished turn reached the `conversations` collection; NULL means not yet (start-up repair).
+        """
+        ALTER TABLE turns ADD COLUMN indexed_at REAL;
+        CREATE INDEX turns_unindexed ON turns (indexed_at) WHERE indexed_at IS NULL;
+        """,
+    ),
 )
 
 _TURN_COLUMNS = (
@@ -195,6 +203,26 @@ class Journal:
                 "ORDER BY s.last_active_at DESC"
             ).fetchall()
         return [SessionRecord(*row) for row in rows]
+
+    def unindexed_turns(self, limit: int = 500) -> list[TurnRecord]:
+        """Finished turns (complete or cancelled with text) not yet copied into long-term memory."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE indexed_at IS NULL AND status IN "
+                "('complete', 'cancelled') ORDER BY created_at LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_to_record(row) for row in rows]
+
+    def mark_indexed(self, turn_ids: list[str]) -> None:
+        """Record that these turns are in long-term memory (after the store write, so a crash re-indexes)."""
+        if not turn_ids:
+            return
+        now = self._clock()
+        with self._lock, self._transaction():
+            self._db.executemany(
+                "UPDATE turns SET indexed_at = ? WHERE turn_id = ?", [(now, t) for t in turn_ids]
+            )
 
     def last_session_id(self) -> str | None:
         sessions = self.sessions()

@@ -1,0 +1,75 @@
+"""Per-turn storage: every finished turn goes to the journal first, then to `conversations`.
+
+The record id is derived from the journal's turn id, so indexing is idempotent: a crash between the store
+write and the journal's `indexed_at` mark is repaired at start-up by writing the same id again, never a
+duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+
+from core.ports import TurnRecord
+from memory.importance import turn_importance
+from memory.journal import Journal
+from memory.vector_store import Record, VectorStore
+
+logger = logging.getLogger(__name__)
+CONVERSATIONS = "conversations"
+
+
+def conversation_id(turn_id: str) -> str:
+    """The `conversations` record id of a journal turn."""
+    return f"conv_{turn_id}"
+
+
+def turn_text(turn: TurnRecord) -> str:
+    """What is embedded and shown for a turn."""
+    if turn.assistant:
+        return f"User: {turn.user}\nAssistant: {turn.assistant}"
+    return f"User: {turn.user}"
+
+
+def turn_record(turn: TurnRecord) -> Record:
+    """The `conversations` record of a finished turn, with provenance."""
+    cited = [c.get("id") for c in turn.citations if isinstance(c, dict) and c.get("id")]
+    metadata: dict[str, str | int | float | bool] = {
+        "created_at": turn.created_at,
+        "session_id": turn.session_id,
+        "turn_id": turn.turn_id,
+        "seq": turn.seq,
+        "model": turn.model,
+        "source": "journal",
+        "importance": turn_importance(turn.user, turn.assistant),
+        "truth": 0.5,
+    }
+    if cited:
+        metadata["cited_ids"] = json.dumps(cited)
+    return Record(conversation_id(turn.turn_id), turn_text(turn), metadata)
+
+
+class TurnIndexer:
+    """Copies finished journal turns into the `conversations` collection."""
+
+    def __init__(self, store: VectorStore, journal: Journal) -> None:
+        self._store = store
+        self._journal = journal
+
+    def index(self, turns: Sequence[TurnRecord]) -> int:
+        """Write these turns (idempotent) and mark them indexed; returns how many were written."""
+        records = [turn_record(t) for t in turns if t.status in ("complete", "cancelled") and t.user]
+        if records:
+            self._store.upsert(CONVERSATIONS, records)
+        self._journal.mark_indexed([t.turn_id for t in turns])
+        return len(records)
+
+    def repair(self, batch: int = 500) -> int:
+        """Index every finished turn the journal has not marked yet (start-up, after a crash)."""
+        total = 0
+        while pending := self._journal.unindexed_turns(batch):
+            total += self.index(pending)
+        if total:
+            logger.info("re-indexed %d journal turns missing from long-term memory", total)
+        return total
