@@ -7,6 +7,7 @@ kept as running totals), and a query can be scored over all documents or over a 
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter
@@ -197,15 +198,11 @@ class BM25Index:
         df = len(self._postings.get(term, ()))
         return math.log(1.0 + (len(self._ids) - df + 0.5) / (df + 0.5))
 
-    def scores(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> list[float]:
-        """BM25 score of every document (insertion order); with `subset`, other documents score 0.
-
-        `query` is raw text or already-tokenised terms (a repeated term counts again, which lets query
-        expansion weight terms by repetition).
-        """
-        out = [0.0] * len(self._ids)
+    def _accumulate(self, query: str | Sequence[str], subset: Iterable[str] | None) -> dict[int, float]:
+        """Scores of the documents that share a term with the query (only their postings are touched)."""
+        scores: dict[int, float] = {}
         if not self._ids:
-            return out
+            return scores
         allowed = None if subset is None else {self._index_of[d] for d in subset if d in self._index_of}
         avg = self._total_length / len(self._ids) or 1.0
         terms = Counter(self._tokenize(query) if isinstance(query, str) else query)
@@ -218,16 +215,31 @@ class BM25Index:
                 if allowed is not None and index not in allowed:
                     continue
                 norm = self.k1 * (1.0 - self.b + self.b * self._lengths[index] / avg)
-                out[index] += weight * tf * (self.k1 + 1.0) / (tf + norm)
+                scores[index] = scores.get(index, 0.0) + weight * tf * (self.k1 + 1.0) / (tf + norm)
+        return scores
+
+    def scores(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> list[float]:
+        """BM25 score of every document (insertion order); with `subset`, other documents score 0.
+
+        `query` is raw text or already-tokenised terms (a repeated term counts again, which lets query
+        expansion weight terms by repetition).
+        """
+        out = [0.0] * len(self._ids)
+        for index, score in self._accumulate(query, subset).items():
+            out[index] = score
         return out
+
+    def score_map(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> dict[str, float]:
+        """`{doc_id: score}` for the documents sharing a term with the query: cheap on a large index."""
+        return {self._ids[i]: s for i, s in self._accumulate(query, subset).items()}
 
     def search(
         self, query: str | Sequence[str], k: int = 10, subset: Iterable[str] | None = None
     ) -> list[tuple[str, float]]:
         """The best `k` `(doc_id, score)` pairs with a positive score, best first (ties: insertion order)."""
-        scored = [(s, -i) for i, s in enumerate(self.scores(query, subset)) if s > 0.0]
-        scored.sort(reverse=True)
-        return [(self._ids[-i], s) for s, i in scored[:k]]
+        scored = [(s, -i) for i, s in self._accumulate(query, subset).items() if s > 0.0]
+        best = heapq.nlargest(k, scored)
+        return [(self._ids[-i], s) for s, i in best]
 
     def terms_of(self, doc_id: str) -> Counter[str]:
         """The indexed terms of a document with their frequencies (for pseudo-relevance feedback)."""

@@ -22,8 +22,11 @@ from datetime import datetime, timedelta
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTHS["sept"] = 9
-# "May" the month only when capitalised: "what may she do" is not a date
-_MONTH_RE = r"(?:[Jj]an|[Ff]eb|[Mm]ar|[Aa]pr|May|[Jj]un|[Jj]ul|[Aa]ug|[Ss]ept?|[Oo]ct|[Nn]ov|[Dd]ec)[a-z]*\.?"
+# Whole month names; "May", "March" and abbreviations only when capitalised ("what may she do", "a novel").
+_MONTH_RE = (
+    r"(?:(?i:january|february|april|june|july|august|september|october|november|december)|May|March|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)(?![a-z])\.?"
+)
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
 _DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH_RE}),?\s*{_YEAR}?\b")
@@ -31,10 +34,28 @@ _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH_RE})\s+{_DAY}\b(?:,?\s*{_YEAR}\b)?")
 _MONTH_YEAR = re.compile(rf"\b({_MONTH_RE}),?\s+(?:of\s+)?{_YEAR}\b")
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|of|last|this|early|late|mid)\s+({_MONTH_RE})(?![\w])")
 _YEAR_ONLY = re.compile(rf"\b(?:in|during|of|since|by|from)\s+{_YEAR}\b")
-_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                 "eight": 8, "nine": 9, "ten": 10, "few": 3, "couple": 2, "several": 3}  # fmt: skip
-_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|several)\s+"
-                  r"(day|week|month|year)s?\s+ago\b", re.I)  # fmt: skip
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "few": 3,
+    "couple": 2,
+    "several": 3,
+}
+_AGO = re.compile(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|several)\s+"
+    r"(day|week|month|year)s?\s+ago\b",
+    re.I,
+)
 _RELATIVE = re.compile(r"\b(last|this|past|next)\s+(week|weekend|month|year|night)\b", re.I)
 _WEEKDAY = re.compile(
     r"\b(last|this|next|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I
@@ -48,11 +69,10 @@ _ASKS_TIME = re.compile(
     re.I,
 )
 _MENTIONS_TIME = re.compile(
-    rf"\b(?:{_MONTH_RE})\b|\b(?:19|20)\d\d\b|\b(?:yesterday|today|tonight|tomorrow|recently|lately|ago|"
+    rf"\b(?:{_MONTH_RE})|\b(?:19|20)\d\d\b|\b(?i:yesterday|today|tonight|tomorrow|recently|lately|ago|"
     r"weekend|week|month|year|years|months|weeks|days|since|monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday|morning|evening|birthday|anniversary|summer|winter|spring|autumn|fall|christmas|holiday|"
-    r"holidays)\b",
-    re.I,
+    r"holidays)\b"
 )
 
 

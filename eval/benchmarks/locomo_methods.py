@@ -73,8 +73,13 @@ class UnitEncoder:
         return vector if vector is not None else self.embedder.embed_query(text)
 
 
-def _ranked(units: Sequence[TurnUnit], scores: Sequence[float] | np.ndarray, limit: int,
-            among: Sequence[int] | None = None) -> list[list[str]]:  # fmt: skip
+def _ranked(
+    units: Sequence[TurnUnit],
+    scores: Sequence[float] | np.ndarray,
+    limit: int,
+    among: Sequence[int] | None = None,
+) -> list[list[str]]:
+    """The `limit` best units as one-turn items; `among` maps score positions to unit indices."""
     order = top_k(scores, limit)
     return [[units[among[i] if among is not None else i].uid] for i in order]
 
@@ -94,8 +99,9 @@ def plain_tokenize(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def bm25_factory(*, tokenizer: Tokenizer = plain_tokenize, k1: float = 1.2, b: float = 0.75, limit: int = 100
-                 ) -> RetrieverFactory:  # fmt: skip
+def bm25_factory(
+    *, tokenizer: Tokenizer = plain_tokenize, k1: float = 1.2, b: float = 0.75, limit: int = 100
+) -> RetrieverFactory:
     """BM25-only baseline over the bare units (plain tokenizer and textbook k1/b by default)."""
 
     def build(conv: LocomoConversation) -> SearchFn:
@@ -113,7 +119,7 @@ class HybridConfig:
     candidates: int = 50  # top-N taken from each relevance signal
     contextual: bool = True  # also score each turn together with the previous turn
     fusion: str = "linear"  # "linear" (min-max) or "rrf" for the relevance part
-    k1: float = 0.9  # Lucene/Anserini BM25 defaults, better suited to short texts than 1.2/0.75
+    k1: float = 0.9  # Anserini's BM25 defaults; a little better than 1.2/0.75 on short turns
     b: float = 0.4
     weights: HybridWeights = field(default_factory=HybridWeights)
     limit: int = 100
