@@ -206,6 +206,20 @@ class ChromaStore:
         records = [rows[i] for i in asked if i in rows] if asked is not None else list(rows.values())
         return records[: max(limit, 0)] if limit is not None else records
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors by id (missing ids are absent), to score candidates found by other means."""
+        import numpy as np
+
+        if not ids:
+            return {}
+        _, handle = self._collection(collection)
+        with self._translate(f"read {collection}"):
+            result = handle.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
+        return {
+            record_id: np.asarray(vector, dtype=np.float32)
+            for record_id, vector in zip(result["ids"], result["embeddings"], strict=True)
+        }
+
     def count(self, collection: str) -> int:
         """Number of records in one collection."""
         _, handle = self._collection(collection)

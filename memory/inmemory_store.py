@@ -140,6 +140,12 @@ class InMemoryStore:
             found = found[: max(limit, 0)]
         return [Record(record.id, record.text, dict(record.metadata)) for record in found]
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors by id (missing ids are absent)."""
+        target = self._collection(collection)
+        with self._lock:
+            return {i: target.rows[i][1].copy() for i in dict.fromkeys(ids) if i in target.rows}
+
     def count(self, collection: str) -> int:
         """Number of records in one collection."""
         target = self._collection(collection)

@@ -106,6 +106,10 @@ class VectorStore(Protocol):
         """Records by id (in the order asked, missing ids skipped) and/or by filter (store order)."""
         ...
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored (unit) vectors by id, missing ids absent: scores candidates found lexically."""
+        ...
+
     def count(self, collection: str) -> int:
         """Number of records in one collection."""
         ...

@@ -76,6 +76,17 @@ def test_query_ranks_by_cosine_similarity_and_honours_k(open_store: StoreFactory
     assert store.query("things", query, k=0) == []
 
 
+def test_vectors_returns_the_stored_unit_vectors_by_id(open_store: StoreFactory) -> None:
+    store = _things(open_store())
+    store.upsert("things", [Record("a", "red apple pie"), Record("b", "blue ocean waves")])
+    found = store.vectors("things", ["b", "missing", "a"])
+    assert set(found) == {"a", "b"}
+    expected = store.embedder.embed(["red apple pie"])[0]
+    assert found["a"] == pytest.approx(expected, abs=1e-5)
+    assert float(np.linalg.norm(found["b"])) == pytest.approx(1.0, abs=1e-4)
+    assert store.vectors("things", []) == {}
+
+
 def test_upsert_with_given_embeddings_and_batches(open_store: StoreFactory) -> None:
     calls: list[int] = []
 
