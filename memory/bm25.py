@@ -188,6 +188,25 @@ class BM25Index:
         for term, tf in terms.items():
             self._postings.setdefault(term, {})[index] = tf
 
+    def upsert(self, doc_id: str, text: str) -> None:
+        """Index a document, replacing its earlier text if the id is known (writes are idempotent)."""
+        index = self._index_of.get(doc_id)
+        if index is None:
+            self.add(doc_id, text)
+            return
+        for term in self._doc_terms[index]:
+            postings = self._postings[term]
+            del postings[index]
+            if not postings:
+                del self._postings[term]
+        terms = Counter(self._tokenize(text))
+        length = sum(terms.values())
+        self._total_length += length - self._lengths[index]
+        self._lengths[index] = length
+        self._doc_terms[index] = dict(terms)
+        for term, tf in terms.items():
+            self._postings.setdefault(term, {})[index] = tf
+
     def add_many(self, docs: Iterable[tuple[str, str]]) -> None:
         """Index several `(doc_id, text)` pairs."""
         for doc_id, text in docs:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core.ports import TurnRecord
 from memory.importance import turn_importance
 from memory.journal import Journal
-from memory.vector_store import Record, VectorStore
+from memory.vector_store import Record
 
 logger = logging.getLogger(__name__)
 CONVERSATIONS = "conversations"
@@ -53,15 +53,15 @@ def turn_record(turn: TurnRecord) -> Record:
 class TurnIndexer:
     """Copies finished journal turns into the `conversations` collection."""
 
-    def __init__(self, store: VectorStore, journal: Journal) -> None:
-        self._store = store
+    def __init__(self, write: Callable[[Sequence[Record]], None], journal: Journal) -> None:
+        self._write = write  # MemoryService.write_turns: embeds with context, updates the lexical index
         self._journal = journal
 
     def index(self, turns: Sequence[TurnRecord]) -> int:
         """Write these turns (idempotent) and mark them indexed; returns how many were written."""
         records = [turn_record(t) for t in turns if t.status in ("complete", "cancelled") and t.user]
         if records:
-            self._store.upsert(CONVERSATIONS, records)
+            self._write(records)
         self._journal.mark_indexed([t.turn_id for t in turns])
         return len(records)
 

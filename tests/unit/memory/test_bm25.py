@@ -132,3 +132,17 @@ def test_terms_of_and_empty_index() -> None:
     assert index.terms_of("c")["lake"] == 2
     empty = BM25Index()
     assert empty.scores("anything") == [] and empty.search("anything") == []
+
+
+def test_upsert_replaces_a_document_without_drifting_statistics() -> None:
+    from memory.bm25 import BM25Index
+
+    fresh = BM25Index()
+    fresh.add_many([("a", "blue ocean waves"), ("b", "red apple pie"), ("c", "new document")])
+    updated = BM25Index()
+    updated.add_many([("a", "green forest trail"), ("b", "red apple pie")])
+    updated.upsert("a", "blue ocean waves")
+    updated.upsert("c", "new document")
+    assert updated.score_map("ocean apple new") == fresh.score_map("ocean apple new")
+    assert updated.score_map("forest") == {}
+    assert len(updated) == 3

@@ -19,7 +19,7 @@ def parts(tmp_path: Path) -> tuple[Journal, InMemoryStore, TurnIndexer]:
     journal = Journal(tmp_path / "j.sqlite3")
     store = InMemoryStore(HashingEmbedder())
     store.ensure_collections(COLLECTIONS)
-    return journal, store, TurnIndexer(store, journal)
+    return journal, store, TurnIndexer(lambda records: store.upsert(CONVERSATIONS, records), journal)
 
 
 def finished_turn(journal: Journal, session: str, user: str, answer: str) -> str:

@@ -1,0 +1,123 @@
+"""Candidate generation: for one query, every enabled collection is searched concurrently.
+
+Each collection task runs the dense nearest-neighbour query and the lexical (BM25) search, then completes
+the evidence of each candidate: BM25 scores for dense hits, and the stored vector's cosine for lexical-only
+hits (no re-embedding). The query is embedded once by the caller. A slow or failing collection is reported
+and skipped; it never fails the whole request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memory.candidates import Candidate
+from memory.lexical import LexicalIndexes
+from memory.vector_store import VectorStore, Where
+
+if TYPE_CHECKING:
+    import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """How many candidates each signal proposes per collection, and how long a collection may take."""
+
+    dense_candidates: int = 50
+    lexical_candidates: int = 50
+    timeout_s: float = 5.0
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    candidates: list[Candidate]
+    failures: dict[str, str] = field(default_factory=dict)  # collection -> what went wrong
+
+
+class Retriever:
+    """Finds candidates in several collections at once."""
+
+    def __init__(self, store: VectorStore, lexical: LexicalIndexes, settings: RetrievalSettings) -> None:
+        self._store = store
+        self._lexical = lexical
+        self._settings = settings
+
+    async def candidates(
+        self,
+        query: str,
+        query_vector: np.ndarray,
+        collections: Mapping[str, int],
+        where: Mapping[str, Where] | None = None,
+    ) -> RetrievalResult:
+        """Search the collections whose limit is above 0, concurrently, each bounded by the timeout."""
+        names = [name for name, limit in collections.items() if limit > 0]
+        tasks = [
+            asyncio.wait_for(
+                asyncio.to_thread(self.search_collection, name, query, query_vector, (where or {}).get(name)),
+                self._settings.timeout_s,
+            )
+            for name in names
+        ]
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        found: list[Candidate] = []
+        failures: dict[str, str] = {}
+        for name, outcome in zip(names, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                reason = (
+                    "timed out"
+                    if isinstance(outcome, TimeoutError)
+                    else f"{type(outcome).__name__}: {outcome}"
+                )
+                logger.warning("memory search in %s failed: %s", name, reason)
+                failures[name] = reason
+            else:
+                found.extend(outcome)
+        return RetrievalResult(found, failures)
+
+    def search_collection(
+        self, collection: str, query: str, query_vector: np.ndarray, where: Where | None = None
+    ) -> list[Candidate]:
+        """Dense and lexical candidates of one collection, each with the evidence of both signals."""
+        settings = self._settings
+        hits = self._store.query(collection, query_vector, settings.dense_candidates, where)
+        lexical = self._lexical.search(collection, query, settings.lexical_candidates)
+        dense_ids = {hit.id for hit in hits}
+        lexical.update(self._lexical.scores_for(collection, query, dense_ids - lexical.keys()))
+        out = [
+            Candidate(
+                hit.id, collection, hit.text, hit.metadata, hit.similarity, *lexical.get(hit.id, (0.0, 0.0))
+            )
+            for hit in hits
+        ]
+        out.extend(self._lexical_only(collection, query_vector, lexical, dense_ids, where))
+        return out
+
+    def _lexical_only(
+        self,
+        collection: str,
+        query_vector: np.ndarray,
+        lexical: Mapping[str, tuple[float, float]],
+        dense_ids: set[str],
+        where: Where | None,
+    ) -> list[Candidate]:
+        missing = [doc for doc in lexical if doc not in dense_ids]
+        if not missing:
+            return []
+        records = self._store.get(collection, ids=missing, where=where)
+        vectors = self._store.vectors(collection, [r.id for r in records])
+        return [
+            Candidate(
+                record.id,
+                collection,
+                record.text,
+                record.metadata,
+                float(vectors[record.id] @ query_vector) if record.id in vectors else 0.0,
+                *lexical[record.id],
+            )
+            for record in records
+        ]
