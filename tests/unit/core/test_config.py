@@ -102,3 +102,67 @@ def test_dotenv_values_sit_under_the_real_environment(tmp_path: Path) -> None:
     merged = merged_environment({"DAEMON_MODEL": "from-env"}, dotenv)
     assert merged["OPENAI_API_KEY"] == "from-file"
     assert merged["DAEMON_MODEL"] == "from-env"
+
+
+def test_memory_defaults_load() -> None:
+    memory = load_config().memory
+    assert memory.dense_weight == 0.5 and memory.timeout_s > 0
+    assert memory.reranker.model is None  # no cross-encoder unless the user configures one
+    assert memory.profiles.general.weights.relevance is not None
+    assert memory.profiles.casual_social.limits.git_commits == 0
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "key", "expected"),
+    [
+        (
+            "memory:\n  profiles:\n    general:\n      weights: {relevance: -1}\n",
+            "memory.profiles.general.weights.relevance",
+            "greater than or equal",
+        ),
+        (
+            "memory:\n  profiles:\n    casual_social:\n      gate_threshold: 1.5\n",
+            "memory.profiles.casual_social.gate_threshold",
+            "less than or equal",
+        ),
+        ("memory:\n  profiles:\n    generl: {min_keep: 3}\n", "memory.profiles.generl", "unknown key"),
+        (
+            "memory:\n  profiles:\n    general:\n      limits: {convos: 3}\n",
+            "memory.profiles.general.limits.convos",
+            "unknown key",
+        ),
+        (
+            "memory:\n  profiles:\n    general:\n      limits: {facts: many}\n",
+            "memory.profiles.general.limits.facts",
+            "integer",
+        ),
+        (
+            "memory:\n  profiles:\n    general:\n      half_life_days: 0\n",
+            "memory.profiles.general.half_life_days",
+            "greater than",
+        ),
+        (
+            "memory:\n  profiles:\n    general:\n      penalties: {superseded: x}\n",
+            "memory.profiles.general.penalties.superseded",
+            "number",
+        ),
+        ("memory:\n  dense_weight: 2\n", "memory.dense_weight", "less than or equal"),
+        ("memory:\n  timeout_s: 0\n", "memory.timeout_s", "greater than"),
+        ("memory:\n  reranker: {weight: -0.1}\n", "memory.reranker.weight", "greater than or equal"),
+        ("memory:\n  structure_prior: {facts: 3}\n", "memory.structure_prior.facts", "less than or equal"),
+    ],
+)
+def test_bad_memory_values_name_the_key(tmp_path: Path, yaml_text: str, key: str, expected: str) -> None:
+    user = tmp_path / "bad.yaml"
+    user.write_text(yaml_text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(user)
+    message = str(caught.value)
+    assert f"`{key}`" in message and expected in message and str(user) in message
+
+
+def test_bad_memory_env_value_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match=r"DAEMON_MEMORY__DENSE_WEIGHT.*memory\.dense_weight"):
+        load_config(env={"DAEMON_MEMORY__DENSE_WEIGHT": "1.5"})
+    config = load_config(env={"DAEMON_MEMORY__PROFILES__GENERAL__MIN_KEEP": "4"})
+    assert config.memory.profiles.general.min_keep == 4

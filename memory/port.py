@@ -1,0 +1,62 @@
+"""`core.ports.MemoryPort` over the memory service: what the orchestrator recalls and remembers per turn."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from core.ports import RecalledMemory, TurnRecord
+from memory.candidates import QueryContext
+from memory.service import MemoryService
+from memory.turn_index import TurnIndexer, conversation_id
+
+logger = logging.getLogger(__name__)
+
+
+class ConversationMemory:
+    """Recall = the normal search path; remember = per-turn storage (journal first, then conversations)."""
+
+    def __init__(
+        self,
+        service: MemoryService,
+        indexer: TurnIndexer,
+        *,
+        recent_ids: Callable[[str], set[str]] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._service = service
+        self._indexer = indexer
+        self._recent_ids = recent_ids or (lambda session: set())
+        self._clock = clock
+
+    async def recall(self, query: str, session_id: str, limit: int) -> list[RecalledMemory]:
+        """Memories for this query, minus the turns already shown as recent conversation."""
+        ctx = QueryContext(query=query, now=self._clock(), session_id=session_id)
+        found = await self._service.search(ctx, k=limit + 8)
+        shown = self._recent_ids(session_id)
+        memories = [
+            RecalledMemory(m.id, m.collection, m.text, m.score, _created_at(m.metadata.get("created_at")))
+            for m in found
+            if m.id not in shown
+        ]
+        return memories[:limit]
+
+    async def remember(self, turn: TurnRecord) -> None:
+        """Index a committed turn. A failure is logged: the journal has it and start-up repair retries."""
+        try:
+            await asyncio.to_thread(self._indexer.index, [turn])
+        except Exception:  # noqa: BLE001 - the turn is safe in the journal; never fail the reply over this
+            logger.exception(
+                "could not index turn %s into long-term memory (will retry at start-up)", turn.turn_id
+            )
+
+
+def _created_at(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def recent_turn_ids(turn_ids: list[str]) -> set[str]:
+    """The `conversations` ids of journal turns (to leave out what the prompt already shows)."""
+    return {conversation_id(t) for t in turn_ids}

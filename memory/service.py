@@ -1,0 +1,179 @@
+"""Long-term memory: writes into the 13 collections and the per-request search path.
+
+search = embed the query once → concurrent per-collection candidates (dense + BM25) → gating (fused
+evidence, per-intent threshold, optional reranker) → composite scoring → per-collection limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memory.candidates import QueryContext, ScoredMemory
+from memory.collections import COLLECTION_NAMES, COLLECTIONS
+from memory.embeddings import Embedder
+from memory.gating import NoReranker, Reranker, gate
+from memory.lexical import CONTEXT_VIEW_COLLECTIONS, LexicalIndexes, contextual_text, previous_texts
+from memory.profiles import IntentProfiles
+from memory.retrieval import RetrievalResult, RetrievalSettings, Retriever
+from memory.scoring import score
+from memory.vector_store import Record, VectorStore
+
+if TYPE_CHECKING:
+    import numpy as np
+
+logger = logging.getLogger(__name__)
+CONVERSATIONS = "conversations"
+
+
+class MemoryService:
+    """The memory the orchestrator reaches through `core.ports`; built by main.py."""
+
+    def __init__(
+        self,
+        store: VectorStore,
+        profiles: IntentProfiles,
+        settings: RetrievalSettings | None = None,
+        *,
+        reranker: Reranker | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.embedder: Embedder = store.embedder
+        self.profiles = profiles
+        self.lexical = LexicalIndexes()
+        self._retriever = Retriever(store, self.lexical, settings or RetrievalSettings())
+        self._reranker = reranker or NoReranker()
+        self._clock = clock
+
+    def open(self) -> None:
+        """Create the collections and rebuild the lexical indexes from what the store holds."""
+        self.store.ensure_collections(COLLECTIONS)
+        for name in COLLECTION_NAMES:
+            records = self.store.get(name)
+            if not records:
+                continue
+            if name in CONTEXT_VIEW_COLLECTIONS:
+                previous = previous_texts([(r.id, r.text, r.metadata) for r in records])
+                self.lexical.add(name, ((r.id, r.text, previous[r.id]) for r in records))
+            else:
+                self.lexical.add(name, ((r.id, r.text, None) for r in records))
+
+    # --- writes -------------------------------------------------------------------------------------
+
+    def write_turns(self, records: Sequence[Record]) -> None:
+        """Store conversation turns (idempotent by id). Each vector embeds the previous turn of the same
+        session with the turn, so a reply like "yes, in May" is found by what it answered."""
+        if not records:
+            return
+        previous = self._previous_texts(records)
+        contexts = [contextual_text(previous[r.id], r.text) for r in records]
+        self.store.upsert(CONVERSATIONS, records, self.embedder.embed(contexts))
+        self.lexical.add(CONVERSATIONS, ((r.id, r.text, previous[r.id]) for r in records))
+
+    def _previous_texts(self, records: Sequence[Record]) -> dict[str, str | None]:
+        """Previous turn of each record: from the batch itself, else the latest stored turn of its session."""
+        previous = previous_texts([(r.id, r.text, r.metadata) for r in records])
+        seen: dict[str, str | None] = {}
+        for record in records:
+            session = record.metadata.get("session_id")
+            if previous[record.id] is not None or not isinstance(session, str):
+                continue
+            if session not in seen:
+                seen[session] = self._latest_before(session, float(record.metadata.get("created_at", 0.0)))
+            previous[record.id] = seen[session]
+        return previous
+
+    def _latest_before(self, session: str, created_at: float) -> str | None:
+        earlier = self.store.get(
+            CONVERSATIONS, where={"$and": [{"session_id": session}, {"created_at": {"$lt": created_at}}]}
+        )
+        if not earlier:
+            return None
+        return max(earlier, key=lambda r: float(r.metadata.get("created_at", 0.0))).text
+
+    def add(self, collection: str, records: Sequence[Record]) -> None:
+        """Store records in a non-conversation collection (facts, documents, summaries, ...)."""
+        if collection == CONVERSATIONS:
+            self.write_turns(records)
+            return
+        self.store.upsert(collection, records)
+        self.lexical.add(collection, ((r.id, r.text, None) for r in records))
+
+    # --- reads --------------------------------------------------------------------------------------
+
+    async def search(
+        self,
+        ctx: QueryContext,
+        *,
+        collections: Sequence[str] | None = None,
+        k: int = 10,
+    ) -> list[ScoredMemory]:
+        """The best `k` memories for the query, each with the factors of its score."""
+        profile = self.profiles.get(ctx.intent)
+        limits = dict(profile.limits)
+        if collections is not None:
+            # An explicit collection list (a tool, `memory search --collection`, a benchmark) asks for up
+            # to k results from each named collection, whatever the intent would normally allow.
+            limits = {name: max(k, limits.get(name, 0)) for name in collections}
+        vector = await asyncio.to_thread(self.embedder.embed_query, ctx.query)
+        result = await self._retriever.candidates(ctx.query, vector, limits)
+        gated = self._reranker.rerank(ctx.query, gate(result.candidates, ctx, profile))
+        ranked = score(gated, ctx, profile)
+        return _cap_per_collection(ranked, limits, k)
+
+    async def candidates(self, query: str, collections: Mapping[str, int]) -> RetrievalResult:
+        """Raw candidates (no gating or scoring): the baselines of the benchmarks use this."""
+        vector = await asyncio.to_thread(self.embedder.embed_query, query)
+        return await self._retriever.candidates(query, vector, collections)
+
+    def query_vector(self, query: str) -> np.ndarray:
+        return self.embedder.embed_query(query)
+
+    def stats(self) -> dict[str, int]:
+        """Records per collection (all 13, zeros included)."""
+        counts = self.store.counts()
+        return {name: counts.get(name, 0) for name in COLLECTION_NAMES}
+
+    def neighbours(self, memory_id: str, window: int = 3) -> list[Record]:
+        """The turns around a conversation memory in its session, in order (memory expansion)."""
+        found = self.store.get(CONVERSATIONS, ids=[memory_id])
+        if not found or not isinstance(found[0].metadata.get("session_id"), str):
+            return found
+        session = self.store.get(CONVERSATIONS, where={"session_id": found[0].metadata["session_id"]})
+        session.sort(key=lambda r: (float(r.metadata.get("created_at", 0.0)), int(r.metadata.get("seq", 0))))
+        index = next(i for i, r in enumerate(session) if r.id == memory_id)
+        return session[max(0, index - window) : index + window + 1]
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _cap_per_collection(
+    ranked: Sequence[ScoredMemory], limits: Mapping[str, int], k: int
+) -> list[ScoredMemory]:
+    taken: dict[str, int] = {}
+    out: list[ScoredMemory] = []
+    for item in ranked:
+        if taken.get(item.collection, 0) >= limits.get(item.collection, k):
+            continue
+        taken[item.collection] = taken.get(item.collection, 0) + 1
+        out.append(item)
+        if len(out) >= k:
+            break
+    return out
+
+
+def factors_payload(item: ScoredMemory) -> dict[str, Any]:
+    """The `memory search --json` entry of one result."""
+    return {
+        "id": item.id,
+        "collection": item.collection,
+        "text": item.text,
+        "score": round(item.score, 4),
+        "factors": {name: round(value, 4) for name, value in item.factors.items()},
+        "created_at": item.metadata.get("created_at"),
+    }
