@@ -61,3 +61,22 @@ class HistorySource(Protocol):
     """What the orchestrator shows the model as prior conversation for a session."""
 
     def history_for(self, session_id: str, query: str) -> list[TurnRecord]: ...
+
+
+@dataclass(frozen=True)
+class RecalledMemory:
+    """A long-term memory the model should see for this turn."""
+
+    id: str
+    collection: str
+    text: str
+    score: float
+    created_at: float | None = None
+
+
+class MemoryPort(Protocol):
+    """Long-term memory as the orchestrator sees it."""
+
+    async def recall(self, query: str, session_id: str, limit: int) -> list[RecalledMemory]: ...
+
+    async def remember(self, turn: TurnRecord) -> None: ...

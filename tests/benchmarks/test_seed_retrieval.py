@@ -17,7 +17,7 @@ import pytest
 from memory.candidates import QueryContext
 from memory.chroma_store import ChromaStore
 from memory.embeddings import MiniLMEmbedder
-from memory.profiles import IntentProfiles, default_profiles
+from memory.profiles import default_profiles
 from memory.service import MemoryService
 from memory.vector_store import Record
 from tests.benchmarks.seed_schema import SeedCase, SeedSet, load_seed
