@@ -161,6 +161,24 @@ def test_acknowledged_turns_survive_kill_9(tmp_path: Path) -> None:
     stored = {t.user: t for t in journal.turns()}
     for text in acknowledged:
         assert stored[text].status == "complete" and stored[text].assistant.strip() == text
+    journal.close()
+    # Restart: start-up repair copies every finished turn into `conversations`, each exactly once.
+    restart = run_main("--config", str(echo_config(tmp_path)), "memory", "stats", "--json", tmp_path=tmp_path)
+    assert restart.returncode == 0, restart.stderr[-2000:]
+    from memory.chroma_store import ChromaStore
+    from memory.collections import COLLECTIONS
+    from memory.embeddings import MiniLMEmbedder
+
+    store = ChromaStore.embedded(tmp_path / "data" / "chroma", MiniLMEmbedder())  # reads only: never loads
+    store.ensure_collections(COLLECTIONS)
+    try:
+        for text in acknowledged:
+            copies = store.get("conversations", where={"turn_id": stored[text].turn_id})
+            assert len(copies) == 1, (text, copies)
+        finished = [t for t in stored.values() if t.status in ("complete", "cancelled")]
+        assert json.loads(restart.stdout)["collections"]["conversations"] == len(finished)
+    finally:
+        store.close()
 
 
 @pytest.mark.slow
