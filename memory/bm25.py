@@ -12,6 +12,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 _STOPWORD_TEXT = """
 a about above after again against all am an and any are aren as at be because been before being
@@ -164,6 +165,10 @@ class BM25Index:
         self._total_length = 0
         self._postings: dict[str, dict[int, int]] = {}
         self._doc_terms: list[dict[str, int]] = []
+        # numpy views of postings and lengths, built on first search and dropped when a write touches them:
+        # scoring then runs in C instead of a Python loop over every posting of a frequent term.
+        self._arrays: dict[str, tuple[Any, Any]] = {}
+        self._length_array: Any = None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -185,8 +190,10 @@ class BM25Index:
         self._lengths.append(length)
         self._doc_terms.append(dict(terms))
         self._total_length += length
+        self._length_array = None
         for term, tf in terms.items():
             self._postings.setdefault(term, {})[index] = tf
+            self._arrays.pop(term, None)
 
     def upsert(self, doc_id: str, text: str) -> None:
         """Index a document, replacing its earlier text if the id is known (writes are idempotent)."""
@@ -197,6 +204,7 @@ class BM25Index:
         for term in self._doc_terms[index]:
             postings = self._postings[term]
             del postings[index]
+            self._arrays.pop(term, None)
             if not postings:
                 del self._postings[term]
         terms = Counter(self._tokenize(text))
@@ -204,8 +212,10 @@ class BM25Index:
         self._total_length += length - self._lengths[index]
         self._lengths[index] = length
         self._doc_terms[index] = dict(terms)
+        self._length_array = None
         for term, tf in terms.items():
             self._postings.setdefault(term, {})[index] = tf
+            self._arrays.pop(term, None)
 
     def add_many(self, docs: Iterable[tuple[str, str]]) -> None:
         """Index several `(doc_id, text)` pairs."""
@@ -217,25 +227,42 @@ class BM25Index:
         df = len(self._postings.get(term, ()))
         return math.log(1.0 + (len(self._ids) - df + 0.5) / (df + 0.5))
 
+    def _term_arrays(self, term: str) -> tuple[Any, Any]:
+        import numpy as np
+
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            postings = self._postings[term]
+            arrays = (np.fromiter(postings.keys(), np.int64, len(postings)),
+                      np.fromiter(postings.values(), np.float64, len(postings)))  # fmt: skip
+            self._arrays[term] = arrays
+        return arrays
+
     def _accumulate(self, query: str | Sequence[str], subset: Iterable[str] | None) -> dict[int, float]:
-        """Scores of the documents that share a term with the query (only their postings are touched)."""
-        scores: dict[int, float] = {}
+        """Scores of the documents that share a term with the query (vectorised over each term's postings)."""
+        import numpy as np
+
         if not self._ids:
-            return scores
-        allowed = None if subset is None else {self._index_of[d] for d in subset if d in self._index_of}
+            return {}
+        if self._length_array is None:
+            self._length_array = np.asarray(self._lengths, dtype=np.float64)
         avg = self._total_length / len(self._ids) or 1.0
+        norms = self.k1 * (1.0 - self.b + self.b * self._length_array / avg)
+        totals = np.zeros(len(self._ids))
+        touched = np.zeros(len(self._ids), dtype=bool)
         terms = Counter(self._tokenize(query) if isinstance(query, str) else query)
         for term, qtf in terms.items():
-            postings = self._postings.get(term)
-            if not postings:
+            if term not in self._postings:
                 continue
-            weight = self.idf(term) * qtf
-            for index, tf in postings.items():
-                if allowed is not None and index not in allowed:
-                    continue
-                norm = self.k1 * (1.0 - self.b + self.b * self._lengths[index] / avg)
-                scores[index] = scores.get(index, 0.0) + weight * tf * (self.k1 + 1.0) / (tf + norm)
-        return scores
+            index, tf = self._term_arrays(term)
+            totals[index] += self.idf(term) * qtf * tf * (self.k1 + 1.0) / (tf + norms[index])
+            touched[index] = True
+        if subset is not None:
+            allowed = np.zeros(len(self._ids), dtype=bool)
+            allowed[[self._index_of[d] for d in subset if d in self._index_of]] = True
+            touched &= allowed
+        hits = np.flatnonzero(touched)
+        return dict(zip(hits.tolist(), totals[hits].tolist(), strict=True))
 
     def scores(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> list[float]:
         """BM25 score of every document (insertion order); with `subset`, other documents score 0.

@@ -206,19 +206,26 @@ class ChromaStore:
         records = [rows[i] for i in asked if i in rows] if asked is not None else list(rows.values())
         return records[: max(limit, 0)] if limit is not None else records
 
-    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored vectors by id (missing ids are absent), to score candidates found by other means."""
+    def get_with_vectors(
+        self, collection: str, ids: Sequence[str], where: Where | None = None
+    ) -> list[tuple[Record, np.ndarray]]:
+        """Records by id with their stored vectors, in one read (missing or filtered-out ids are skipped)."""
         import numpy as np
 
         if not ids:
-            return {}
+            return []
         _, handle = self._collection(collection)
         with self._translate(f"read {collection}"):
-            result = handle.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
-        return {
-            record_id: np.asarray(vector, dtype=np.float32)
-            for record_id, vector in zip(result["ids"], result["embeddings"], strict=True)
-        }
+            result = handle.get(
+                ids=list(dict.fromkeys(ids)),
+                where=normalise_where(where),
+                include=["documents", "metadatas", "embeddings"],
+            )
+        rows = zip(result["ids"], result["documents"], result["metadatas"], result["embeddings"], strict=True)
+        return [
+            (Record(record_id, text or "", dict(meta or {})), np.asarray(vector, dtype=np.float32))
+            for record_id, text, meta, vector in rows
+        ]
 
     def count(self, collection: str) -> int:
         """Number of records in one collection."""

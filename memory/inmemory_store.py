@@ -140,11 +140,19 @@ class InMemoryStore:
             found = found[: max(limit, 0)]
         return [Record(record.id, record.text, dict(record.metadata)) for record in found]
 
-    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored vectors by id (missing ids are absent)."""
+    def get_with_vectors(
+        self, collection: str, ids: Sequence[str], where: Where | None = None
+    ) -> list[tuple[Record, np.ndarray]]:
+        """Records by id with their stored vectors (missing or filtered-out ids are skipped)."""
         target = self._collection(collection)
+        clause = normalise_where(where)
         with self._lock:
-            return {i: target.rows[i][1].copy() for i in dict.fromkeys(ids) if i in target.rows}
+            rows = [target.rows[i] for i in dict.fromkeys(ids) if i in target.rows]
+        return [
+            (Record(record.id, record.text, dict(record.metadata)), vector.copy())
+            for record, vector in rows
+            if where_matches(clause, record.metadata)
+        ]
 
     def count(self, collection: str) -> int:
         """Number of records in one collection."""

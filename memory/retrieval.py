@@ -108,16 +108,14 @@ class Retriever:
         missing = [doc for doc in lexical if doc not in dense_ids]
         if not missing:
             return []
-        records = self._store.get(collection, ids=missing, where=where)
-        vectors = self._store.vectors(collection, [r.id for r in records])
         return [
             Candidate(
                 record.id,
                 collection,
                 record.text,
                 record.metadata,
-                float(vectors[record.id] @ query_vector) if record.id in vectors else 0.0,
+                float(vector @ query_vector),
                 *lexical[record.id],
             )
-            for record in records
+            for record, vector in self._store.get_with_vectors(collection, missing, where)
         ]

@@ -45,7 +45,8 @@ class MemoryService:
         self.embedder: Embedder = store.embedder
         self.profiles = profiles
         self.lexical = LexicalIndexes()
-        self._retriever = Retriever(store, self.lexical, settings or RetrievalSettings())
+        self.settings = settings or RetrievalSettings()
+        self._retriever = Retriever(store, self.lexical, self.settings)
         self._reranker = reranker or NoReranker()
         self._clock = clock
 

@@ -106,8 +106,10 @@ class VectorStore(Protocol):
         """Records by id (in the order asked, missing ids skipped) and/or by filter (store order)."""
         ...
 
-    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored (unit) vectors by id, missing ids absent: scores candidates found lexically."""
+    def get_with_vectors(
+        self, collection: str, ids: Sequence[str], where: Where | None = None
+    ) -> list[tuple[Record, np.ndarray]]:
+        """Records by id with their stored unit vectors, in one read (scores lexical-only candidates)."""
         ...
 
     def count(self, collection: str) -> int:

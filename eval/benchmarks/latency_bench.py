@@ -1,8 +1,9 @@
 """`bench latency`: the full search path against its floor, on N synthetic memories over the 13 collections.
 
 pipeline = query embedding + concurrent dense and BM25 candidates in every collection + gating + scoring.
-floor    = query embedding + one nearest-neighbour query per collection (run concurrently, like the
-           pipeline's own queries). Both use fresh query texts, so no cache helps either side.
+floor    = query embedding + one nearest-neighbour query per collection for as many neighbours as the
+           pipeline asks for (run concurrently, like the pipeline's own queries). Both use fresh query
+           texts, so no cache helps either side.
 Vectors of the synthetic memories are random unit vectors (latency does not depend on their meaning);
 texts are random sentences over a fixed vocabulary so BM25 has realistic postings.
 """

@@ -76,15 +76,19 @@ def test_query_ranks_by_cosine_similarity_and_honours_k(open_store: StoreFactory
     assert store.query("things", query, k=0) == []
 
 
-def test_vectors_returns_the_stored_unit_vectors_by_id(open_store: StoreFactory) -> None:
+def test_get_with_vectors_returns_records_and_stored_unit_vectors(open_store: StoreFactory) -> None:
     store = _things(open_store())
-    store.upsert("things", [Record("a", "red apple pie"), Record("b", "blue ocean waves")])
-    found = store.vectors("things", ["b", "missing", "a"])
+    store.upsert("things", [Record("a", "red apple pie", {"kind": "x"}), Record("b", "blue ocean waves")])
+    found = dict(
+        (record.id, (record, vector)) for record, vector in store.get_with_vectors("things", ["b", "no", "a"])
+    )
     assert set(found) == {"a", "b"}
-    expected = store.embedder.embed(["red apple pie"])[0]
-    assert found["a"] == pytest.approx(expected, abs=1e-5)
-    assert float(np.linalg.norm(found["b"])) == pytest.approx(1.0, abs=1e-4)
-    assert store.vectors("things", []) == {}
+    record, vector = found["a"]
+    assert record.text == "red apple pie" and record.metadata == {"kind": "x"}
+    assert vector == pytest.approx(store.embedder.embed(["red apple pie"])[0], abs=1e-5)
+    assert float(np.linalg.norm(found["b"][1])) == pytest.approx(1.0, abs=1e-4)
+    assert [r.id for r, _ in store.get_with_vectors("things", ["a", "b"], where={"kind": "x"})] == ["a"]
+    assert store.get_with_vectors("things", []) == []
 
 
 def test_upsert_with_given_embeddings_and_batches(open_store: StoreFactory) -> None:

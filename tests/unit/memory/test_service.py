@@ -34,7 +34,7 @@ def service() -> MemoryService:
 def test_turn_vectors_embed_the_previous_turn_of_the_session(service: MemoryService) -> None:
     service.write_turns([turn(1, "Where did you go hiking last summer?"), turn(2, "The Dolomites, in July.")])
     service.write_turns([turn(3, "That sounds amazing.")])  # previous turn found in the store
-    vectors = service.store.vectors("conversations", ["conv_t2", "conv_t3"])
+    vectors = {r.id: v for r, v in service.store.get_with_vectors("conversations", ["conv_t2", "conv_t3"])}
     embed = service.embedder.embed
     expected_2 = embed(["Where did you go hiking last summer?\nThe Dolomites, in July."])[0]
     expected_3 = embed(["The Dolomites, in July.\nThat sounds amazing."])[0]
