@@ -58,7 +58,14 @@ class Retriever:
         names = [name for name, limit in collections.items() if limit > 0]
         tasks = [
             asyncio.wait_for(
-                asyncio.to_thread(self.search_collection, name, query, query_vector, (where or {}).get(name)),
+                asyncio.to_thread(
+                    self.search_collection,
+                    name,
+                    query,
+                    query_vector,
+                    (where or {}).get(name),
+                    collections[name],
+                ),
                 self._settings.timeout_s,
             )
             for name in names
@@ -80,12 +87,21 @@ class Retriever:
         return RetrievalResult(found, failures)
 
     def search_collection(
-        self, collection: str, query: str, query_vector: np.ndarray, where: Where | None = None
+        self,
+        collection: str,
+        query: str,
+        query_vector: np.ndarray,
+        where: Where | None = None,
+        limit: int | None = None,
     ) -> list[Candidate]:
-        """Dense and lexical candidates of one collection, each with the evidence of both signals."""
+        """Dense and lexical candidates of one collection, each with the evidence of both signals.
+
+        Lexical-only candidates cost a store read, so a collection that may contribute `limit` results
+        proposes at most twice that many (never fewer than 10, never more than `lexical_candidates`)."""
         settings = self._settings
+        lexical_n = settings.lexical_candidates if limit is None else max(10, 2 * limit)
         hits = self._store.query(collection, query_vector, settings.dense_candidates, where)
-        lexical = self._lexical.search(collection, query, settings.lexical_candidates)
+        lexical = self._lexical.search(collection, query, min(settings.lexical_candidates, lexical_n))
         dense_ids = {hit.id for hit in hits}
         lexical.update(self._lexical.scores_for(collection, query, dense_ids - lexical.keys()))
         out = [

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memory.candidates import QueryContext, ScoredMemory
+from memory.candidates import GatedCandidate, QueryContext, ScoredMemory
 from memory.collections import COLLECTION_NAMES, COLLECTIONS
 from memory.embeddings import Embedder
 from memory.gating import NoReranker, Reranker, gate
@@ -123,7 +123,7 @@ class MemoryService:
         vector = await asyncio.to_thread(self.embedder.embed_query, ctx.query)
         result = await self._retriever.candidates(ctx.query, vector, limits)
         gated = self._reranker.rerank(ctx.query, gate(result.candidates, ctx, profile))
-        ranked = score(gated, ctx, profile)
+        ranked = score(_shortlist(gated, limits, k), ctx, profile)
         return _cap_per_collection(ranked, limits, k)
 
     async def candidates(self, query: str, collections: Mapping[str, int]) -> RetrievalResult:
@@ -151,6 +151,19 @@ class MemoryService:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _shortlist(gated: Sequence[GatedCandidate], limits: Mapping[str, int], k: int) -> list[GatedCandidate]:
+    """Per collection, the best-relevance candidates that could still make its limit after bonuses
+    (three times the limit): composite scoring then works on a few hundred items, not thousands."""
+    by_collection: dict[str, list[GatedCandidate]] = {}
+    for item in gated:
+        by_collection.setdefault(item.candidate.collection, []).append(item)
+    keep: list[GatedCandidate] = []
+    for name, items in by_collection.items():
+        items.sort(key=lambda g: g.relevance, reverse=True)
+        keep.extend(items[: max(10, 3 * limits.get(name, k))])
+    return keep
 
 
 def _cap_per_collection(
