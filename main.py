@@ -302,6 +302,7 @@ def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path
     from memory.gating import reranker_from_config
     from memory.profiles import profiles_from_config
     from memory.retrieval import RetrievalSettings
+    from memory.schema import STORE_MIGRATIONS, StoreSchema
     from memory.service import MemoryService
 
     cfg = config.memory
@@ -309,6 +310,8 @@ def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path
         store = ChromaStore.http(cfg.chroma_host, cfg.chroma_port, embedder)
     else:
         store = ChromaStore.embedded(chroma_dir, embedder)
+    # The schema version lives beside the store (temp -> fsync -> rename, with a backup).
+    StoreSchema(chroma_dir.parent / f"{chroma_dir.name}_schema.json", STORE_MIGRATIONS).migrate(store)
     settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
     reranker = reranker_from_config(cfg.reranker)
     service = MemoryService(store, profiles_from_config(cfg), settings, reranker=reranker)
