@@ -7,7 +7,6 @@ kept as running totals), and a query can be scored over all documents or over a 
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 from collections import Counter
@@ -238,16 +237,15 @@ class BM25Index:
             self._arrays[term] = arrays
         return arrays
 
-    def _accumulate(self, query: str | Sequence[str], subset: Iterable[str] | None) -> dict[int, float]:
-        """Scores of the documents that share a term with the query (vectorised over each term's postings)."""
+    def _accumulate(self, query: str | Sequence[str], subset: Iterable[str] | None) -> tuple[Any, Any]:
+        """(document indices, scores) of the documents sharing a term with the query, vectorised per term."""
         import numpy as np
 
         if not self._ids:
-            return {}
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         if self._length_array is None:
             self._length_array = np.asarray(self._lengths, dtype=np.float64)
         avg = self._total_length / len(self._ids) or 1.0
-        norms = self.k1 * (1.0 - self.b + self.b * self._length_array / avg)
         totals = np.zeros(len(self._ids))
         touched = np.zeros(len(self._ids), dtype=bool)
         terms = Counter(self._tokenize(query) if isinstance(query, str) else query)
@@ -255,14 +253,15 @@ class BM25Index:
             if term not in self._postings:
                 continue
             index, tf = self._term_arrays(term)
-            totals[index] += self.idf(term) * qtf * tf * (self.k1 + 1.0) / (tf + norms[index])
+            norms = self.k1 * (1.0 - self.b + self.b * self._length_array[index] / avg)
+            totals[index] += self.idf(term) * qtf * tf * (self.k1 + 1.0) / (tf + norms)
             touched[index] = True
         if subset is not None:
             allowed = np.zeros(len(self._ids), dtype=bool)
             allowed[[self._index_of[d] for d in subset if d in self._index_of]] = True
             touched &= allowed
         hits = np.flatnonzero(touched)
-        return dict(zip(hits.tolist(), totals[hits].tolist(), strict=True))
+        return hits, totals[hits]
 
     def scores(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> list[float]:
         """BM25 score of every document (insertion order); with `subset`, other documents score 0.
@@ -271,21 +270,36 @@ class BM25Index:
         expansion weight terms by repetition).
         """
         out = [0.0] * len(self._ids)
-        for index, score in self._accumulate(query, subset).items():
+        hits, values = self._accumulate(query, subset)
+        for index, score in zip(hits.tolist(), values.tolist(), strict=True):
             out[index] = score
         return out
 
     def score_map(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> dict[str, float]:
         """`{doc_id: score}` for the documents sharing a term with the query: cheap on a large index."""
-        return {self._ids[i]: s for i, s in self._accumulate(query, subset).items()}
+        hits, values = self._accumulate(query, subset)
+        return {self._ids[i]: s for i, s in zip(hits.tolist(), values.tolist(), strict=True)}
 
     def search(
         self, query: str | Sequence[str], k: int = 10, subset: Iterable[str] | None = None
     ) -> list[tuple[str, float]]:
         """The best `k` `(doc_id, score)` pairs with a positive score, best first (ties: insertion order)."""
-        scored = [(s, -i) for i, s in self._accumulate(query, subset).items() if s > 0.0]
-        best = heapq.nlargest(k, scored)
-        return [(self._ids[-i], s) for s, i in best]
+        import numpy as np
+
+        hits, values = self._accumulate(query, subset)
+        positive = values > 0.0
+        hits, values = hits[positive], values[positive]
+        if k <= 0 or not len(hits):
+            return []
+        if len(hits) > k:
+            keep = np.argpartition(-values, k - 1)[:k]
+            hits, values = hits[keep], values[keep]
+        # best first; ties in insertion order
+        order = np.lexsort((hits, -values))
+        return [
+            (self._ids[i], float(values[j]))
+            for j, i in zip(order.tolist(), hits[order].tolist(), strict=True)
+        ]
 
     def terms_of(self, doc_id: str) -> Counter[str]:
         """The indexed terms of a document with their frequencies (for pseudo-relevance feedback)."""

@@ -207,17 +207,18 @@ class ChromaStore:
         return records[: max(limit, 0)] if limit is not None else records
 
     def get_with_vectors(
-        self, collection: str, ids: Sequence[str], where: Where | None = None
+        self, collection: str, ids: Sequence[str] | None = None, where: Where | None = None
     ) -> list[tuple[Record, np.ndarray]]:
-        """Records by id with their stored vectors, in one read (missing or filtered-out ids are skipped)."""
+        """Records with their stored vectors in one read: by id (missing or filtered-out ids skipped), or
+        every record when `ids` is None."""
         import numpy as np
 
-        if not ids:
+        if ids is not None and not ids:
             return []
         _, handle = self._collection(collection)
         with self._translate(f"read {collection}"):
             result = handle.get(
-                ids=list(dict.fromkeys(ids)),
+                ids=list(dict.fromkeys(ids)) if ids is not None else None,
                 where=normalise_where(where),
                 include=["documents", "metadatas", "embeddings"],
             )

@@ -141,13 +141,16 @@ class InMemoryStore:
         return [Record(record.id, record.text, dict(record.metadata)) for record in found]
 
     def get_with_vectors(
-        self, collection: str, ids: Sequence[str], where: Where | None = None
+        self, collection: str, ids: Sequence[str] | None = None, where: Where | None = None
     ) -> list[tuple[Record, np.ndarray]]:
-        """Records by id with their stored vectors (missing or filtered-out ids are skipped)."""
+        """Records with their stored vectors: by id (missing or filtered-out ids skipped), or all (None)."""
         target = self._collection(collection)
         clause = normalise_where(where)
         with self._lock:
-            rows = [target.rows[i] for i in dict.fromkeys(ids) if i in target.rows]
+            if ids is None:
+                rows = list(target.rows.values())
+            else:
+                rows = [target.rows[i] for i in dict.fromkeys(ids) if i in target.rows]
         return [
             (Record(record.id, record.text, dict(record.metadata)), vector.copy())
             for record, vector in rows

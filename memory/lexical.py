@@ -7,7 +7,6 @@ session followed by the turn), which measurably helps follow-up answers ("Yes, l
 
 from __future__ import annotations
 
-import heapq
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -73,10 +72,11 @@ class LexicalIndexes:
             context = self._context.get(collection)
             if bare is None or n <= 0:
                 return {}
-            bare_scores = bare.score_map(query)  # one scoring pass per view, reused for both uses
-            context_scores = context.score_map(query) if context is not None else {}
-        found = set(heapq.nlargest(n, bare_scores, key=bare_scores.__getitem__))
-        found.update(heapq.nlargest(n, context_scores, key=context_scores.__getitem__))
+            found = {doc for doc, _ in bare.search(query, n)}
+            if context is not None:
+                found.update(doc for doc, _ in context.search(query, n))
+            bare_scores = bare.score_map(query, subset=found)
+            context_scores = context.score_map(query, subset=found) if context is not None else {}
         return {doc: (bare_scores.get(doc, 0.0), context_scores.get(doc, 0.0)) for doc in found}
 
     def scores_for(self, collection: str, query: str, ids: Iterable[str]) -> dict[str, tuple[float, float]]:

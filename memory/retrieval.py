@@ -2,8 +2,8 @@
 
 Each collection task runs the dense nearest-neighbour query and the lexical (BM25) search, then completes
 the evidence of each candidate: BM25 scores for dense hits, and the stored vector's cosine for lexical-only
-hits (no re-embedding). The query is embedded once by the caller. A slow or failing collection is reported
-and skipped; it never fails the whole request.
+hits (from the in-process payload mirror: no re-embedding, no extra store read). The query is embedded
+once by the caller. A slow or failing collection is reported and skipped; it never fails the request.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from memory.candidates import Candidate
 from memory.lexical import LexicalIndexes
+from memory.payloads import Payloads
 from memory.vector_store import VectorStore, Where
 
 if TYPE_CHECKING:
@@ -42,9 +43,12 @@ class RetrievalResult:
 class Retriever:
     """Finds candidates in several collections at once."""
 
-    def __init__(self, store: VectorStore, lexical: LexicalIndexes, settings: RetrievalSettings) -> None:
+    def __init__(
+        self, store: VectorStore, lexical: LexicalIndexes, payloads: Payloads, settings: RetrievalSettings
+    ) -> None:
         self._store = store
         self._lexical = lexical
+        self._payloads = payloads
         self._settings = settings
 
     async def candidates(
@@ -133,5 +137,5 @@ class Retriever:
                 float(vector @ query_vector),
                 *lexical[record.id],
             )
-            for record, vector in self._store.get_with_vectors(collection, missing, where)
+            for record, vector in self._payloads.get(collection, missing, where)
         ]

@@ -17,6 +17,7 @@ from memory.collections import COLLECTION_NAMES, COLLECTIONS
 from memory.embeddings import Embedder
 from memory.gating import NoReranker, Reranker, gate
 from memory.lexical import CONTEXT_VIEW_COLLECTIONS, LexicalIndexes, contextual_text, previous_texts
+from memory.payloads import Payloads
 from memory.profiles import IntentProfiles
 from memory.retrieval import RetrievalResult, RetrievalSettings, Retriever
 from memory.scoring import score
@@ -45,8 +46,9 @@ class MemoryService:
         self.embedder: Embedder = store.embedder
         self.profiles = profiles
         self.lexical = LexicalIndexes()
+        self.payloads = Payloads()
         self.settings = settings or RetrievalSettings()
-        self._retriever = Retriever(store, self.lexical, self.settings)
+        self._retriever = Retriever(store, self.lexical, self.payloads, self.settings)
         self._reranker = reranker or NoReranker()
         self._clock = clock
 
@@ -54,9 +56,11 @@ class MemoryService:
         """Create the collections and rebuild the lexical indexes from what the store holds."""
         self.store.ensure_collections(COLLECTIONS)
         for name in COLLECTION_NAMES:
-            records = self.store.get(name)
-            if not records:
+            items = self.store.get_with_vectors(name)
+            if not items:
                 continue
+            records = [record for record, _ in items]
+            self.payloads.put(name, items)
             if name in CONTEXT_VIEW_COLLECTIONS:
                 previous = previous_texts([(r.id, r.text, r.metadata) for r in records])
                 self.lexical.add(name, ((r.id, r.text, previous[r.id]) for r in records))
@@ -72,7 +76,9 @@ class MemoryService:
             return
         previous = self._previous_texts(records)
         contexts = [contextual_text(previous[r.id], r.text) for r in records]
-        self.store.upsert(CONVERSATIONS, records, self.embedder.embed(contexts))
+        vectors = self.embedder.embed(contexts)
+        self.store.upsert(CONVERSATIONS, records, vectors)
+        self.payloads.put(CONVERSATIONS, zip(records, vectors, strict=True))
         self.lexical.add(CONVERSATIONS, ((r.id, r.text, previous[r.id]) for r in records))
 
     def _previous_texts(self, records: Sequence[Record]) -> dict[str, str | None]:
@@ -101,7 +107,9 @@ class MemoryService:
         if collection == CONVERSATIONS:
             self.write_turns(records)
             return
-        self.store.upsert(collection, records)
+        vectors = self.embedder.embed([r.text for r in records])
+        self.store.upsert(collection, records, vectors)
+        self.payloads.put(collection, zip(records, vectors, strict=True))
         self.lexical.add(collection, ((r.id, r.text, None) for r in records))
 
     # --- reads --------------------------------------------------------------------------------------

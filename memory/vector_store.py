@@ -107,9 +107,9 @@ class VectorStore(Protocol):
         ...
 
     def get_with_vectors(
-        self, collection: str, ids: Sequence[str], where: Where | None = None
+        self, collection: str, ids: Sequence[str] | None = None, where: Where | None = None
     ) -> list[tuple[Record, np.ndarray]]:
-        """Records by id with their stored unit vectors, in one read (scores lexical-only candidates)."""
+        """Records with their stored unit vectors in one read: by id, or every record when ids is None."""
         ...
 
     def count(self, collection: str) -> int:

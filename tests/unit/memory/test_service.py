@@ -71,6 +71,10 @@ def test_reopening_rebuilds_the_lexical_index(service: MemoryService) -> None:
     again.open()
     assert again.lexical.size("conversations") == 2
     assert "conv_t1" in again.lexical.search("conversations", "gardening", 5)
+    [(record, vector)] = again.payloads.get("conversations", ["conv_t1"])  # lexical hits need no store read
+    assert record.text == "quantum gardening notes"
+    [(_, stored)] = service.store.get_with_vectors("conversations", ["conv_t1"])
+    assert vector == pytest.approx(stored, abs=1e-2)  # float16 mirror of the stored vector
 
 
 def test_neighbours_are_the_session_turns_around_a_memory(service: MemoryService) -> None:
@@ -104,7 +108,7 @@ async def test_a_slow_collection_is_skipped_and_reported(tmp_path: Path) -> None
         return real_query(collection, vector, k, where)
 
     store.query = slow_query  # type: ignore[method-assign]
-    retriever = Retriever(store, service.lexical, RetrievalSettings(timeout_s=0.1))
+    retriever = Retriever(store, service.lexical, service.payloads, RetrievalSettings(timeout_s=0.1))
     result = await retriever.candidates("fast answer", store.embedder.embed_query("fast answer"),
                                         {"conversations": 5, "facts": 5})  # fmt: skip
     assert result.failures == {"facts": "timed out"}

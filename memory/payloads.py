@@ -1,0 +1,51 @@
+"""Texts, metadata and vectors of every record, held in process beside the lexical index.
+
+A BM25 hit that the nearest-neighbour query did not return still needs its text, metadata and vector to be
+scored. Reading them back from Chroma costs a store round trip per collection and query (about half a
+nearest-neighbour query at 100k records); this mirror answers from memory. Vectors are kept as float16
+(~0.8 kB per record), so 100k memories cost about 80 MB. It is rebuilt from the store at start-up and
+updated on every write, like the lexical index.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from memory.vector_store import Record, Where, normalise_where, where_matches
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class Payloads:
+    """(record, vector) by collection and id. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, dict[str, tuple[Record, np.ndarray]]] = {}
+        self._lock = threading.Lock()
+
+    def put(self, collection: str, items: Iterable[tuple[Record, np.ndarray]]) -> None:
+        import numpy as np
+
+        with self._lock:
+            table = self._items.setdefault(collection, {})
+            for record, vector in items:
+                table[record.id] = (record, np.asarray(vector, dtype=np.float16))
+
+    def get(
+        self, collection: str, ids: Sequence[str], where: Where | None = None
+    ) -> list[tuple[Record, np.ndarray]]:
+        """Known records among `ids` that match `where`, with float32 vectors."""
+        import numpy as np
+
+        clause = normalise_where(where)
+        with self._lock:
+            table = self._items.get(collection, {})
+            found = [table[i] for i in ids if i in table]
+        return [
+            (record, vector.astype(np.float32))
+            for record, vector in found
+            if where_matches(clause, record.metadata)
+        ]
