@@ -1,0 +1,191 @@
+"""Persistence of the knowledge graph as versioned node-link JSON, crash-safe and corruption-tolerant.
+
+File layout (one JSON object): `{"format": "daemon.knowledge_graph", "schema_version": 1, "saved_at": ...,
+"graph": <networkx node-link data>}`. A save writes a temp file in the same directory, fsyncs it, keeps the
+current (valid) file as `<name>.bak`, then renames the temp file over the main file and fsyncs the directory:
+a crash at any point leaves the previous graph loadable. On load, a main file that cannot be parsed is moved
+aside to `<name>.corrupt-<timestamp>` with a warning and the graph is recovered from the backup; if both
+are unusable both are moved aside and an empty graph is returned. Damaged files are never overwritten or
+deleted: a person may want to repair them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.errors import StorageError
+from knowledge.graph import KnowledgeGraph
+
+log = logging.getLogger(__name__)
+
+FORMAT = "daemon.knowledge_graph"
+SCHEMA_VERSION = 1
+GRAPH_FILE = "knowledge_graph.json"
+
+
+class _NewerSchema(Exception):
+    """The file was written by a newer Daemon: not corrupt, just not ours to read (or move)."""
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: temp file in the same directory, fsync, rename, fsync the directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)  # a short write raises (BufferedWriter writes everything or fails)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class GraphStore:
+    """Loads and saves one `KnowledgeGraph` at `path` (the backup sits beside it as `<name>.bak`)."""
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self.backup = self.path.with_name(self.path.name + ".bak")
+        self._clock = clock
+        self._main_verified = False  # the main file was read or written intact by this store
+
+    # --- load ---------------------------------------------------------------------------------------------
+    def load(self) -> KnowledgeGraph:
+        """The saved graph; recovered from the backup if the main file is damaged; empty if neither works."""
+        if not self.path.exists() and not self.backup.exists():
+            return KnowledgeGraph(self._clock)
+        damaged: list[Path] = []
+        if self.path.exists():
+            try:
+                graph = self._read(self.path)
+                self._main_verified = True
+                return graph
+            except ValueError as error:
+                moved = self._move_aside(self.path)
+                damaged.append(moved)
+                log.warning("knowledge graph %s is unreadable (%s); moved to %s", self.path, error, moved)
+        else:
+            log.warning("knowledge graph %s is missing; trying the backup %s", self.path, self.backup)
+        if self.backup.exists():
+            try:
+                graph = self._read(self.backup)
+                log.warning("recovered the knowledge graph from the backup %s", self.backup)
+                return graph
+            except ValueError as error:
+                damaged.append(self._move_aside(self.backup))
+                log.warning("knowledge graph backup %s is unreadable too (%s)", self.backup, error)
+        kept = ", ".join(str(p) for p in damaged) or "none"
+        log.warning("starting with an empty knowledge graph; damaged files kept: %s", kept)
+        return KnowledgeGraph(self._clock)
+
+    def _read(self, path: Path) -> KnowledgeGraph:
+        """Parse and validate one file; ValueError means damaged, StorageError means unusable as is."""
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            raise StorageError(f"cannot read the knowledge graph file {path}: {error}") from None
+        try:
+            return self._decode(raw)
+        except _NewerSchema as error:
+            raise StorageError(
+                f"{path} was written by a newer Daemon (schema {error}); upgrade Daemon to open it"
+            ) from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            raise ValueError(f"not valid JSON: {error}") from None
+
+    def _decode(self, raw: bytes) -> KnowledgeGraph:
+        payload = json.loads(raw.decode("utf-8"))
+        if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+            raise ValueError("not a Daemon knowledge graph file")
+        version = payload.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ValueError(f"bad schema_version {version!r}")
+        if version > SCHEMA_VERSION:
+            raise _NewerSchema(str(version))
+        data = _migrate(payload.get("graph"), version)
+        return KnowledgeGraph.from_node_link(data, self._clock)
+
+    def _move_aside(self, path: Path) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
+        target = path.with_name(f"{path.name}.corrupt-{stamp}")
+        counter = 1
+        while target.exists():  # never overwrite an earlier damaged file
+            target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+            counter += 1
+        try:
+            os.replace(path, target)
+        except OSError as error:
+            raise StorageError(f"cannot move the damaged file {path} aside: {error}") from None
+        return target
+
+    # --- save ---------------------------------------------------------------------------------------------
+    def save(self, graph: KnowledgeGraph) -> None:
+        """Write the graph atomically; the previous intact version becomes the backup."""
+        payload = {
+            "format": FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "saved_at": self._clock(),
+            "graph": graph.to_node_link(),
+        }
+        try:
+            data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        except (TypeError, ValueError) as error:  # an attribute value JSON cannot hold
+            raise StorageError(f"cannot serialise the knowledge graph: {error}") from None
+        try:
+            self._backup_current()
+            atomic_write_bytes(self.path, data)
+        except OSError as error:
+            raise StorageError(f"cannot save the knowledge graph to {self.path}: {error}") from None
+        self._main_verified = True
+        self._remove_stale_temps()
+
+    def _backup_current(self) -> None:
+        """Copy the current main file to the backup, unless it is damaged (then it is moved aside)."""
+        if not self.path.exists():
+            return
+        raw = self.path.read_bytes()
+        if not self._main_verified:
+            try:
+                self._decode(raw)
+            except ValueError as error:
+                moved = self._move_aside(self.path)
+                log.warning("knowledge graph %s was damaged (%s); moved it to %s", self.path, error, moved)
+                return
+            except _NewerSchema:
+                raise StorageError(f"{self.path} was written by a newer Daemon; not overwriting it") from None
+        atomic_write_bytes(self.backup, raw)
+
+    def _remove_stale_temps(self) -> None:
+        """Temp files left by a crash mid-save are partial copies of our own output: safe to remove."""
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+
+def _migrate(data: Any, version: int) -> Any:
+    """Bring older node-link payloads up to SCHEMA_VERSION (none yet: version 1 is the first)."""
+    if version == SCHEMA_VERSION:
+        return data
+    raise ValueError(f"no migration from schema {version}")  # pragma: no cover - unreachable until v2

@@ -1,0 +1,162 @@
+"""The graph's vocabulary: text normalisation, entity ids, entity types and relation canonicalisation.
+
+Everything here is pure and immutable, shared by the graph, the entity resolver and fact ingestion. Names
+and phrases are compared case- and punctuation-insensitively ("Jo's" -> "jo", "New-York!" -> "new york").
+Role relations read "X <role>_of Y" = "X is Y's <role>": `jo -sister_of-> user` means Jo is the user's
+sister; "has a sister" and "sister" as predicates are the same relation with subject and object swapped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from types import MappingProxyType
+
+USER_ID = "user"
+ENTITY_TYPES = ("person", "pet", "place", "organization", "project", "thing", "event", "concept", "other")
+VAGUE_TYPES = frozenset({"thing", "other", "concept"})  # a more specific type learned later replaces these
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+# Role relations and the nouns that name them ("my sister", "has a sister", "sister of").
+ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "sister_of": ("sister",),
+        "brother_of": ("brother",),
+        "sibling_of": ("sibling",),
+        "mother_of": ("mother", "mom", "mum"),
+        "father_of": ("father", "dad"),
+        "parent_of": ("parent",),
+        "child_of": ("child", "kid", "son", "daughter"),
+        "spouse_of": ("spouse", "wife", "husband", "partner"),
+        "friend_of": ("friend", "best friend"),
+        "boss_of": ("boss", "manager"),
+        "colleague_of": ("colleague", "coworker", "co worker"),
+        "roommate_of": ("roommate", "flatmate"),
+        "aunt_of": ("aunt",),
+        "uncle_of": ("uncle",),
+        "cousin_of": ("cousin",),
+        "grandmother_of": ("grandmother", "grandma"),
+        "grandfather_of": ("grandfather", "grandpa"),
+        "doctor_of": ("doctor",),
+        "therapist_of": ("therapist",),
+    }
+)
+
+# canonical relation: the predicate phrasings that mean it (normalised: lower case, no punctuation)
+_SYNONYM_TEXT = """
+lives_in: lives in | live in | lives at | living in | moved to | resides in | based in | relocated to
+works_at: works at | work at | works for | employed by | employed at | job at | working at
+works_on: works on | working on | is building | builds
+studies_at: studies at | study at | student at | attends | goes to school at
+born_in: born in | was born in | from | comes from | is from
+named: name | named | is named | called | is called | name is | goes by
+is_a: is a | is an | is | type | kind of | instance of | species | breed
+likes: likes | like | loves | love | enjoys | enjoy | is into | fan of
+dislikes: dislikes | dislike | hates | hate | doesnt like | does not like
+owns: owns | own | has | have
+has_pet: has pet | has a pet | pet | pet is | has dog | has a dog | has cat | has a cat
+has_pet: owns a dog | owns a cat | owns dog | owns cat
+spouse_of: married to | is married to
+friend_of: friends with | is friends with
+part_of: part of | member of | belongs to | is part of
+speaks: speaks | speak
+interested_in: interested in | is interested in | curious about
+skilled_at: skilled at | good at | expert in | is good at
+wants: wants to | wants | plans to | wants to be
+created: created | made | wrote | founded | built
+knows: knows | met
+"""
+
+
+def _parse_synonyms(text: str) -> Mapping[str, str]:
+    table: dict[str, str] = {}
+    for line in text.strip().splitlines():
+        relation, _, phrases = line.partition(":")
+        table.update(dict.fromkeys((p.strip() for p in phrases.split("|")), relation.strip()))
+    return MappingProxyType(table)
+
+
+_SYNONYMS = _parse_synonyms(_SYNONYM_TEXT)
+
+# One current value per source: a new value supersedes the old edge (kept, marked, valid_to set).
+FUNCTIONAL_RELATIONS = frozenset({"lives_in", "works_at", "named", "born_in", "studies_at"})
+
+# relation -> (subject type, object type) to type entities first seen through it; None = no evidence.
+RELATION_TYPES: Mapping[str, tuple[str | None, str | None]] = MappingProxyType(
+    {
+        "lives_in": (None, "place"),
+        "born_in": ("person", "place"),
+        "works_at": ("person", "organization"),
+        "studies_at": ("person", "organization"),
+        "works_on": (None, "project"),
+        "has_pet": (None, "pet"),
+        "speaks": ("person", "concept"),
+        "is_a": (None, "concept"),
+        **{role: ("person", "person") for role in ROLES},
+    }
+)
+
+
+def norm_token(token: str) -> str:
+    """Lower-case; drop a possessive `'s` and inner apostrophes ("Jo's" -> "jo", "don't" -> "dont")."""
+    token = token.lower().replace("’", "'")
+    if token.endswith("'s"):
+        token = token[:-2]
+    return token.replace("'", "")
+
+
+def token_spans(text: str) -> list[tuple[str, int, int]]:
+    """Normalised word tokens of `text` with their character spans; punctuation and case are ignored."""
+    out: list[tuple[str, int, int]] = []
+    for match in _TOKEN.finditer(text):
+        token = norm_token(match.group())
+        if token:
+            out.append((token, match.start(), match.end()))
+    return out
+
+
+def normalize(text: str) -> str:
+    """Case- and punctuation-insensitive form of a name or phrase: its tokens joined by single spaces."""
+    return " ".join(token for token, _, _ in token_spans(text))
+
+
+def make_entity_id(name: str) -> str:
+    """The node id for a name: normalised tokens joined by underscores (`New York!` -> `new_york`)."""
+    return "_".join(normalize(name).split())
+
+
+def canonical_relation(predicate: str) -> tuple[str, bool]:
+    """The canonical relation for a predicate and whether subject and object must be swapped.
+
+    "lives in"/"moved to" -> (`lives_in`, False); "sister of" -> (`sister_of`, False); "sister"/"has a
+    sister" (the subject has a sister who is the object) -> (`sister_of`, True). Unknown predicates pass
+    through as snake_case.
+    """
+    phrase = normalize(predicate)
+    if phrase in _SYNONYMS:
+        return _SYNONYMS[phrase], False
+    bare = re.sub(r"^(?:is |was )?(?:the |a |an |my |their )?", "", phrase)
+    for relation, nouns in ROLES.items():
+        for noun in nouns:
+            if bare in (f"{noun} of", f"{noun} to", relation.replace("_", " ")):
+                return relation, False
+            if bare in (noun, f"has {noun}", f"has a {noun}", f"{noun} is", f"s {noun}"):
+                return relation, True
+    return "_".join(phrase.split()) or "related_to", False
+
+
+def to_epoch(value: float | int | datetime | str | None, default: float) -> float:
+    """Epoch seconds from a number, a datetime or an ISO-8601 string; `default` for None or junk."""
+    if value is None or isinstance(value, bool):
+        return default
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else default
+    if isinstance(value, datetime):
+        return value.timestamp()
+    try:
+        return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return default

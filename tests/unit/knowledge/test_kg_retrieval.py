@@ -1,0 +1,57 @@
+"""The graph changes retrieval: "my sister" resolves to Jo, and a memory about Jo gets the graph bonus.
+
+The ranking is done by the real memory scorer (memory/scoring.py) over BM25 relevance, as retrieval does;
+the only difference between the two runs is the `graph_bonus` the caller computes from the knowledge graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from knowledge.entities import EntityResolver
+from knowledge.expansion import graph_bonus
+from knowledge.graph import KnowledgeGraph
+from memory.bm25 import BM25Index
+from memory.candidates import Candidate, GatedCandidate, QueryContext
+from memory.profiles import default_profiles
+from memory.scoring import score
+
+NOW = 1_700_000_000.0
+MEMORIES = {
+    "party": "Ordered a birthday cake for the office party.",
+    "jo": "Jo wants her birthday dinner at the Thai place again.",
+    "trip": "We booked the train to Boston for the long weekend.",
+    "cake": "The cake recipe needs more butter than I thought.",
+}
+QUERY = "When is my sister's birthday?"
+
+
+def rank(bonus: Mapping[str, float]) -> list[str]:
+    index = BM25Index()
+    index.add_many(MEMORIES.items())
+    raw = index.score_map(QUERY)
+    top = max(raw.values()) or 1.0
+    gated = []
+    for memory_id, text in MEMORIES.items():
+        relevance = raw.get(memory_id, 0.0) / top
+        meta = {"created_at": NOW - 86400.0}
+        candidate = Candidate(
+            memory_id, "conversations", text, meta, dense=0.0, lexical=raw.get(memory_id, 0.0)
+        )
+        gated.append(GatedCandidate(candidate, relevance, {"lexical": relevance}))
+    ctx = QueryContext(query=QUERY, now=NOW, intent="factual_recall", graph_bonus=dict(bonus))
+    return [result.id for result in score(gated, ctx, default_profiles().get("factual_recall"))]
+
+
+def test_the_graph_bonus_lifts_the_memory_about_the_resolved_entity(personal_graph: KnowledgeGraph) -> None:
+    seeds = EntityResolver(personal_graph).resolve_ids(QUERY)
+    assert seeds == ["jo"]  # "my sister's" -> Jo, through the possessive alias
+    bonus = graph_bonus(personal_graph, seeds, MEMORIES)
+    assert bonus["jo"] == 1.0 and 0.0 < bonus["trip"] < 1.0  # Boston is Jo's city: a smaller lift
+    assert "party" not in bonus and "cake" not in bonus
+
+    without = rank({})
+    with_graph = rank(bonus)
+    assert without[0] == "party"  # lexically, the office birthday wins
+    assert with_graph[0] == "jo"  # with the graph, the sister's birthday does
+    assert with_graph.index("trip") <= without.index("trip")
