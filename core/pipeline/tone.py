@@ -1,0 +1,398 @@
+"""Tone detection: how distressed is the user, on the four levels of DESIGN.md.
+
+1. **Lexicon** (:mod:`core.pipeline.tone_lexicon`): weighted phrases (longest match wins, figurative uses such
+   as "this bug is killing me" discarded), each adjusted for negation ("I'm not depressed"), past framing,
+   intensifiers and diminishers, then attributed to the user, a third party, or the world/fiction/research
+   (the *observational filter*: cues about others count for little, but a real third party in danger still
+   raises the level to ``concern`` with guidance for helping them). Weights are summed with decay, strongest
+   first, times the combination multipliers whose two categories both occur. Without an explicit crisis
+   cue the score stays below the crisis threshold.
+2. **Embedding exemplars**, only if an ``embed`` callable was injected *and* the score is in an uncertain band
+   just below a threshold: promote one level when the text is clearly closer to the upper level's exemplars.
+
+``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
+bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from core.pipeline import tone_lexicon as lex
+
+log = logging.getLogger(__name__)
+
+Embed = Callable[[Sequence[str]], Any]
+"""Maps texts to a numpy array of unit vectors, one row per text (e.g. ``MiniLMEmbedder.embed``)."""
+
+CRISIS_SUPPORT = lex.CRISIS_SUPPORT
+THIRD_PARTY_SUPPORT = lex.THIRD_PARTY_SUPPORT
+
+
+class ToneLevel(StrEnum):
+    """The four tone levels; the value is the name used on the wire (``analyze --json`` and prompts)."""
+
+    CONVERSATIONAL = "conversational"
+    CONCERN = "concern"
+    ELEVATED = "elevated"
+    CRISIS = "crisis"
+
+    @property
+    def rank(self) -> int:
+        """0 for conversational up to 3 for crisis."""
+        return _ORDER.index(self)
+
+    @classmethod
+    def parse(cls, value: str | ToneLevel) -> ToneLevel:
+        """Accept the value, the member name, or the original system's spellings (HIGH, crisis_support...)."""
+        key = str(value).strip().lower().removesuffix("_support")
+        key = lex.LEVEL_ALIASES.get(key, key)
+        try:
+            return cls(key)
+        except ValueError:
+            raise ValueError(f"unknown tone level {value!r}") from None
+
+
+_ORDER = (ToneLevel.CONVERSATIONAL, ToneLevel.CONCERN, ToneLevel.ELEVATED, ToneLevel.CRISIS)
+
+
+@dataclass(frozen=True)
+class ToneResult:
+    """Outcome of :meth:`ToneDetector.detect`.
+
+    ``matched`` holds the lexicon phrases that counted (negated and figurative ones excluded);
+    ``observational`` is true when distress language was present but attributed to someone or something
+    other than the user (news, fiction, research, a third party); ``support`` is guidance text to include in
+    the reply (crisis, or a third party in danger), else None; ``stage`` says which stage decided.
+    """
+
+    level: ToneLevel
+    score: float
+    matched: tuple[str, ...]
+    observational: bool
+    support: str | None
+    stage: str = "lexicon"
+
+
+@dataclass(frozen=True)
+class ToneConfig:
+    """Thresholds and factors. Weights in the lexicon are calibrated against these defaults."""
+
+    concern_threshold: float = 1.8
+    elevated_threshold: float = 4.5
+    crisis_threshold: float = 9.0
+    decay: float = 0.5  # weight of the n-th strongest cue is multiplied by decay**n
+    max_multiplier: float = 1.6
+    intensifier: float = 1.35
+    diminisher: float = 0.7
+    negated_crisis_weight: float = 2.0  # "I'm not suicidal" still deserves a gentle check-in
+    past_factor: float = 0.3
+    third_party_factor: float = 0.25
+    world_factor: float = 0.1
+    negation_window: int = 4
+    band_floor: float = 0.5  # weak cues from here up to the concern threshold are "uncertain"
+    band_ratio: float = 0.8  # scores within [ratio * threshold, threshold) are "uncertain"
+    embed_margin: float = 0.05
+    embed_min_similarity: float = 0.3
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    text: str
+    words: tuple[str, ...]
+    category: str
+    level: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class _Cue:
+    phrase: _Phrase
+    start: int
+    end: int
+    weight: float
+    who: str  # "self", "third" or "world"
+    negated: bool
+    qualified: bool  # negated or framed in the past: the user already told us how to read it
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[.!?;,:]")
+_PATTERN_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")  # lexicon words may end in *
+_FRAME_MARKERS = lex.FICTION_MARKERS | lex.NEWS_MARKERS | lex.INFO_MARKERS
+
+
+def normalise(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[str]:
+    """Lower-case tokens with contractions expanded and possessive ``'s`` dropped; punctuation kept."""
+    out: list[str] = []
+    for token in pattern.findall(text.lower().replace("\u2019", "'").replace("\u2018", "'")):
+        expanded = lex.CONTRACTIONS.get(token)
+        if expanded:
+            out.extend(expanded.split())
+        elif token.endswith("'s"):
+            out.append(token[:-2])
+        else:
+            out.append(token.replace("'", ""))
+    return out
+
+
+def _word_matches(pattern: str, token: str) -> bool:
+    return token.startswith(pattern[:-1]) if pattern.endswith("*") else token == pattern
+
+
+class _Matcher:
+    """Finds phrases in a token list: longest match first, no overlaps."""
+
+    def __init__(self, phrases: Sequence[_Phrase]) -> None:
+        self._by_first: dict[str, list[_Phrase]] = {}
+        self._prefixed: list[_Phrase] = []
+        for phrase in phrases:
+            if phrase.words[0].endswith("*"):
+                self._prefixed.append(phrase)
+            else:
+                self._by_first.setdefault(phrase.words[0], []).append(phrase)
+
+    def find(self, tokens: Sequence[str]) -> list[tuple[int, int, _Phrase]]:
+        found = []
+        for i, token in enumerate(tokens):
+            for phrase in (*self._by_first.get(token, ()), *self._prefixed):
+                end = i + len(phrase.words)
+                window = tokens[i:end]
+                if len(window) == len(phrase.words) and all(map(_word_matches, phrase.words, window)):
+                    found.append((i, end, phrase))
+        found.sort(key=lambda f: (f[0] - f[1], f[0]))
+        taken: set[int] = set()
+        chosen = []
+        for start, end, phrase in found:
+            if taken.isdisjoint(range(start, end)):
+                taken.update(range(start, end))
+                chosen.append((start, end, phrase))
+        return sorted(chosen, key=lambda f: f[0])
+
+
+def _compile(groups: Sequence[lex.PhraseGroup]) -> list[_Phrase]:
+    return [
+        _Phrase(text, tuple(normalise(text, _PATTERN_TOKEN)), category, level, weight)
+        for category, level, weight, texts in groups
+        for text in texts
+    ]
+
+
+def _clause(tokens: Sequence[str], start: int, end: int, breaks: frozenset[str]) -> tuple[int, int]:
+    """Bounds of the clause around tokens[start:end], delimited by ``breaks``."""
+    lo = start
+    while lo > 0 and tokens[lo - 1] not in breaks:
+        lo -= 1
+    hi = end
+    while hi < len(tokens) and tokens[hi] not in breaks:
+        hi += 1
+    return lo, hi
+
+
+class ToneDetector:
+    """Scores a user message on the four tone levels. Cheap (pure Python) unless the band needs ``embed``.
+
+    ``embed`` is injected by the composition root (core never imports memory); the exemplar embeddings are
+    computed on first use and kept on this instance.
+    """
+
+    def __init__(self, embed: Embed | None = None, config: ToneConfig | None = None) -> None:
+        self._embed = embed
+        self._config = config or ToneConfig()
+        self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
+        self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
+        self._centroids: dict[ToneLevel, Any] | None = None
+
+    def detect(self, text: str) -> ToneResult:
+        """Classify one message."""
+        tokens = normalise(text)
+        cues = self._cues(tokens)
+        score = self._score(cues)
+        level = self._level(score)
+        counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
+        observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
+        stage = "lexicon"
+        if self._embed is not None and self._uncertain(score) and not self._settled(cues):
+            promoted = self._embedding_vote(text, level)
+            if promoted is not level:
+                level, stage = promoted, "embedding"
+        support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
+        if support is None and self._other_in_danger(cues, tokens):
+            level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
+        return ToneResult(level, round(score, 3), counted, observational, support, stage)
+
+    # -- lexicon stage ---------------------------------------------------------------------------------
+    def _cues(self, tokens: list[str]) -> list[_Cue]:
+        benign = {i for s, e, _ in self._benign.find(tokens) for i in range(s, e)}
+        found = [m for m in self._matcher.find(tokens) if benign.isdisjoint(range(m[0], m[1]))]
+        covered = {i for s, e, _ in found for i in range(s, e)}
+        cues = []
+        speaks_for_self = any(t in lex.FIRST_PERSON for t in tokens)
+        for start, end, phrase in found:
+            negated = self._negated(tokens, start, covered)
+            factor, past = self._modifier(tokens, start, end, covered)
+            if phrase.level == "inverted":  # "no reason to live": the negation *is* the cue
+                phrase, negated = replace(phrase, level="crisis"), not negated
+                weight = 0.0 if negated else phrase.weight * factor
+            elif negated:  # "I'm not suicidal" still deserves a gentle check-in; "not sad" counts nothing
+                weight = self._config.negated_crisis_weight if phrase.level == "crisis" else 0.0
+            else:
+                weight = phrase.weight * factor
+            who = _attribute(tokens, start, end, phrase.words)
+            if phrase.category == "immediate_danger" and speaks_for_self and who == "third":
+                # "he has a gun", "he's following me home": a threat reported by the user is about them,
+                # unless the phrase names the victim ("hits her").
+                who = "third" if any(w in lex.THIRD_PERSON for w in phrase.words) else "self"
+            if who == "third":
+                weight *= self._config.third_party_factor
+            elif who == "world":
+                weight *= self._config.world_factor
+            cues.append(_Cue(phrase, start, end, weight, who, negated, negated or past))
+        return cues
+
+    def _negated(self, tokens: Sequence[str], start: int, covered: set[int]) -> bool:
+        """A negation cue shortly before ``start`` in the same clause, not part of another phrase."""
+        for i in range(start - 1, max(-1, start - 1 - self._config.negation_window), -1):
+            if tokens[i] in lex.CLAUSE_BREAKS:
+                return False
+            if i in covered:
+                continue
+            if tokens[i] in lex.NEGATION_CUES:
+                nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+                return nxt not in lex.NEGATION_EXCEPTIONS
+        return False
+
+    def _modifier(self, tokens: Sequence[str], start: int, end: int, covered: set[int]) -> tuple[float, bool]:
+        """Intensifier/diminisher just before the cue, and past framing anywhere in its clause."""
+        factor = 1.0
+        before = [
+            t for i, t in enumerate(tokens[max(0, start - 2) : start], max(0, start - 2)) if i not in covered
+        ]
+        if any(t in lex.INTENSIFIERS for t in before):
+            factor *= self._config.intensifier
+        elif any(t in lex.DIMINISHERS for t in before):
+            factor *= self._config.diminisher
+        lo, hi = _clause(tokens, start, end, lex.CLAUSE_BREAKS - {"and"})
+        clause = " " + " ".join(tokens[lo:hi]) + " "
+        past = any(f" {cue} " in clause for cue in lex.PAST_CUES)
+        if past:
+            factor *= self._config.past_factor
+        return factor, past
+
+    def _score(self, cues: Sequence[_Cue]) -> float:
+        cfg = self._config
+        weights = sorted((c.weight for c in cues if c.weight > 0), reverse=True)
+        base = sum(w * cfg.decay**i for i, w in enumerate(weights))
+        mine = {c.phrase.category for c in cues if c.who == "self" and not c.negated}
+        multiplier = 1.0
+        for first, second, factor in lex.COMBINATIONS:
+            if first in mine and second in mine:
+                multiplier *= factor
+        score = base * min(multiplier, cfg.max_multiplier)
+        explicit = any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
+        if not explicit:
+            # Crisis is reserved for explicit risk language; strong distress can only reach the band below.
+            score = min(score, cfg.crisis_threshold * 0.95)
+        return score
+
+    def _level(self, score: float) -> ToneLevel:
+        cfg = self._config
+        thresholds = (cfg.crisis_threshold, cfg.elevated_threshold, cfg.concern_threshold)
+        for level, threshold in zip(reversed(_ORDER), thresholds, strict=False):
+            if score >= threshold:
+                return level
+        return ToneLevel.CONVERSATIONAL
+
+    @staticmethod
+    def _settled(cues: Sequence[_Cue]) -> bool:
+        """The lexicon needs no second opinion: the user negated or past-framed a cue ("I'm not depressed,
+        just tired"), or every cue is about someone else. Embeddings read such texts as distress."""
+        if any(c.qualified for c in cues):
+            return True
+        return any(c.who != "self" for c in cues) and not any(c.who == "self" and c.weight > 0 for c in cues)
+
+    @staticmethod
+    def _other_in_danger(cues: Sequence[_Cue], tokens: Sequence[str]) -> bool:
+        """A third party (not a character or a news story) with crisis-level language."""
+        if any(t in _FRAME_MARKERS for t in tokens):
+            return False
+        return any(c.who == "third" and c.phrase.level == "crisis" and not c.negated for c in cues)
+
+    # -- embedding stage -------------------------------------------------------------------------------
+    def _uncertain(self, score: float) -> bool:
+        """Is ``score`` in a band where the lexicon alone is unsure which of two levels applies?"""
+        cfg = self._config
+        if cfg.band_floor <= score < cfg.concern_threshold:
+            return True
+        return any(cfg.band_ratio * t <= score < t for t in (cfg.elevated_threshold, cfg.crisis_threshold))
+
+    def _embedding_vote(self, text: str, level: ToneLevel) -> ToneLevel:
+        """Promote ``level`` by one when the text is clearly closer to the next level's exemplars."""
+        if level is ToneLevel.CRISIS:
+            return level
+        upper = _ORDER[level.rank + 1]
+        try:
+            centroids = self._exemplar_centroids()
+            query = self._embed([text])[0]  # type: ignore[misc]
+            sim_upper = float(centroids[upper] @ query)
+            sim_lower = float(centroids[level] @ query)
+        except Exception as exc:  # a failing embedder must never break the turn
+            log.warning("tone embedding stage skipped: %s", exc)
+            return level
+        cfg = self._config
+        if sim_upper >= cfg.embed_min_similarity and sim_upper - sim_lower >= cfg.embed_margin:
+            return upper
+        return level
+
+    def _exemplar_centroids(self) -> dict[ToneLevel, Any]:
+        """Unit-length mean exemplar vector per level, computed once per detector."""
+        if self._centroids is None:
+            import numpy as np
+
+            centroids: dict[ToneLevel, Any] = {}
+            for name, texts in lex.EXEMPLARS.items():
+                mean = np.asarray(self._embed(list(texts)), dtype=np.float32).mean(axis=0)  # type: ignore[misc]
+                centroids[ToneLevel(name)] = mean / (np.linalg.norm(mean) or 1.0)
+            self._centroids = centroids
+        return self._centroids
+
+
+def _attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str]) -> str:
+    """Who a cue is about: "self", "third" (another person) or "world" (news, fiction, research)."""
+    if any(w in lex.FIRST_PERSON for w in words):
+        return "self"
+    following = tokens[end] if end < len(tokens) else ""
+    if following in lex.OBJECT_SELF:
+        return "self"
+    if following in lex.OBJECT_OTHER:
+        return "third"
+    lo, hi = _clause(tokens, start, end, lex.SENTENCE_BREAKS)
+    framed = any(t in _FRAME_MARKERS for t in tokens[lo:hi])
+    if framed and start > lo and tokens[start - 1] in lex.TOPIC_PREPOSITIONS:
+        return "world"  # "a poem about grief", "signs of depression"
+    for token in reversed(tokens[lo:start]):
+        if token in lex.FIRST_PERSON:
+            return "self"
+        if token in lex.THIRD_PERSON or token in lex.THIRD_PARTY_NOUNS:
+            return "third"
+        if token in _FRAME_MARKERS:
+            return "world"
+    if any(w in lex.THIRD_PERSON for w in words):
+        return "third"
+    return _attribute_by_context(tokens[lo:hi], tokens)
+
+
+def _attribute_by_context(sentence: Sequence[str], tokens: Sequence[str]) -> str:
+    """No subject before the cue: decide from the sentence, then the whole message; default to the user."""
+    for scope in (sentence, tokens):
+        if any(t in lex.FIRST_PERSON for t in scope):
+            return "self"
+        if any(t in _FRAME_MARKERS for t in scope):
+            return "world"
+        if any(t in lex.THIRD_PERSON or t in lex.THIRD_PARTY_NOUNS for t in scope):
+            return "third"
+    return "self"

@@ -1,0 +1,353 @@
+"""Curated tone lexicon: weighted phrases, modifiers, combination multipliers and embedding exemplars.
+
+Pure data, no behaviour: :mod:`core.pipeline.tone` reads it. Phrases are written the way people type them;
+the detector normalises both the phrases and the user's text the same way (lower case, contractions
+expanded, so "can't cope" also matches "cant cope" and "cannot cope"). A trailing ``*`` on a word matches
+any word starting with that prefix ("suicid*" matches "suicidal" and "suicide").
+
+Each group is ``(category, level, weight, phrases)``. ``level`` is one of the four tone levels of DESIGN.md
+or ``"modifier"`` (time pressure: it never scores on its own, it only enables a combination multiplier).
+Weights are calibrated against the thresholds in ``ToneConfig``: one crisis phrase reaches crisis, one
+elevated phrase reaches elevated, one concern phrase reaches concern, a weak cue alone stays below concern
+and only places the text in the uncertain band.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+# Data tables, packed by hand: one phrase per line would make this file three times longer.
+# fmt: off
+
+# ---------------------------------------------------------------------------------------------------------
+# Weighted phrase groups
+# ---------------------------------------------------------------------------------------------------------
+PhraseGroup = tuple[str, str, float, tuple[str, ...]]
+
+CRISIS_GROUPS: tuple[PhraseGroup, ...] = (
+    ("suicidal_ideation", "crisis", 10.0, (
+        "kill myself", "killing myself", "end my life", "ending my life", "take my own life",
+        "take my life", "taking my own life", "want to die", "wanna die", "wish i was dead",
+        "wish i were dead", "better off dead", "better off without me", "better off if i", "suicid*",
+        "end it all", "ending it all", "nothing to live for", "never wake up", "not wake up",
+        "stop existing", "cease to exist", "sleep forever", "disappear forever", "disappeared for good",
+        "disappear for good", "goodbye letter*", "goodbye note*", "say goodbye to everyone",
+        "the only way out", "ways to die", "how to die", "painless way*", "jump off", "jumping off",
+        "stepping off", "step off the", "hang myself", "hanging myself", "shoot myself", "slit my",
+        "want it all to end", "want it all to stop", "what's the point of living",
+        "what's the point in living", "if i'm gone", "if i was gone", "if i were gone", "end it tonight",
+        "end it today", "saving up my pills", "stockpiling pills", "tired of living",
+        "tired of being alive", "won't need it", "won't need them", "giving away my",
+        "do something to myself", "not be here tomorrow", "wish i'd never been born", "want to disappear",
+        "wants to die", "kill himself", "kill herself", "kill themselves", "killed himself",
+        "killed herself", "take his own life", "take her own life", "take their own life", "end his life",
+        "end her life",
+    )),
+    # Inverted: these state a reason to live; only their *negation* is a crisis cue ("no reason to live",
+    # "I don't want to be alive", "I can't see the point in living"). Un-negated they score nothing.
+    ("suicidal_ideation", "inverted", 10.0, (
+        "reason to live", "reason to keep living", "reason to be alive", "reason for me to be alive",
+        "point in living", "point of living", "worth living", "want to be alive", "want to live anymore",
+        "want to be here anymore", "want to exist", "want to keep living", "want to wake up tomorrow",
+    )),
+    ("self_harm", "crisis", 10.0, (
+        "hurt myself", "hurting myself", "harm myself", "harming myself", "self harm", "self harming",
+        "cut myself", "cutting myself", "cutting again", "urge to cut", "urges to cut", "burn myself",
+        "burned myself", "burning myself", "hit myself", "hitting myself", "starve myself",
+        "starving myself", "punish myself", "punishing myself", "cutting herself", "cutting himself",
+        "cuts herself", "cuts himself", "hurting herself", "hurting himself", "hurt herself",
+        "hurt himself",
+    )),
+    ("immediate_danger", "crisis", 10.0, (
+        "going to hurt me", "gonna hurt me", "threatened to kill", "threatening to kill",
+        "threatens to kill", "hit me", "hits me", "hitting me", "beat me", "beats me", "beating me",
+        "choked me", "strangled me", "hits her", "hit her again", "beats her", "not safe at home",
+        "don't feel safe", "i'm not safe", "in danger", "following me home", "has a gun", "has a knife",
+        "locked me in",
+    )),
+    ("overdose", "crisis", 10.0, (
+        "took too many pills", "more of my meds than", "took all my pills", "pills lined up",
+        "have the pills", "overdos*", "swallowed a bottle", "swallowed a whole bottle", "swallowed all",
+        "swallowed pills",
+    )),
+)
+
+ELEVATED_GROUPS: tuple[PhraseGroup, ...] = (
+    ("panic", "elevated", 5.0, (
+        "panic attack*", "panicking", "can't breathe", "heart is pounding", "heart pounding",
+        "heart is racing", "heart racing", "chest is tight", "chest tight", "hyperventilating",
+        "freaking out", "losing my mind", "going crazy", "can't calm down", "spiraling", "spiralling",
+        "meltdown", "can't think straight", "about to pass out", "won't stop trembling",
+        "can't stop shaking", "terrified", "feel numb", "totally numb", "emotionally numb", "numb inside",
+    )),
+    ("panic", "elevated", 3.0, ("panic", "panicky")),
+    ("dissociation", "elevated", 4.0, ("shaking", "trembling", "numb")),
+    ("severe_distress", "elevated", 5.0, (
+        "can't cope", "can't take it anymore", "can't take this anymore", "can't do this anymore",
+        "can't go on", "can't keep going", "keep going much longer", "breaking point", "at my limit",
+        "end of my rope", "end of my tether", "falling apart", "broken inside", "completely broken",
+        "can't function", "barely function", "can't stop crying", "crying for hours", "sobbing",
+        "suffocating", "walls are closing in", "in so much pain", "unbearable", "can't bear",
+        "too much to bear", "hate myself", "hate my life", "worthless", "total failure",
+        "complete failure", "failure at everything", "pull myself together", "can't get out of bed",
+        "barely get out of bed", "stopped eating", "haven't eaten", "desperate", "in agony",
+        "screaming inside", "tormented", "no escape", "can't escape", "haven't slept in days",
+        "falling to pieces",
+    )),
+    (
+        "relapse", "elevated",
+        5.0,
+        ("relapsed", "relapse", "fell off the wagon", "back to drinking", "using again"),
+    ),
+    ("hopelessness", "elevated", 5.0, (
+        "hopeless", "no hope", "lost all hope", "losing hope", "no way out", "no future",
+        "nothing will change", "nothing will ever change", "never going to get better",
+        "ever going to get better", "will never get better", "what's the point of trying",
+        "what's the point of anything", "what's the point anymore", "no point in trying",
+        "no point anymore", "why even bother", "give up on everything", "want to give up",
+        "nothing matters", "nothing i do matters", "can't see a way", "beyond help", "no one can help me",
+    )),
+    ("hopelessness", "elevated", 3.0, ("trapped", "stuck forever", "doomed", "giving up", "nothing left")),
+    ("severe_distress", "elevated", 3.0, ("drowning", "breaking down", "can't handle")),
+    ("dissociation", "elevated", 5.0, (
+        "feel empty", "totally empty", "empty inside", "not even real", "feel unreal", "outside my body",
+        "dissociat*", "flashback*", "nightmares about", "reliving it", "ptsd",
+    )),
+)
+
+CONCERN_GROUPS: tuple[PhraseGroup, ...] = (
+    ("isolation", "concern", 2.5, (
+        "nobody cares", "no one cares", "all alone", "so alone", "completely alone", "utterly alone",
+        "alone in this", "no one to talk to", "nobody to talk to", "no friends", "nobody understands",
+        "no one understands", "nobody gets me", "no one gets me", "nobody really gets me", "isolated",
+        "lonely", "loneliness", "left out", "feel invisible", "abandoned", "nobody would notice",
+        "no one would notice", "feel alone",
+    )),
+    ("stress", "concern", 2.0, (
+        "stressed", "stressful", "stress", "under pressure", "so much pressure", "tense", "on edge",
+        "overwhelm*", "swamped", "too much on my plate", "frazzled", "really struggling", "can't focus",
+        "can't concentrate", "worried", "worry", "worrying", "overthinking", "overthink",
+        "weighing on me", "can't keep up", "falling behind",
+    )),
+    ("stress", "concern", 1.5, ("frustrated", "upset", "irritable", "struggling", "struggle")),
+    ("sadness", "concern", 2.0, (
+        "sad", "feeling down", "feel down", "been down", "so down", "bit down", "pretty down",
+        "kind of down", "feeling low", "feel low", "kind of low", "a bit low", "pretty low", "really low",
+        "so low", "unhappy", "heartbr*", "crying", "cried", "in tears", "grief", "grieving",
+        "passed away", "lost my mom", "lost my dad", "lost my mother", "lost my father", "lost my job",
+        "rejected", "rejection", "it stings", "disappointed", "unmotivated", "no motivation", "gloomy",
+        "bummed", "broke up", "breakup", "divorce", "miss her", "miss him", "i miss my",
+    )),
+    ("sadness", "concern", 3.0, ("miserable", "depressed", "depression", "devastat*", "a mess")),
+    ("anxiety", "concern", 2.0, (
+        "anxious", "anxiety", "nervous", "scared", "afraid", "fear", "dread", "dreading", "uneasy",
+        "restless", "racing thoughts", "mind keeps racing", "mind racing", "freaked out", "jittery",
+    )),
+    ("anxiety", "concern", 3.0, ("worried sick", "scared to death", "constant fear")),
+    ("burnout", "concern", 2.0, (
+        "burnt out", "burned out", "burnout", "exhausted", "drained", "worn out", "running on empty",
+        "tired all the time", "no energy", "fatigue", "need a break", "nothing feels fun",
+        "nothing is fun", "lost interest", "sick of everything",
+    )),
+    ("sleep_loss", "concern", 2.0, (
+        "can't sleep", "can't seem to sleep", "insomnia", "haven't slept", "not sleeping", "barely sleep",
+        "barely slept", "awake all night", "up all night", "no sleep",
+    )),
+    ("self_worth", "concern", 2.0, (
+        "not good enough", "failure", "ashamed", "imposter", "impostor", "hate how i", "i'm a burden",
+        "such a burden", "frustrated with myself",
+    )),
+    ("self_worth", "concern", 1.5, ("useless", "guilty", "shame")),
+    ("weak", "concern", 1.0, (
+        "tired", "rough", "hard time", "hard week", "tough", "ugh", "meh", "bad day", "long day",
+        "annoyed", "hurt", "hurts", "lost", "confused", "off today", "not great", "could be better",
+    )),
+    ("weak", "concern", 2.0, ("not okay", "not ok", "not doing well", "not doing okay", "not fine")),
+)
+
+MODIFIER_GROUPS: tuple[PhraseGroup, ...] = (
+    ("time_pressure", "modifier", 0.0, (
+        "deadline*", "due tomorrow", "due tonight", "due today", "in an hour", "in ten minutes",
+        "in a few hours", "tomorrow morning", "by friday", "running out of time", "last minute",
+        "out of time", "no time", "exam tomorrow", "interview tomorrow",
+    )),
+)
+
+PHRASE_GROUPS: tuple[PhraseGroup, ...] = CRISIS_GROUPS + ELEVATED_GROUPS + CONCERN_GROUPS + MODIFIER_GROUPS
+
+# Figurative or benign uses: a match inside one of these spans is discarded ("this bug is killing me",
+# "dying to try", "kill the process").
+BENIGN_PHRASES: tuple[str, ...] = (
+    "killing me lol", "is killing me", "are killing me", "killing it", "killed it", "kill it", "dying to",
+    "die of embarrassment", "died laughing", "die laughing", "to die for", "kill a process",
+    "kill the process", "kill this process", "kill the job", "kill the server", "hurt my chances",
+    "battery is dying", "phone is dying", "dead tired", "no stress", "stress test", "stress testing",
+    "panic button", "the point of this", "what's the point of this", "pressure washer", "blood pressure",
+    "tire pressure", "sad trombone", "no worries", "not worried", "hard drive", "rough draft", "rough idea",
+    "rough estimate", "lost my keys", "lost my phone", "lost my wallet", "tough question", "tough call",
+    "feel free", "hit me up", "hits me up", "it hit me", "it hits me", "beat me at", "beat me to",
+    "in danger of", "jump off the call", "jump off this call", "past tense", "present tense", "future tense",
+    "what a shame", "guilty pleasure", "test failure", "build failure", "failure mode", "point of failure",
+    "failure rate", "kernel panic", "isolated environment", "isolated test", "shaking hands", "lost track",
+    "the sad part", "sad thing is", "sad to say",
+)
+
+# ---------------------------------------------------------------------------------------------------------
+# Modifiers
+# ---------------------------------------------------------------------------------------------------------
+# Words that cancel the following cue when they appear shortly before it, within the same clause.
+NEGATION_CUES: frozenset[str] = frozenset({"not", "no", "never", "without", "hardly", "nor", "neither"})
+# Negation followed by one of these is not a negation ("not just sad", "not only scared").
+NEGATION_EXCEPTIONS: frozenset[str] = frozenset({"just", "only", "even", "sure"})
+# Past-tense framing: the cue is about how things were, not how they are ("I used to struggle").
+PAST_CUES: tuple[str, ...] = ("used to", "years ago", "back then", "no longer")
+# Tokens that end the negation / intensifier window: a new clause starts.
+CLAUSE_BREAKS: frozenset[str] = frozenset(
+    {".", "!", "?", ";", ",", ":", "but", "and", "because", "though", "although", "yet", "stop", "help"}
+)
+SENTENCE_BREAKS: frozenset[str] = frozenset({".", "!", "?", ";"})
+
+INTENSIFIERS: frozenset[str] = frozenset({
+    "so", "really", "very", "extremely", "incredibly", "completely", "totally", "utterly", "absolutely",
+    "super", "deeply", "terribly", "seriously", "truly", "awfully", "insanely", "too", "constantly",
+    "always", "unbearably", "horribly",
+})
+DIMINISHERS: frozenset[str] = frozenset({"bit", "little", "slightly", "kinda", "somewhat", "mildly", "sort"})
+
+# Contractions and apostrophe-less spellings, expanded before matching (applied to phrases and text).
+CONTRACTIONS: MappingProxyType[str, str] = MappingProxyType({
+    "can't": "can not", "cant": "can not", "cannot": "can not", "won't": "will not", "wont": "will not",
+    "don't": "do not", "dont": "do not", "doesn't": "does not", "doesnt": "does not", "didn't": "did not",
+    "didnt": "did not", "isn't": "is not", "isnt": "is not", "wasn't": "was not", "wasnt": "was not",
+    "aren't": "are not", "arent": "are not", "weren't": "were not", "haven't": "have not",
+    "havent": "have not", "hasn't": "has not", "hadn't": "had not", "couldn't": "could not",
+    "couldnt": "could not", "wouldn't": "would not", "wouldnt": "would not", "shouldn't": "should not",
+    "i'm": "i am", "im": "i am", "i've": "i have", "ive": "i have", "i'll": "i will", "i'd": "i would",
+    "you're": "you are", "we're": "we are", "they're": "they are", "it's": "it is", "that's": "that is",
+    "he's": "he is", "she's": "she is", "what's": "what is", "there's": "there is", "who's": "who is",
+    "gonna": "going to", "wanna": "want to",
+})
+
+# ---------------------------------------------------------------------------------------------------------
+# Observational filter: who or what is the cue about?
+# ---------------------------------------------------------------------------------------------------------
+FIRST_PERSON: frozenset[str] = frozenset({"i", "me", "myself", "my", "mine", "we", "us", "our", "ourselves"})
+THIRD_PERSON: frozenset[str] = frozenset({
+    "he", "she", "they", "him", "her", "them", "his", "hers", "their", "himself", "herself", "themselves",
+    "someone", "somebody", "everyone", "everybody", "people", "person", "nobody's",
+})
+THIRD_PARTY_NOUNS: frozenset[str] = frozenset({
+    "friend", "friends", "sister", "brother", "mom", "mum", "mother", "dad", "father", "parent",
+    "parents", "son", "daughter", "wife", "husband", "boyfriend", "girlfriend", "coworker", "coworkers",
+    "colleague", "colleagues", "boss", "roommate", "flatmate", "neighbor", "neighbour", "cousin", "aunt",
+    "uncle", "grandma", "grandpa", "kid", "kids", "child", "children", "student", "students", "team",
+    "lead", "client", "patient", "patients", "dog", "cat", "pet", "nurses", "teens", "adolescents",
+    "victims", "survivors", "users", "customer", "classmate", "teammate", "baby",
+})
+FICTION_MARKERS: frozenset[str] = frozenset({
+    "character", "characters", "protagonist", "antagonist", "villain", "hero", "heroine", "novel",
+    "story", "book", "movie", "film", "series", "episode", "screenplay", "script", "scene", "chapter",
+    "plot", "poem", "song", "lyrics", "game", "fanfic", "fiction", "roleplay", "narrator", "dialogue",
+    "sitcom",
+})
+NEWS_MARKERS: frozenset[str] = frozenset({
+    "news", "headline", "headlines", "article", "report", "documentary", "coverage", "twitter",
+    "earthquake", "hurricane", "flood", "wildfire", "war", "election", "famine", "pandemic", "shooting",
+    "refugees", "economy", "politics", "climate", "tsunami", "disaster", "layoffs", "government", "media",
+})
+# Object right after a cue names who it happens to ("threatened to kill me"); a topic preposition before a
+# cue in a framed sentence marks a subject of discussion ("a poem about grief", "signs of depression").
+OBJECT_SELF: frozenset[str] = frozenset({"me", "myself"})
+OBJECT_OTHER: frozenset[str] = frozenset({"him", "her", "them", "himself", "herself", "themselves"})
+TOPIC_PREPOSITIONS: frozenset[str] = frozenset({"about", "on", "of", "regarding"})
+INFO_MARKERS: frozenset[str] = frozenset({
+    "signs", "symptoms", "statistics", "rates", "research", "study", "studies", "essay", "paper", "class",
+    "psychology", "therapists", "causes", "definition", "prevalence", "lecture", "thesis", "summarize",
+})
+
+# ---------------------------------------------------------------------------------------------------------
+# Combination multipliers: (category a, category b, multiplier). Applied once each when both categories
+# have a personal, non-negated match; the product is capped by ToneConfig.max_multiplier.
+# ---------------------------------------------------------------------------------------------------------
+COMBINATIONS: tuple[tuple[str, str, float], ...] = (
+    ("hopelessness", "isolation", 1.35),
+    ("hopelessness", "suicidal_ideation", 1.4),
+    ("severe_distress", "time_pressure", 1.25),
+    ("panic", "time_pressure", 1.2),
+    ("stress", "time_pressure", 1.25),
+    ("anxiety", "time_pressure", 1.2),
+    ("sleep_loss", "anxiety", 1.2),
+    ("sleep_loss", "sadness", 1.2),
+    ("sleep_loss", "severe_distress", 1.2),
+    ("self_harm", "severe_distress", 1.3),
+    ("self_harm", "sadness", 1.3),
+    ("immediate_danger", "anxiety", 1.2),
+    ("relapse", "severe_distress", 1.3),
+    ("dissociation", "panic", 1.2),
+    ("burnout", "hopelessness", 1.2),
+    ("isolation", "sadness", 1.2),
+)
+
+# ---------------------------------------------------------------------------------------------------------
+# Embedding exemplars for the uncertain band (small on purpose: they are embedded once per detector).
+# ---------------------------------------------------------------------------------------------------------
+EXEMPLARS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
+    "crisis": (
+        "I don't want to be alive anymore.",
+        "I have been thinking about ending everything for good.",
+        "I don't think I can stay safe tonight.",
+        "Everyone would be happier if I were gone.",
+        "I have a plan to hurt myself.",
+        "I keep thinking about how to make it all stop forever.",
+        "I am saying goodbye because I won't be around much longer.",
+    ),
+    "elevated": (
+        "I'm shaking and I can't calm down, everything is too much.",
+        "I feel completely hopeless and I can't see any way forward.",
+        "I can barely function, I'm falling apart.",
+        "My chest is tight and I feel like something terrible is happening.",
+        "I've been crying nonstop and I can't pull myself together.",
+        "Nothing I do makes any difference and I'm desperate.",
+    ),
+    "concern": (
+        "I've been feeling a bit down and stressed lately.",
+        "Work is wearing me out and I'm tired all the time.",
+        "I'm nervous about what's coming up this week.",
+        "I feel kind of lonely these days.",
+        "It's been a hard week and I'm not really myself.",
+        "I keep worrying about things I can't control.",
+    ),
+    "conversational": (
+        "Can you help me with this code?",
+        "What's a good recipe for dinner tonight?",
+        "Thanks, that was helpful.",
+        "Tell me about the history of Rome.",
+        "I had a nice walk this morning.",
+        "Let's plan the trip for next month.",
+    ),
+})
+
+# Other spellings of the levels, including the original system's (HIGH, MEDIUM, crisis_support, ...).
+LEVEL_ALIASES: MappingProxyType[str, str] = MappingProxyType({
+    "high": "crisis", "medium": "elevated", "low": "concern", "none": "conversational",
+})
+
+# ---------------------------------------------------------------------------------------------------------
+# Support guidance attached to a result (no medical claims; resources current as of 2025).
+# ---------------------------------------------------------------------------------------------------------
+CRISIS_SUPPORT = (
+    "If you might act on thoughts of ending your life or hurting yourself, or you are in danger right now, "
+    "please contact your local emergency services (911 in the US, 999 in the UK, 112 in the EU) or go to "
+    "the nearest emergency department. You can also reach a crisis line at any hour: call or text 988 in "
+    "the US (988 Suicide & Crisis Lifeline), or call Samaritans on 116 123 in the UK and Ireland; "
+    "findahelpline.com lists free, confidential lines in other countries. If you can, let someone you "
+    "trust know how you are feeling, or ask them to stay with you. I'm an AI and can't be there in "
+    "person, but I'm here to keep talking with you."
+)
+THIRD_PARTY_SUPPORT = (
+    "If someone you know may be in danger or talking about ending their life, you can encourage them to "
+    "call or text a crisis line (988 in the US, Samaritans on 116 123 in the UK and Ireland, "
+    "findahelpline.com elsewhere). If their life is at risk right now, contact local emergency services "
+    "(911 US, 999 UK, 112 EU). Staying with them, or making sure someone they trust is with them, can help."
+)
+# fmt: on
