@@ -6,6 +6,7 @@ back to the embedded local model when configured to. Factories import SDKs lazil
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
 from core.config import AppConfig, ProviderConfig, resolve_main_provider
@@ -14,6 +15,7 @@ from core.providers.pricing import CostLedger
 from core.providers.routing import ModelRouter
 
 REMOTE_KINDS = ("openai", "anthropic", "gemini")
+AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
 
 
 def _base_url(cfg: ProviderConfig, env: Mapping[str, str]) -> str | None:
@@ -27,46 +29,17 @@ def _api_key(cfg: ProviderConfig, env: Mapping[str, str]) -> str | None:
     return key or None
 
 
-def _openai(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
-    from core.providers.openai_compat import OpenAICompatProvider
+def _remote(module: str, class_name: str) -> AdapterFactory:
+    """A factory for an SDK-backed adapter; the module (and so the SDK) is imported only when built."""
 
-    return OpenAICompatProvider(
-        model=cfg.model,
-        api_key=_api_key(cfg, env),
-        base_url=_base_url(cfg, env),
-        timeout=timeout,
-        context_window=cfg.context_window,
-        name=name,
-        key_env=cfg.api_key_env,
-    )
+    def build(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+        adapter = getattr(importlib.import_module(module), class_name)
+        return adapter(
+            model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
+            context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
+        )  # fmt: skip
 
-
-def _anthropic(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
-    from core.providers.anthropic_provider import AnthropicProvider
-
-    return AnthropicProvider(
-        model=cfg.model,
-        api_key=_api_key(cfg, env),
-        base_url=_base_url(cfg, env),
-        timeout=timeout,
-        context_window=cfg.context_window,
-        name=name,
-        key_env=cfg.api_key_env,
-    )
-
-
-def _gemini(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
-    from core.providers.gemini_provider import GeminiProvider
-
-    return GeminiProvider(
-        model=cfg.model,
-        api_key=_api_key(cfg, env),
-        base_url=_base_url(cfg, env),
-        timeout=timeout,
-        context_window=cfg.context_window,
-        name=name,
-        key_env=cfg.api_key_env,
-    )
+    return build
 
 
 def _local(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
@@ -86,11 +59,10 @@ def _echo(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float
     return EchoProvider(name=name, model=cfg.model)
 
 
-AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
 ADAPTERS: Mapping[str, AdapterFactory] = {
-    "openai": _openai,
-    "anthropic": _anthropic,
-    "gemini": _gemini,
+    "openai": _remote("core.providers.openai_compat", "OpenAICompatProvider"),
+    "anthropic": _remote("core.providers.anthropic_provider", "AnthropicProvider"),
+    "gemini": _remote("core.providers.gemini_provider", "GeminiProvider"),
     "local": _local,
     "echo": _echo,
 }

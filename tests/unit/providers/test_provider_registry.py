@@ -1,0 +1,39 @@
+"""Building providers from config: availability, the wrapper stack, fallback to the local model."""
+
+from __future__ import annotations
+
+from core.config import load_config
+from core.providers.pricing import CostLedger
+from core.providers.registry import ProviderFactory
+from core.providers.wrappers import CostTrackingProvider, FallbackProvider, RetryingProvider
+
+ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ANTHROPIC_API_KEY": "k1", "GEMINI_API_KEY": "k2"}
+
+
+def test_only_keyed_remote_providers_are_available_and_main_comes_first() -> None:
+    config = load_config()
+    assert ProviderFactory(config, {}, CostLedger()).available() == ["local"]
+    names = ProviderFactory(config, ENV, CostLedger()).available()
+    assert names[0] == "openai" and set(names) == {"openai", "anthropic", "gemini", "local"}
+
+
+def test_every_kind_builds_its_adapter_inside_retry_and_cost_tracking() -> None:
+    factory = ProviderFactory(load_config(), ENV, CostLedger())
+    expected = {"openai": "OpenAICompatProvider", "anthropic": "AnthropicProvider",
+                "gemini": "GeminiProvider", "local": "LocalModelProvider"}  # fmt: skip
+    for name, adapter in expected.items():
+        provider = factory.wrapped(name)
+        assert isinstance(provider, CostTrackingProvider) and isinstance(provider.inner, RetryingProvider)
+        assert type(provider.inner.inner).__name__ == adapter
+        assert factory.wrapped(name) is provider  # built once (the local model must load once)
+
+
+def test_a_remote_main_provider_falls_back_to_the_local_model() -> None:
+    factory = ProviderFactory(load_config(), ENV, CostLedger())
+    chat = factory.for_chat("anthropic")
+    assert isinstance(chat, FallbackProvider)
+    assert factory.for_chat("local") is factory.wrapped("local")
+    no_fallback = load_config(env={"DAEMON_MODELS__FALLBACK_TO_LOCAL": "false"})
+    assert not isinstance(
+        ProviderFactory(no_fallback, ENV, CostLedger()).for_chat("anthropic"), FallbackProvider
+    )
