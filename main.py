@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from core.agent.loop import AgentRunner
     from core.config import AppConfig
     from core.orchestrator import Orchestrator
+    from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import MemoryPort
     from core.providers.base import ChatProvider
     from core.providers.pricing import CostLedger
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from memory.journal import Journal
     from memory.lock import DataDirLock
     from memory.service import MemoryService
+
+from ui.arguments import build_parser
 
 PROJECT_DIR = Path(__file__).resolve().parent
 VERSION = "0.1.0"
@@ -44,73 +47,8 @@ OFFLINE_DEFAULTS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="main.py",
-        description="Daemon: a local-first personal AI assistant that remembers. "
-        "With no command, starts the web GUI on 127.0.0.1:7860.",
-    )
-    parser.add_argument("--config", type=Path, help="your config file (overrides config.yaml)")
-    parser.add_argument("--data-dir", type=Path, help="where Daemon keeps your data (env DAEMON_DATA_DIR)")
-    parser.add_argument("--version", action="version", version=f"Daemon {VERSION}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    gui = commands.add_parser("gui", help="start the web GUI (the default)")
-    gui.add_argument("--host", help="address to bind (default 127.0.0.1)")
-    gui.add_argument("--port", type=int, help="port (default 7860)")
-
-    commands.add_parser("cli", help="interactive chat in the terminal")
-
-    ask = commands.add_parser("ask", help="ask one question and print the answer")
-    ask.add_argument("text", help="your message")
-    ask.add_argument("--session", help="continue this session id")
-    ask.add_argument("--json", action="store_true", help="print one JSON object")
-
-    history = commands.add_parser("history", help="show past turns")
-    history.add_argument("--session", help="only this session")
-    history.add_argument("--limit", type=int, help="only the last N turns")
-    history.add_argument("--json", action="store_true", help="print one JSON object")
-
-    doctor = commands.add_parser("doctor", help="check the installation, models, data dir and providers")
-    doctor.add_argument("--json", action="store_true", help="print one JSON object")
-
-    memory = commands.add_parser("memory", help="search long-term memory or count what it holds")
-    memory_commands = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
-    search = memory_commands.add_parser("search", help="run the normal memory search for QUERY")
-    search.add_argument("query")
-    search.add_argument("--collection", help="only this collection")
-    search.add_argument("--k", type=int, default=10, help="how many results (default 10)")
-    search.add_argument("--intent", default="general", help="intent profile to score with (default general)")
-    search.add_argument("--json", action="store_true")
-    stats = memory_commands.add_parser("stats", help="records per collection")
-    stats.add_argument("--json", action="store_true")
-
-    bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
-    bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
-    retrieval = bench_commands.add_parser(
-        "retrieval", help="LoCoMo recall@k/MRR with dense and BM25 baselines"
-    )
-    retrieval.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
-    retrieval.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
-    retrieval.add_argument("--json", action="store_true")
-    latency = bench_commands.add_parser("latency", help="search latency against its floor on N memories")
-    latency.add_argument("--memories", type=int, default=10_000)
-    latency.add_argument("--queries", type=int, default=40)
-    latency.add_argument("--json", action="store_true")
-
-    tool = commands.add_parser("tool", help="list or run the agent's tools directly")
-    tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
-    tool_list = tool_commands.add_parser("list", help="list the tools and their argument schemas")
-    tool_list.add_argument("--json", action="store_true")
-    tool_run = tool_commands.add_parser("run", help="run one tool")
-    tool_run.add_argument("name")
-    tool_run.add_argument("--args", default="{}", help="arguments as a JSON object")
-    tool_run.add_argument("--json", action="store_true")
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(VERSION).parse_args(argv)
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
     from core.errors import DaemonError
@@ -161,6 +99,10 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return _tool_command(args, config)
     if command == "bench":
         return _bench_command(args, config)
+    if command == "analyze":
+        from ui.analyze_cli import analyze_command
+
+        return analyze_command(build_analyzer(), args.text, args.file, as_json=args.json)
 
     services = build_services(config, env, with_memory=command != "history")
     try:
@@ -281,6 +223,18 @@ class Services:
         self.journal.close()
         if self.lock is not None:
             self.lock.close()
+
+
+def build_analyzer() -> ContextAnalyzer:
+    """The context pipeline's analyzer; tone's uncertain band uses MiniLM exemplars."""
+    from core.pipeline.analyzer import ContextAnalyzer
+    from core.pipeline.intent import IntentClassifier
+    from core.pipeline.tone import ToneDetector
+    from core.pipeline.topics import TopicExtractor
+    from memory.embeddings import MiniLMEmbedder
+
+    tone = ToneDetector(embed=MiniLMEmbedder(threads=1).embed)
+    return ContextAnalyzer(IntentClassifier(), tone, TopicExtractor())
 
 
 def build_toolset(config: AppConfig) -> Toolset:

@@ -193,3 +193,28 @@ def test_ask_answers_from_the_embedded_model_with_no_key_and_no_network(tmp_path
     assert payload["usage"]["output_tokens"] > 0 and payload["usage"]["cost_usd"] == 0.0
     journal = Journal(tmp_path / "data" / "journal.sqlite3")
     assert [(t.user, t.status) for t in journal.turns()] == [("hello", "complete")]
+
+
+def test_analyze_json_has_the_contract_keys_and_file_mode_keeps_order(tmp_path: Path) -> None:
+    one = run_main(
+        "analyze", "My sister Jo moved to Lisbon last May, when was that?", "--json", tmp_path=tmp_path
+    )
+    assert one.returncode == 0, one.stderr[-2000:]
+    payload = json.loads(one.stdout)
+    for key in ("intent", "confidence", "tone", "topics", "entities", "rewritten_query"):
+        assert key in payload
+    assert payload["tone"] in ("crisis", "elevated", "concern", "conversational")
+    assert {"text": "Lisbon", "label": "GPE"} in payload["entities"]
+    lines = tmp_path / "queries.txt"
+    lines.write_text(
+        "hello there!\nthe build fails with ModuleNotFoundError: numpy\nI feel so alone lately\n"
+    )
+    many = run_main("analyze", "--file", str(lines), "--json", tmp_path=tmp_path)
+    results = json.loads(many.stdout)["results"]
+    assert [r["intent"] for r in results] == ["casual_social", "technical_help", "emotional_support"]
+    assert results[2]["tone"] != "conversational"
+
+
+def test_analyze_needs_text_or_file(tmp_path: Path) -> None:
+    result = run_main("analyze", "--json", tmp_path=tmp_path)
+    assert result.returncode == 2 and "either a message or --file" in result.stderr

@@ -1,0 +1,66 @@
+"""The context pipeline's understanding of one message: intent, tone, topics, entities.
+
+Runs with no LLM: the intent lexicon, the tone lexicon (with embedding exemplars when an embedder is given)
+and spaCy. `rewritten_query` is the message itself until an LLM rewriter is configured (the prompt always
+shows the original).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.pipeline.intent import IntentClassifier, StmHint
+from core.pipeline.tone import ToneDetector
+from core.pipeline.topics import TopicExtractor
+
+
+@dataclass(frozen=True)
+class Analysis:
+    intent: str
+    confidence: float
+    tone: str
+    tone_score: float
+    topics: tuple[str, ...]
+    entities: tuple[dict[str, str], ...]
+    rewritten_query: str
+    support: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `analyze --json` object (keys fixed by the CLI contract, plus tone_score and support)."""
+        return {
+            "intent": self.intent,
+            "confidence": round(self.confidence, 3),
+            "tone": self.tone,
+            "tone_score": round(self.tone_score, 3),
+            "topics": list(self.topics),
+            "entities": [dict(e) for e in self.entities],
+            "rewritten_query": self.rewritten_query,
+            "support": self.support,
+        }
+
+
+class ContextAnalyzer:
+    """Intent (refined by tone and short-term context), tone, topics and entities of a message."""
+
+    def __init__(self, intent: IntentClassifier, tone: ToneDetector, topics: TopicExtractor) -> None:
+        self._intent = intent
+        self._tone = tone
+        self._topics = topics
+
+    def analyze(self, text: str, short_term: StmHint | None = None) -> Analysis:
+        tone = self._tone.detect(text)
+        intent = self._intent.refine(
+            self._intent.classify(text, short_term), short_term, tone=tone.level.value
+        )
+        found = self._topics.extract(text)
+        return Analysis(
+            intent=intent.intent,
+            confidence=intent.confidence,
+            tone=tone.level.value,
+            tone_score=tone.score,
+            topics=found.topics,
+            entities=tuple({"text": e.text, "label": e.label} for e in found.entities),
+            rewritten_query=text,
+            support=tone.support,
+        )

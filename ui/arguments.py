@@ -1,0 +1,83 @@
+"""The command-line grammar. Only argparse: `python main.py --help` must not import anything heavy."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def build_parser(version: str) -> argparse.ArgumentParser:
+    """Every command, flag and help text of `python main.py` (the CLI contract of DESIGN.md)."""
+    parser = argparse.ArgumentParser(
+        prog="main.py",
+        description="Daemon: a local-first personal AI assistant that remembers. "
+        "With no command, starts the web GUI on 127.0.0.1:7860.",
+    )
+    parser.add_argument("--config", type=Path, help="your config file (overrides config.yaml)")
+    parser.add_argument("--data-dir", type=Path, help="where Daemon keeps your data (env DAEMON_DATA_DIR)")
+    parser.add_argument("--version", action="version", version=f"Daemon {version}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = commands.add_parser("gui", help="start the web GUI (the default)")
+    gui.add_argument("--host", help="address to bind (default 127.0.0.1)")
+    gui.add_argument("--port", type=int, help="port (default 7860)")
+
+    commands.add_parser("cli", help="interactive chat in the terminal")
+
+    ask = commands.add_parser("ask", help="ask one question and print the answer")
+    ask.add_argument("text", help="your message")
+    ask.add_argument("--session", help="continue this session id")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+
+    history = commands.add_parser("history", help="show past turns")
+    history.add_argument("--session", help="only this session")
+    history.add_argument("--limit", type=int, help="only the last N turns")
+    history.add_argument("--json", action="store_true", help="print one JSON object")
+
+    doctor = commands.add_parser("doctor", help="check the installation, models, data dir and providers")
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+
+    _add_memory_commands(commands)
+
+    tool = commands.add_parser("tool", help="list or run the agent's tools directly")
+    tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
+    tool_list = tool_commands.add_parser("list", help="list the tools and their argument schemas")
+    tool_list.add_argument("--json", action="store_true")
+    tool_run = tool_commands.add_parser("run", help="run one tool")
+    tool_run.add_argument("name")
+    tool_run.add_argument("--args", default="{}", help="arguments as a JSON object")
+    tool_run.add_argument("--json", action="store_true")
+    return parser
+
+
+def _add_memory_commands(commands: Any) -> None:
+    """`analyze`, `memory` and `bench`: the understanding and memory commands."""
+    analyze = commands.add_parser("analyze", help="intent, tone, topics and entities of a message (no LLM)")
+    analyze.add_argument("text", nargs="?", help="the message")
+    analyze.add_argument("--file", type=Path, help="one message per line; prints {results: [...]} in order")
+    analyze.add_argument("--json", action="store_true")
+
+    memory = commands.add_parser("memory", help="search long-term memory or count what it holds")
+    memory_commands = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    search = memory_commands.add_parser("search", help="run the normal memory search for QUERY")
+    search.add_argument("query")
+    search.add_argument("--collection", help="only this collection")
+    search.add_argument("--k", type=int, default=10, help="how many results (default 10)")
+    search.add_argument("--intent", default="general", help="intent profile to score with (default general)")
+    search.add_argument("--json", action="store_true")
+    stats = memory_commands.add_parser("stats", help="records per collection")
+    stats.add_argument("--json", action="store_true")
+
+    bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
+    bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
+    retrieval = bench_commands.add_parser(
+        "retrieval", help="LoCoMo recall@k/MRR with dense and BM25 baselines"
+    )
+    retrieval.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
+    retrieval.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
+    retrieval.add_argument("--json", action="store_true")
+    latency = bench_commands.add_parser("latency", help="search latency against its floor on N memories")
+    latency.add_argument("--memories", type=int, default=10_000)
+    latency.add_argument("--queries", type=int, default=40)
+    latency.add_argument("--json", action="store_true")
