@@ -100,9 +100,12 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
     if command == "bench":
         return _bench_command(args, config)
     if command == "analyze":
+        from memory.embeddings import MiniLMEmbedder
         from ui.analyze_cli import analyze_command
 
-        return analyze_command(build_analyzer(), args.text, args.file, as_json=args.json)
+        return analyze_command(
+            build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json
+        )
 
     services = build_services(config, env, with_memory=command != "history")
     try:
@@ -225,15 +228,14 @@ class Services:
             self.lock.close()
 
 
-def build_analyzer() -> ContextAnalyzer:
+def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
     """The context pipeline's analyzer; tone's uncertain band uses MiniLM exemplars."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
     from core.pipeline.tone import ToneDetector
     from core.pipeline.topics import TopicExtractor
-    from memory.embeddings import MiniLMEmbedder
 
-    tone = ToneDetector(embed=MiniLMEmbedder(threads=1).embed)
+    tone = ToneDetector(embed=embedder.embed)
     return ContextAnalyzer(IntentClassifier(), tone, TopicExtractor())
 
 
@@ -273,12 +275,13 @@ def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path
     return service
 
 
-def _build_memory(config: AppConfig, journal: Journal) -> tuple[MemoryService, MemoryPort]:
-    from memory.embeddings import MiniLMEmbedder
+def _build_memory(
+    config: AppConfig, journal: Journal, embedder: Embedder
+) -> tuple[MemoryService, MemoryPort]:
     from memory.port import ConversationMemory, recent_turn_ids
     from memory.turn_index import TurnIndexer
 
-    service = build_memory_service(config, MiniLMEmbedder(threads=1), config.data_dir / "chroma")
+    service = build_memory_service(config, embedder, config.data_dir / "chroma")
     indexer = TurnIndexer(service.write_turns, journal)
     indexer.repair()  # turns acknowledged before a crash but never indexed
     recent = config.history.recent_turns
@@ -292,6 +295,7 @@ def _build_memory(config: AppConfig, journal: Journal) -> tuple[MemoryService, M
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
     """Wire the lock, journal, memory, providers, agent loop and orchestrator together."""
     from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+    from core.pipeline.escalation import EscalationStore
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.system_prompt import build_system_prompt, load_personality
@@ -301,7 +305,13 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     config.data_dir.mkdir(parents=True, exist_ok=True)
     lock = DataDirLock(config.data_dir)  # one process owns a data dir; a second one gets a clear error
     journal = Journal(config.data_dir / "journal.sqlite3")
-    memory, port = _build_memory(config, journal) if with_memory else (None, None)
+    memory, port, analyzer = None, None, None
+    if with_memory:
+        from memory.embeddings import MiniLMEmbedder
+
+        embedder = MiniLMEmbedder(threads=1)  # one model for memory and tone exemplars
+        memory, port = _build_memory(config, journal, embedder)
+        analyzer = build_analyzer(embedder)
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     toolset = build_toolset(config)
     factory = ProviderFactory(config, env, ledger)
@@ -315,8 +325,9 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     history = JournalHistory(journal, config.history.recent_turns)
     prompt = build_system_prompt(load_personality(config.data_dir))
     orchestrator = Orchestrator(
-        choices, journal, history, prompt, memory=port, recall_limit=config.memory.recall_limit
-    )
+        choices, journal, history, prompt, memory=port, recall_limit=config.memory.recall_limit,
+        analyzer=analyzer, escalation=EscalationStore(),
+    )  # fmt: skip
     return Services(config, env, journal, orchestrator, ledger, names[0], memory, lock)
 
 

@@ -16,6 +16,8 @@ from typing import Protocol
 
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
+from core.pipeline.analyzer import Analysis, ContextAnalyzer
+from core.pipeline.escalation import EscalationStore
 from core.ports import ConversationLog, MemoryPort, RecalledMemory, TurnRecord
 from core.types import Message
 
@@ -61,6 +63,8 @@ class Orchestrator:
         system_prompt: str,
         memory: MemoryPort | None = None,
         recall_limit: int = 6,
+        analyzer: ContextAnalyzer | None = None,
+        escalation: EscalationStore | None = None,
     ) -> None:
         if not models:
             raise ValueError("the orchestrator needs at least one model")
@@ -71,6 +75,8 @@ class Orchestrator:
         self._system_prompt = system_prompt
         self._memory = memory
         self._recall_limit = recall_limit
+        self._analyzer = analyzer
+        self._escalation = escalation
 
     @property
     def model_names(self) -> list[str]:
@@ -97,7 +103,8 @@ class Orchestrator:
         choice = self._choose(model)
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
-        messages = await self._messages(session_id, text)
+        analysis = await asyncio.to_thread(self._analyzer.analyze, text) if self._analyzer else None
+        messages = await self._messages(session_id, text, analysis)
         shown: list[str] = []
         finished = False
         try:
@@ -106,6 +113,8 @@ class Orchestrator:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True
+                        if self._escalation is not None:
+                            self._escalation.tracker(session_id).observe_reply(event.answer)
                         yield await self._commit(turn_id, session_id, event)
                         return
                     if isinstance(event, RunError):
@@ -137,9 +146,11 @@ class Orchestrator:
             raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
         return self._models[name]
 
-    async def _messages(self, session_id: str, text: str) -> list[Message]:
+    async def _messages(self, session_id: str, text: str, analysis: Analysis | None) -> list[Message]:
         system = self._system_prompt
-        recalled = await self._recall(text, session_id)
+        for guidance in self._guidance(session_id, text, analysis):
+            system += "\n\n" + guidance
+        recalled = await self._recall(text, session_id, analysis.intent if analysis else "general")
         if recalled:
             system += "\n\n" + render_memories(recalled)
         messages = [Message("system", system)]
@@ -150,11 +161,24 @@ class Orchestrator:
         messages.append(Message("user", text))
         return messages
 
-    async def _recall(self, text: str, session_id: str) -> list[RecalledMemory]:
+    def _guidance(self, session_id: str, text: str, analysis: Analysis | None) -> list[str]:
+        """Escalation-state instructions (every turn, every front end) and crisis support guidance."""
+        if analysis is None:
+            return []
+        notes: list[str] = []
+        if self._escalation is not None:
+            directive = self._escalation.tracker(session_id).update_from_message(analysis.tone, text)
+            if directive.instructions:
+                notes.append(f"How to respond now: {directive.instructions}")
+        if analysis.support:
+            notes.append(f"Include this support information in your reply, gently: {analysis.support}")
+        return notes
+
+    async def _recall(self, text: str, session_id: str, intent: str) -> list[RecalledMemory]:
         if self._memory is None or self._recall_limit <= 0:
             return []
         try:
-            return await self._memory.recall(text, session_id, self._recall_limit)
+            return await self._memory.recall(text, session_id, self._recall_limit, intent)
         except Exception:  # noqa: BLE001 - answering without memories beats not answering
             logger.exception("memory recall failed; answering without long-term memories")
             return []

@@ -77,6 +77,8 @@ class RecalledMemory:
 class MemoryPort(Protocol):
     """Long-term memory as the orchestrator sees it."""
 
-    async def recall(self, query: str, session_id: str, limit: int) -> list[RecalledMemory]: ...
+    async def recall(
+        self, query: str, session_id: str, limit: int, intent: str = "general"
+    ) -> list[RecalledMemory]: ...
 
     async def remember(self, turn: TurnRecord) -> None: ...

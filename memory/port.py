@@ -31,9 +31,11 @@ class ConversationMemory:
         self._recent_ids = recent_ids or (lambda session: set())
         self._clock = clock
 
-    async def recall(self, query: str, session_id: str, limit: int) -> list[RecalledMemory]:
-        """Memories for this query, minus the turns already shown as recent conversation."""
-        ctx = QueryContext(query=query, now=self._clock(), session_id=session_id)
+    async def recall(
+        self, query: str, session_id: str, limit: int, intent: str = "general"
+    ) -> list[RecalledMemory]:
+        """Memories for this query (scored with the intent's profile), minus the turns already shown."""
+        ctx = QueryContext(query=query, now=self._clock(), session_id=session_id, intent=intent)
         found = await self._service.search(ctx, k=limit + 8)
         shown = self._recent_ids(session_id)
         memories = [

@@ -129,3 +129,49 @@ async def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
     orchestrator, _ = make(tmp_path, RecordingAgent())
     with pytest.raises(UserInputError, match="unknown model 'gpt-9'.*rec"):
         await collect(orchestrator, "hi", model="gpt-9")
+
+
+class FakeMemory:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+        self.remembered: list[str] = []
+
+    async def recall(self, query: str, session_id: str, limit: int, intent: str = "general") -> list:  # type: ignore[type-arg]
+        from core.ports import RecalledMemory
+
+        self.calls.append((query, intent))
+        return [RecalledMemory("conv_1", "conversations", "User: my dog is Rex", 0.9, 1_700_000_000.0)]
+
+    async def remember(self, turn) -> None:  # type: ignore[no-untyped-def]
+        self.remembered.append(turn.turn_id)
+
+
+class FakeAnalyzer:
+    def analyze(self, text: str):  # type: ignore[no-untyped-def]
+        from core.pipeline.analyzer import Analysis
+
+        if "end it" in text:
+            return Analysis("emotional_support", 0.9, "crisis", 9.0, (), (), text, "CALL-988")
+        return Analysis("factual_recall", 0.9, "conversational", 0.0, (), (), text, None)
+
+
+async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the_prompt(
+    tmp_path: Path,
+) -> None:
+    from core.pipeline.escalation import EscalationStore
+
+    agent, memory = RecordingAgent(), FakeMemory()
+    journal = Journal(tmp_path / "j.sqlite3")
+    orchestrator = Orchestrator(
+        [ModelChoice("rec", agent)], journal, JournalHistory(journal, 4), "SYSTEM",
+        memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationStore(),  # type: ignore[arg-type]
+    )  # fmt: skip
+    done = (await collect(orchestrator, "what is my dog called?"))[-1]
+    assert memory.calls == [("what is my dog called?", "factual_recall")]
+    system = agent.seen[0][0].content
+    assert "Relevant memories" in system and "my dog is Rex" in system
+    assert isinstance(done, Done) and memory.remembered == [done.turn_id]
+    await collect(orchestrator, "I want to end it all", session_id=done.session_id)
+    crisis_system = agent.seen[1][0].content
+    assert "CALL-988" in crisis_system and "How to respond now:" in crisis_system
+    assert memory.calls[-1][1] == "emotional_support"
