@@ -6,16 +6,9 @@ import time
 from pathlib import Path
 
 from core.errors import UserInputError
+from core.metrics import percentiles
 from core.pipeline.analyzer import ContextAnalyzer
 from ui.cli import print_json
-
-
-def _percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "p50": round(ordered[len(ordered) // 2], 2),
-        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
-    }
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -48,7 +41,7 @@ def analyze_command(analyzer: ContextAnalyzer, text: str | None, file: Path | No
         started = time.perf_counter()
         results.append(analyzer.analyze(line).as_dict())
         timings.append((time.perf_counter() - started) * 1000)
-    latency = _percentiles(timings) if timings else {"p50": 0.0, "p95": 0.0}
+    latency = percentiles(timings)
     if as_json:
         print_json({"results": results, "latency_ms": latency})
     else:

@@ -45,7 +45,11 @@ class ChatBackend(Protocol):
     def new_session(self) -> str: ...
 
     def run_turn(
-        self, text: str, *, session_id: str | None = None, model: str | None = None,
+        self,
+        text: str,
+        *,
+        session_id: str | None = None,
+        model: str | None = None,
         cancel: asyncio.Event | None = None,
     ) -> AsyncIterator[RunEvent]: ...
 
@@ -249,7 +253,11 @@ class ChatController:
                 session.cancel = None
 
     async def _run(
-        self, text: str, before: list[dict[str, Any]], session: ChatSession, model: str | None,
+        self,
+        text: str,
+        before: list[dict[str, Any]],
+        session: ChatSession,
+        model: str | None,
         cancel: asyncio.Event,
     ) -> AsyncIterator[ChatUpdate]:
         epoch, view, started = session.epoch, TurnView(text), time.monotonic()

@@ -51,25 +51,53 @@ def build_app(
         session = gr.State(ChatSession())
         with gr.Row(equal_height=True):
             model = gr.Dropdown(
-                choices=orchestrator.model_names, value=orchestrator.default_model, elem_id="model",
-                label="Model", show_label=False, container=False, scale=4,
+                choices=orchestrator.model_names,
+                value=orchestrator.default_model,
+                elem_id="model",
+                label="Model",
+                show_label=False,
+                container=False,
+                scale=4,
             )
             new = gr.Button("New chat", elem_id="new", size="md", scale=1, min_width=100)
         chatbot = gr.Chatbot(
-            elem_id="chatbot", label="Chat", show_label=False, height=520, sanitize_html=True,
-            allow_tags=False, feedback_options=None, buttons=["copy"], placeholder="Ask me anything.",
+            elem_id="chatbot",
+            label="Chat",
+            show_label=False,
+            height=520,
+            sanitize_html=True,
+            allow_tags=False,
+            feedback_options=None,
+            buttons=["copy"],
+            placeholder="Ask me anything.",
             allow_file_downloads=False,
         )
         with gr.Row(equal_height=True):
             msg = gr.Textbox(
-                elem_id="msg", show_label=False, container=False, lines=1, max_lines=8, scale=8,
-                autofocus=True, placeholder="Message (Enter to send, Shift+Enter for a new line)",
+                elem_id="msg",
+                show_label=False,
+                container=False,
+                lines=1,
+                max_lines=8,
+                scale=8,
+                autofocus=True,
+                placeholder="Message (Enter to send, Shift+Enter for a new line)",
             )
             send = gr.Button("Send", elem_id="send", variant="primary", size="md", scale=1, min_width=80)
             stop = gr.Button("Stop", elem_id="stop", variant="stop", size="md", scale=1, min_width=80)
         status = gr.Markdown("", elem_id="status")
-        _wire(gr, controller, session=session, chatbot=chatbot, msg=msg, status=status, model=model,
-              send=send, stop=stop, new=new)
+        _wire(
+            gr,
+            controller,
+            session=session,
+            chatbot=chatbot,
+            msg=msg,
+            status=status,
+            model=model,
+            send=send,
+            stop=stop,
+            new=new,
+        )
     app.queue(default_concurrency_limit=concurrency_limit)
     return app
 
@@ -96,16 +124,28 @@ def _wire(gr: Any, controller: ChatController, **c: Any) -> None:
         return _outputs(controller.new_chat(session), gr)
 
     gr.on(
-        triggers=[c["send"].click, c["msg"].submit], fn=on_submit,
+        triggers=[c["send"].click, c["msg"].submit],
+        fn=on_submit,
         inputs=[c["msg"], c["chatbot"], c["session"], c["model"]],
         outputs=[c["chatbot"], c["msg"], c["status"]],
-        api_name="chat", show_progress="hidden",
+        api_name="chat",
+        show_progress="hidden",
     )
-    c["stop"].click(on_stop, inputs=[c["session"]], outputs=[c["status"]], concurrency_limit=None,
-                    api_name="stop", show_progress="hidden")
+    c["stop"].click(
+        on_stop,
+        inputs=[c["session"]],
+        outputs=[c["status"]],
+        concurrency_limit=None,
+        api_name="stop",
+        show_progress="hidden",
+    )
     gr.on(  # the Chatbot's own clear (trash) button means New chat too, so page and session agree
-        triggers=[c["new"].click, c["chatbot"].clear], fn=on_new, inputs=[c["session"]],
-        outputs=[c["chatbot"], c["msg"], c["status"]], concurrency_limit=None, api_name="new_chat",
+        triggers=[c["new"].click, c["chatbot"].clear],
+        fn=on_new,
+        inputs=[c["session"]],
+        outputs=[c["chatbot"], c["msg"], c["status"]],
+        concurrency_limit=None,
+        api_name="new_chat",
         show_progress="hidden",
     )
 
@@ -132,10 +172,24 @@ def launch(
     allowed = allowed_hosts_for(host)
     middleware = [] if allowed is None else [Middleware(HostAllowlist, allowed=allowed)]
     _, local_url, _ = app.launch(
-        server_name=host, server_port=port, auth=auth, share=False, inbrowser=False,
-        prevent_thread_lock=not block, show_error=False, quiet=quiet, ssr_mode=False, mcp_server=False,
-        pwa=False, enable_monitoring=False, max_file_size="1mb", strict_cors=True, footer_links=[],
-        blocked_paths=[str(path) for path in blocked_paths], allowed_paths=[],
-        app_kwargs={"middleware": middleware}, css=_CSS,
+        server_name=host,
+        server_port=port,
+        auth=auth,
+        share=False,
+        inbrowser=False,
+        prevent_thread_lock=not block,
+        show_error=False,
+        quiet=quiet,
+        ssr_mode=False,
+        mcp_server=False,
+        pwa=False,
+        enable_monitoring=False,
+        max_file_size="1mb",
+        strict_cors=True,
+        footer_links=[],
+        blocked_paths=[str(path) for path in blocked_paths],
+        allowed_paths=[],
+        app_kwargs={"middleware": middleware},
+        css=_CSS,
     )
     return local_url

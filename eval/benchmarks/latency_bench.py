@@ -1,9 +1,9 @@
 """`bench latency`: the full search path against its floor, on N synthetic memories over the 13 collections.
 
 pipeline = query embedding + concurrent dense and BM25 candidates in every collection + gating + scoring.
-floor    = query embedding + one nearest-neighbour query per collection for as many neighbours as the
-           pipeline asks for (run concurrently, like the pipeline's own queries). Both use fresh query
-           texts, so no cache helps either side.
+floor    = query embedding + one nearest-neighbour query per collection for 10 neighbours (run
+           concurrently, like the pipeline's own queries; the pipeline itself asks for 50 per collection,
+           so this floor is the stricter one). Both use fresh query texts, so no cache helps either side.
 Vectors of the synthetic memories are random unit vectors (latency does not depend on their meaning);
 texts are random sentences over a fixed vocabulary so BM25 has realistic postings.
 """
@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from core.metrics import percentiles
 from memory.candidates import QueryContext
 from memory.collections import COLLECTIONS, get_spec
 from memory.service import MemoryService
@@ -93,12 +94,6 @@ def populate(service: MemoryService, total: int, seed: int = 7, batch: int = 200
     service.open()  # rebuild the lexical indexes from the store, as a restart would
 
 
-def _percentiles(values: Sequence[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]  # noqa: E731
-    return {"p50": round(pick(0.5), 2), "p95": round(pick(0.95), 2)}
-
-
 async def _floor(service: MemoryService, query: str) -> None:
     vector = await asyncio.to_thread(lambda: service.embedder.embed([query])[0])
     await asyncio.gather(
@@ -141,7 +136,7 @@ def run_latency_benchmark(make_service: ServiceFactory, memories: int, queries: 
         finally:
             loop.close()
             service.close()
-    pipeline, floor = _percentiles(timings["pipeline"]), _percentiles(timings["floor"])
+    pipeline, floor = percentiles(timings["pipeline"]), percentiles(timings["floor"])
     return {
         "memories": memories,
         "pipeline_ms": pipeline,

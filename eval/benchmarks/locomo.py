@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from core.metrics import percentiles
 from memory.embeddings import Embedder
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -156,17 +157,6 @@ def reciprocal_rank(ranked: Sequence[Sequence[str]], evidence: Sequence[str], li
     return 0.0
 
 
-def _percentiles(values: Sequence[float]) -> dict[str, float]:
-    import numpy as np
-
-    if not values:
-        return {"p50": 0.0, "p95": 0.0}
-    return {
-        "p50": round(float(np.percentile(values, 50)), 3),
-        "p95": round(float(np.percentile(values, 95)), 3),
-    }
-
-
 def summarise(rows: Sequence[tuple[int, Sequence[float], float]], ks: Sequence[int]) -> dict[str, Any]:
     """Mean recall@k and MRR over `(category, recalls per k, reciprocal rank)` rows: overall, per category."""
 
@@ -198,7 +188,7 @@ def evaluate_retriever(
             latencies.append((time.perf_counter() - started) * 1000.0)
             recalls = [recall_at_k(ranked, question.evidence, k) for k in ks]
             rows.append((question.category, recalls, reciprocal_rank(ranked, question.evidence)))
-    return {**summarise(rows, ks), "latency_ms": _percentiles(latencies)}
+    return {**summarise(rows, ks), "latency_ms": percentiles(latencies, 3)}
 
 
 def query_embedding_latency(embedder: Embedder, queries: Sequence[str]) -> dict[str, float]:
@@ -209,7 +199,7 @@ def query_embedding_latency(embedder: Embedder, queries: Sequence[str]) -> dict[
         started = time.perf_counter()
         embedder.embed([query])
         timings.append((time.perf_counter() - started) * 1000.0)
-    return _percentiles(timings)
+    return percentiles(timings, 3)
 
 
 def run_locomo(
