@@ -18,6 +18,7 @@ from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.escalation import EscalationStore
+from core.pipeline.short_term import ShortTermMemory
 from core.ports import ConversationLog, MemoryPort, RecalledMemory, TurnRecord
 from core.types import Message
 
@@ -77,6 +78,7 @@ class Orchestrator:
         self._recall_limit = recall_limit
         self._analyzer = analyzer
         self._escalation = escalation
+        self._short_term = ShortTermMemory()
 
     @property
     def model_names(self) -> list[str]:
@@ -103,7 +105,7 @@ class Orchestrator:
         choice = self._choose(model)
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
-        analysis = await asyncio.to_thread(self._analyzer.analyze, text) if self._analyzer else None
+        analysis = await self._analyze(session_id, text)
         messages = await self._messages(session_id, text, analysis)
         shown: list[str] = []
         finished = False
@@ -160,6 +162,15 @@ class Orchestrator:
                 messages.append(Message("assistant", turn.assistant))
         messages.append(Message("user", text))
         return messages
+
+    async def _analyze(self, session_id: str, text: str) -> Analysis | None:
+        """Intent (refined by the previous turn), tone, topics; remembered for the next turn."""
+        if self._analyzer is None:
+            return None
+        hint = self._short_term.hint(session_id, text)
+        analysis = await asyncio.to_thread(self._analyzer.analyze, text, hint)
+        self._short_term.record(session_id, analysis.intent, analysis.confidence)
+        return analysis
 
     def _guidance(self, session_id: str, text: str, analysis: Analysis | None) -> list[str]:
         """Escalation-state instructions (every turn, every front end) and crisis support guidance."""

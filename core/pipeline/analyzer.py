@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.pipeline.intent import IntentClassifier, StmHint
+from core.pipeline.short_term import relation_of
 from core.pipeline.tone import ToneDetector
 from core.pipeline.topics import TopicExtractor
 
@@ -25,6 +26,7 @@ class Analysis:
     entities: tuple[dict[str, str], ...]
     rewritten_query: str
     support: str | None = None
+    relation: str = "new"  # to the conversation so far: correcting, recalling, continuing or new
 
     def as_dict(self) -> dict[str, Any]:
         """The `analyze --json` object (keys fixed by the CLI contract, plus tone_score and support)."""
@@ -37,6 +39,7 @@ class Analysis:
             "entities": [dict(e) for e in self.entities],
             "rewritten_query": self.rewritten_query,
             "support": self.support,
+            "relation": self.relation,
         }
 
 
@@ -63,4 +66,5 @@ class ContextAnalyzer:
             entities=tuple({"text": e.text, "label": e.label} for e in found.entities),
             rewritten_query=text,
             support=tone.support,
+            relation=relation_of(text),
         )

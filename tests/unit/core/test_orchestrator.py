@@ -147,7 +147,7 @@ class FakeMemory:
 
 
 class FakeAnalyzer:
-    def analyze(self, text: str):  # type: ignore[no-untyped-def]
+    def analyze(self, text: str, short_term=None):  # type: ignore[no-untyped-def]
         from core.pipeline.analyzer import Analysis
 
         if "end it" in text:
