@@ -46,14 +46,8 @@ class ConstrainLM(Protocol):
         """Log-likelihood of each candidate continuation after the prompt plus `prefix`."""
 
     def complete_text(
-        self,
-        messages: Messages,
-        prefix: str,
-        *,
-        max_tokens: int,
-        stop: Sequence[str],
-        temperature: float = 0.0,
-        schema: dict[str, Any] | None = None,
+        self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str],
+        temperature: float = 0.0, schema: dict[str, Any] | None = None,
     ) -> str:
         """Continuation (greedy by default) of the prompt plus `prefix`, cut before the first stop
         string; `schema` (grammar backends only, no prefix) constrains it to that JSON schema."""
@@ -157,10 +151,8 @@ def describe(branch: Branch, descriptions: Mapping[str, str]) -> str:
     if branch.name is None:
         return ANSWER_DESCRIPTION
     text = (
-        branch.schema.get("description")
-        or descriptions.get(branch.name)
-        or branch.args_schema.get("description")
-        or ""
+        branch.schema.get("description") or descriptions.get(branch.name)
+        or branch.args_schema.get("description") or ""
     )
     if not text:
         params = ", ".join((branch.args_schema.get("properties") or {}).keys())
@@ -332,11 +324,9 @@ def unwrap_answer(text: str, key: str) -> str:
 def _answer(lm: ConstrainLM, task: JsonTask, key: str) -> str:
     """A direct answer as free text at the caller's temperature. A tiny model sometimes copies the format
     example from the instructions (`{"answer": "your answer"}`) instead of answering: one sampled retry."""
-
     def write(heat: float) -> str:
-        return unwrap_answer(
-            lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(), temperature=heat), key
-        )
+        return unwrap_answer(lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(),
+                                              temperature=heat), key)
 
     text = write(task.answer_temperature)
     copied = any(m["role"] == "system" and json.dumps(text) in m["content"] for m in task.messages)
