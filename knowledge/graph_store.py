@@ -15,12 +15,12 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.durable import atomic_write
 from core.errors import StorageError
 from knowledge.graph import KnowledgeGraph
 
@@ -33,33 +33,6 @@ GRAPH_FILE = "knowledge_graph.json"
 
 class _NewerSchema(Exception):
     """The file was written by a newer Daemon: not corrupt, just not ours to read (or move)."""
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: temp file in the same directory, fsync, rename, fsync the directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)  # a short write raises (BufferedWriter writes everything or fails)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class GraphStore:
@@ -155,7 +128,7 @@ class GraphStore:
             raise StorageError(f"cannot serialise the knowledge graph: {error}") from None
         try:
             self._backup_current()
-            atomic_write_bytes(self.path, data)
+            atomic_write(self.path, data)
         except OSError as error:
             raise StorageError(f"cannot save the knowledge graph to {self.path}: {error}") from None
         self._main_verified = True
@@ -175,7 +148,7 @@ class GraphStore:
                 return
             except _NewerSchema:
                 raise StorageError(f"{self.path} was written by a newer Daemon; not overwriting it") from None
-        atomic_write_bytes(self.backup, raw)
+        atomic_write(self.backup, raw)
 
     def _remove_stale_temps(self) -> None:
         """Temp files left by a crash mid-save are partial copies of our own output: safe to remove."""

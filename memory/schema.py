@@ -12,16 +12,15 @@ should be idempotent anyway: after a crash between a migration and its record, i
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from core.durable import atomic_write
 from core.errors import StorageError
 from memory.collections import COLLECTIONS
 
@@ -155,35 +154,3 @@ class StoreSchema(Generic[T]):
             counter += 1
         os.replace(path, target)
         return target
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so a crash leaves either the old or the new file, never a torn one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            view = memoryview(data)
-            while view:  # a short write (full disk) must fail here, not be renamed over a good file
-                written = handle.write(view)
-                if not written:
-                    raise OSError(f"short write to {temp}")
-                view = view[written:]
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
