@@ -17,7 +17,7 @@ from typing import Protocol
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
-from core.pipeline.escalation import EscalationStore
+from core.pipeline.escalation import EscalationDirective, EscalationStore
 from core.pipeline.short_term import ShortTermMemory
 from core.ports import ConversationLog, MemoryPort, RecalledMemory, TurnRecord
 from core.types import Message
@@ -29,7 +29,7 @@ class Agent(Protocol):
     """What the orchestrator needs from an agent runner."""
 
     def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]: ...
 
 
@@ -106,12 +106,15 @@ class Orchestrator:
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
         analysis = await self._analyze(session_id, text)
-        messages = await self._messages(session_id, text, analysis)
+        directive = self._directive(session_id, text, analysis)
+        messages = await self._messages(session_id, text, analysis, directive)
+        # The escalation state sets the reply length (short, calm answers in distress); only sent when set.
+        budget = {"max_tokens": directive.max_response_tokens} if directive else {}
         shown: list[str] = []
         finished = False
         try:
             # aclosing: close the agent generator inside this turn, never later in the garbage collector.
-            async with aclosing(choice.agent.run(messages, cancel=cancel)) as events:
+            async with aclosing(choice.agent.run(messages, cancel=cancel, **budget)) as events:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True
@@ -148,9 +151,11 @@ class Orchestrator:
             raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
         return self._models[name]
 
-    async def _messages(self, session_id: str, text: str, analysis: Analysis | None) -> list[Message]:
+    async def _messages(
+        self, session_id: str, text: str, analysis: Analysis | None, directive: EscalationDirective | None
+    ) -> list[Message]:
         system = self._system_prompt
-        for guidance in self._guidance(session_id, text, analysis):
+        for guidance in _guidance(analysis, directive):
             system += "\n\n" + guidance
         recalled = await self._recall(text, session_id, analysis.intent if analysis else "general")
         if recalled:
@@ -172,18 +177,11 @@ class Orchestrator:
         self._short_term.record(session_id, analysis.intent, analysis.confidence)
         return analysis
 
-    def _guidance(self, session_id: str, text: str, analysis: Analysis | None) -> list[str]:
-        """Escalation-state instructions (every turn, every front end) and crisis support guidance."""
-        if analysis is None:
-            return []
-        notes: list[str] = []
-        if self._escalation is not None:
-            directive = self._escalation.tracker(session_id).update_from_message(analysis.tone, text)
-            if directive.instructions:
-                notes.append(f"How to respond now: {directive.instructions}")
-        if analysis.support:
-            notes.append(f"Include this support information in your reply, gently: {analysis.support}")
-        return notes
+    def _directive(self, session_id: str, text: str, analysis: Analysis | None) -> EscalationDirective | None:
+        """Advance the session's escalation state with this message's tone (every turn, every front end)."""
+        if analysis is None or self._escalation is None:
+            return None
+        return self._escalation.tracker(session_id).update_from_message(analysis.tone, text)
 
     async def _recall(self, text: str, session_id: str, intent: str) -> list[RecalledMemory]:
         if self._memory is None or self._recall_limit <= 0:
@@ -212,6 +210,16 @@ class Orchestrator:
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         return self._log.turns(session_id, limit)
+
+
+def _guidance(analysis: Analysis | None, directive: EscalationDirective | None) -> list[str]:
+    """Escalation-state instructions and crisis support guidance for the system prompt."""
+    notes: list[str] = []
+    if directive is not None and directive.instructions:
+        notes.append(f"How to respond now: {directive.instructions}")
+    if analysis is not None and analysis.support:
+        notes.append(f"Include this support information in your reply, gently: {analysis.support}")
+    return notes
 
 
 def render_memories(memories: list[RecalledMemory]) -> str:

@@ -76,6 +76,7 @@ class _RunState:
     pinned: Message | None
     model: str
     offer: _Offer
+    max_tokens: int | None = None  # this run's reply budget, when shorter than the configured one
     usage: Usage = Usage()
     round_no: int = 0
     tool_calls: int = 0
@@ -130,12 +131,22 @@ class AgentRunner:
         self.tool_gate: ToolGate = tool_gate if tool_gate is not None else OfferAll()
 
     async def run(
-        self, messages: Sequence[Message], *, cancel: asyncio.Event | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        cancel: asyncio.Event | None = None,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[RunEvent]:
-        """Answer the conversation `messages` (not modified), yielding events; ends with Done or RunError."""
+        """Answer the conversation `messages` (not modified), yielding events; ends with Done or RunError.
+
+        `max_tokens` shortens this run's replies (e.g. the escalation state asks for brief answers); it never
+        raises the configured `limits.response_max_tokens`.
+        """
         pinned = _last_user(messages)
         toolset = self.tool_gate.select(pinned.content if pinned else "", self.toolset)
         state = _RunState(list(messages), pinned, self.provider.model, _Offer.of(toolset, self))
+        if max_tokens is not None:
+            state.max_tokens = max(16, min(max_tokens, self.limits.response_max_tokens))
         cancel = cancel or asyncio.Event()
         try:
             async for event in self._steps(state, cancel):
@@ -209,7 +220,7 @@ class AgentRunner:
         """Call the model through the middleware, streaming visible text; leaves the result in `state`."""
         base = ChatRequest(
             tuple(state.messages),
-            max_tokens=self.limits.response_max_tokens,
+            max_tokens=state.max_tokens or self.limits.response_max_tokens,
             temperature=self.limits.temperature,
         )
         request = state.offer.protocol.prepare(base, state.offer.specs, final=final)

@@ -55,3 +55,13 @@ async def test_tiny_model_gets_the_constrained_tool_call_when_the_message_needs_
     done = events[-1]
     assert isinstance(done, Done) and done.answer == "It is 42."
     assert [(c["name"], c["output"]) for c in done.tool_calls] == [("calculator", "42")]
+
+
+async def test_a_run_budget_shortens_replies_but_never_lengthens_them() -> None:
+    from core.agent.limits import RunLimits
+
+    provider = ScriptedProvider(["short", "capped"], profile=TINY)
+    runner = AgentRunner(provider, limits=RunLimits(response_max_tokens=400))
+    [_ async for _ in runner.run([Message("user", "hi")], max_tokens=120)]
+    [_ async for _ in runner.run([Message("user", "hi")], max_tokens=5000)]
+    assert [r.max_tokens for r in provider.requests] == [120, 400]

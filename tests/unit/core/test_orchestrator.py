@@ -20,12 +20,14 @@ class RecordingAgent:
 
     def __init__(self, fail: BaseException | None = None) -> None:
         self.seen: list[list[Message]] = []
+        self.budgets: list[int | None] = []
         self.fail = fail
 
     async def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]:
         self.seen.append(messages)
+        self.budgets.append(max_tokens)
         if self.fail:
             raise self.fail
         answer = f"answer:{messages[-1].content}"
@@ -174,4 +176,7 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     await collect(orchestrator, "I want to end it all", session_id=done.session_id)
     crisis_system = agent.seen[1][0].content
     assert "CALL-988" in crisis_system and "How to respond now:" in crisis_system
+    # the escalation state sets each reply's length; a crisis asks for a shorter, grounding reply
+    assert agent.budgets[0] is not None and agent.budgets[1] is not None
+    assert agent.budgets[1] < agent.budgets[0]
     assert memory.calls[-1][1] == "emotional_support"
