@@ -57,12 +57,6 @@ class ConversationLog(Protocol):
     def sessions(self) -> list[SessionRecord]: ...
 
 
-class HistorySource(Protocol):
-    """What the orchestrator shows the model as prior conversation for a session."""
-
-    def history_for(self, session_id: str, query: str) -> list[TurnRecord]: ...
-
-
 @dataclass(frozen=True)
 class RecalledMemory:
     """A long-term memory the model should see for this turn."""

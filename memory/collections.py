@@ -110,6 +110,8 @@ def _spec(name: str, tier: str, prefix: str, description: str, fields: str) -> C
     return CollectionSpec(name, tier, COMMON_FIELDS + parse_fields(fields), description, prefix)
 
 
+CONVERSATIONS = "conversations"  # the episodic tier: one record per finished turn
+
 # name, tier, id prefix, purpose, own fields (besides COMMON_FIELDS)
 COLLECTIONS: tuple[CollectionSpec, ...] = (
     _spec(

@@ -224,10 +224,6 @@ class Journal:
                 "UPDATE turns SET indexed_at = ? WHERE turn_id = ?", [(now, t) for t in turn_ids]
             )
 
-    def last_session_id(self) -> str | None:
-        sessions = self.sessions()
-        return sessions[0].session_id if sessions else None
-
 
 class _Transaction:
     """BEGIN IMMEDIATE … COMMIT, rolled back on error. The caller holds the journal lock."""

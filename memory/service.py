@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memory.candidates import GatedCandidate, QueryContext, ScoredMemory
-from memory.collections import COLLECTION_NAMES, COLLECTIONS
+from memory.collections import COLLECTION_NAMES, COLLECTIONS, CONVERSATIONS
 from memory.embeddings import Embedder
 from memory.gating import NoReranker, Reranker, gate
 from memory.lexical import CONTEXT_VIEW_COLLECTIONS, LexicalIndexes, contextual_text, previous_texts
@@ -24,10 +24,9 @@ from memory.scoring import score
 from memory.vector_store import Record, VectorStore
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 logger = logging.getLogger(__name__)
-CONVERSATIONS = "conversations"
 
 
 class MemoryService:
@@ -138,9 +137,6 @@ class MemoryService:
         """Raw candidates (no gating or scoring): the baselines of the benchmarks use this."""
         vector = await asyncio.to_thread(self.embedder.embed_query, query)
         return await self._retriever.candidates(query, vector, collections)
-
-    def query_vector(self, query: str) -> np.ndarray:
-        return self.embedder.embed_query(query)
 
     def stats(self) -> dict[str, int]:
         """Records per collection (all 13, zeros included)."""

@@ -17,7 +17,6 @@ from memory.journal import Journal
 from memory.vector_store import Record
 
 logger = logging.getLogger(__name__)
-CONVERSATIONS = "conversations"
 
 
 def conversation_id(turn_id: str) -> str:
