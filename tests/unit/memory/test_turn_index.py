@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.collections import COLLECTIONS
+from memory.collections import COLLECTIONS, CONVERSATIONS
 from memory.embeddings import HashingEmbedder
 from memory.importance import turn_importance
 from memory.inmemory_store import InMemoryStore
 from memory.journal import Journal
-from memory.turn_index import CONVERSATIONS, TurnIndexer, conversation_id
+from memory.turn_index import TurnIndexer, conversation_id
 
 
 @pytest.fixture
