@@ -278,18 +278,13 @@ def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path
 def _build_memory(
     config: AppConfig, journal: Journal, embedder: Embedder
 ) -> tuple[MemoryService, MemoryPort]:
-    from memory.port import ConversationMemory, recent_turn_ids
+    from memory.port import ConversationMemory
     from memory.turn_index import TurnIndexer
 
     service = build_memory_service(config, embedder, config.data_dir / "chroma")
     indexer = TurnIndexer(service.write_turns, journal)
     indexer.repair()  # turns acknowledged before a crash but never indexed
-    recent = config.history.recent_turns
-
-    def shown(session: str) -> set[str]:
-        return recent_turn_ids([t.turn_id for t in journal.recent_turns(session, recent)])
-
-    return service, ConversationMemory(service, indexer, recent_ids=shown)
+    return service, ConversationMemory(service, indexer)
 
 
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:

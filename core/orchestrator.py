@@ -157,11 +157,13 @@ class Orchestrator:
         system = self._system_prompt
         for guidance in _guidance(analysis, directive):
             system += "\n\n" + guidance
-        recalled = await self._recall(text, session_id, analysis.intent if analysis else "general")
+        history = self._history.history_for(session_id, text)
+        shown = frozenset(turn.turn_id for turn in history)
+        recalled = await self._recall(text, session_id, analysis.intent if analysis else "general", shown)
         if recalled:
             system += "\n\n" + render_memories(recalled)
         messages = [Message("system", system)]
-        for turn in self._history.history_for(session_id, text):
+        for turn in history:
             messages.append(Message("user", turn.user))
             if turn.assistant:
                 messages.append(Message("assistant", turn.assistant))
@@ -183,11 +185,13 @@ class Orchestrator:
             return None
         return self._escalation.tracker(session_id).update_from_message(analysis.tone, text)
 
-    async def _recall(self, text: str, session_id: str, intent: str) -> list[RecalledMemory]:
+    async def _recall(
+        self, text: str, session_id: str, intent: str, shown: frozenset[str]
+    ) -> list[RecalledMemory]:
         if self._memory is None or self._recall_limit <= 0:
             return []
         try:
-            return await self._memory.recall(text, session_id, self._recall_limit, intent)
+            return await self._memory.recall(text, session_id, self._recall_limit, intent, shown)
         except Exception:  # noqa: BLE001 - answering without memories beats not answering
             logger.exception("memory recall failed; answering without long-term memories")
             return []

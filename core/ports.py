@@ -72,7 +72,14 @@ class MemoryPort(Protocol):
     """Long-term memory as the orchestrator sees it."""
 
     async def recall(
-        self, query: str, session_id: str, limit: int, intent: str = "general"
-    ) -> list[RecalledMemory]: ...
+        self,
+        query: str,
+        session_id: str,
+        limit: int,
+        intent: str = "general",
+        shown_turn_ids: frozenset[str] = frozenset(),
+    ) -> list[RecalledMemory]:
+        """Memories for the query, leaving out the journal turns the prompt already shows."""
+        ...
 
     async def remember(self, turn: TurnRecord) -> None: ...

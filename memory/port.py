@@ -23,21 +23,24 @@ class ConversationMemory:
         service: MemoryService,
         indexer: TurnIndexer,
         *,
-        recent_ids: Callable[[str], set[str]] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._service = service
         self._indexer = indexer
-        self._recent_ids = recent_ids or (lambda session: set())
         self._clock = clock
 
     async def recall(
-        self, query: str, session_id: str, limit: int, intent: str = "general"
+        self,
+        query: str,
+        session_id: str,
+        limit: int,
+        intent: str = "general",
+        shown_turn_ids: frozenset[str] = frozenset(),
     ) -> list[RecalledMemory]:
         """Memories for this query (scored with the intent's profile), minus the turns already shown."""
         ctx = QueryContext(query=query, now=self._clock(), session_id=session_id, intent=intent)
-        found = await self._service.search(ctx, k=limit + 8)
-        shown = self._recent_ids(session_id)
+        found = await self._service.search(ctx, k=limit + len(shown_turn_ids))
+        shown = {conversation_id(t) for t in shown_turn_ids}
         memories = [
             RecalledMemory(m.id, m.collection, m.text, m.score, _created_at(m.metadata.get("created_at")))
             for m in found
@@ -57,8 +60,3 @@ class ConversationMemory:
 
 def _created_at(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
-
-
-def recent_turn_ids(turn_ids: list[str]) -> set[str]:
-    """The `conversations` ids of journal turns (to leave out what the prompt already shows)."""
-    return {conversation_id(t) for t in turn_ids}

@@ -136,12 +136,14 @@ async def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
 class FakeMemory:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
+        self.shown: list[frozenset[str]] = []
         self.remembered: list[str] = []
 
-    async def recall(self, query: str, session_id: str, limit: int, intent: str = "general") -> list:  # type: ignore[type-arg]
+    async def recall(self, query, session_id, limit, intent="general", shown_turn_ids=frozenset()):  # type: ignore[no-untyped-def]
         from core.ports import RecalledMemory
 
         self.calls.append((query, intent))
+        self.shown.append(shown_turn_ids)
         return [RecalledMemory("conv_1", "conversations", "User: my dog is Rex", 0.9, 1_700_000_000.0)]
 
     async def remember(self, turn) -> None:  # type: ignore[no-untyped-def]
@@ -180,3 +182,5 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     assert agent.budgets[0] is not None and agent.budgets[1] is not None
     assert agent.budgets[1] < agent.budgets[0]
     assert memory.calls[-1][1] == "emotional_support"
+    # the turn the prompt already shows as recent history is not recalled again
+    assert memory.shown == [frozenset(), frozenset({done.turn_id})]
