@@ -19,7 +19,15 @@ from core.events import Done, RunError, RunEvent, TextDelta
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.escalation import EscalationDirective, EscalationStore
 from core.pipeline.short_term import ShortTermMemory
-from core.ports import ConversationLog, MemoryPort, RecalledMemory, TurnRecord
+from core.ports import (
+    ConversationLog,
+    FactExtractor,
+    GraphContext,
+    KnowledgePort,
+    MemoryPort,
+    RecalledMemory,
+    TurnRecord,
+)
 from core.types import Message
 
 logger = logging.getLogger(__name__)
@@ -66,6 +74,8 @@ class Orchestrator:
         recall_limit: int = 6,
         analyzer: ContextAnalyzer | None = None,
         escalation: EscalationStore | None = None,
+        knowledge: KnowledgePort | None = None,
+        facts: FactExtractor | None = None,
     ) -> None:
         if not models:
             raise ValueError("the orchestrator needs at least one model")
@@ -78,6 +88,8 @@ class Orchestrator:
         self._recall_limit = recall_limit
         self._analyzer = analyzer
         self._escalation = escalation
+        self._knowledge = knowledge
+        self._facts = facts
         self._short_term = ShortTermMemory()
 
     @property
@@ -159,7 +171,11 @@ class Orchestrator:
             system += "\n\n" + guidance
         history = self._history.history_for(session_id, text)
         shown = frozenset(turn.turn_id for turn in history)
-        recalled = await self._recall(text, session_id, analysis.intent if analysis else "general", shown)
+        graph = await self._graph_context(text)
+        intent = analysis.intent if analysis else "general"
+        recalled = await self._recall(text, session_id, intent, shown, graph)
+        if graph.sentences:
+            system += "\n\n" + render_graph(graph)
         if recalled:
             system += "\n\n" + render_memories(recalled)
         messages = [Message("system", system)]
@@ -185,13 +201,24 @@ class Orchestrator:
             return None
         return self._escalation.tracker(session_id).update_from_message(analysis.tone, text)
 
+    async def _graph_context(self, text: str) -> GraphContext:
+        """The knowledge graph's entities, facts and memory boost for the message (empty without one)."""
+        if self._knowledge is None:
+            return GraphContext()
+        try:
+            return await asyncio.to_thread(self._knowledge.context_for, text)
+        except Exception:  # noqa: BLE001 - answering without graph context beats not answering
+            logger.exception("knowledge-graph lookup failed; answering without it")
+            return GraphContext()
+
     async def _recall(
-        self, text: str, session_id: str, intent: str, shown: frozenset[str]
+        self, text: str, session_id: str, intent: str, shown: frozenset[str], graph: GraphContext
     ) -> list[RecalledMemory]:
         if self._memory is None or self._recall_limit <= 0:
             return []
         try:
-            return await self._memory.recall(text, session_id, self._recall_limit, intent, shown)
+            query, limit = with_entity_names(text, graph.entities), self._recall_limit
+            return await self._memory.recall(query, session_id, limit, intent, shown, graph.boost)
         except Exception:  # noqa: BLE001 - answering without memories beats not answering
             logger.exception("memory recall failed; answering without long-term memories")
             return []
@@ -210,7 +237,19 @@ class Orchestrator:
         )
         if self._memory is not None:
             await self._memory.remember(turn)
+        await self._learn(turn)
         return replace(done, turn_id=turn_id, session_id=session_id)
+
+    async def _learn(self, turn: TurnRecord) -> None:
+        """Facts the user stated feed the knowledge graph. A failure is logged: the turn is already safe."""
+        if self._facts is None or self._knowledge is None:
+            return
+        try:
+            facts = await asyncio.to_thread(self._facts.extract, turn.user)
+            if facts:
+                await asyncio.to_thread(self._knowledge.learn, facts, turn.turn_id, turn.created_at)
+        except Exception:  # noqa: BLE001 - never fail an answered turn over what it teaches the graph
+            logger.exception("could not learn facts from turn %s", turn.turn_id)
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         return self._log.turns(session_id, limit)
@@ -224,6 +263,21 @@ def _guidance(analysis: Analysis | None, directive: EscalationDirective | None) 
     if analysis is not None and analysis.support:
         notes.append(f"Include this support information in your reply, gently: {analysis.support}")
     return notes
+
+
+def with_entity_names(text: str, names: Sequence[str]) -> str:
+    """The retrieval query: the message plus the names it refers to without saying them ("my sister" ->
+    "Jo"), so memories that name the entity are found by what the user meant."""
+    missing = [name for name in names if name.lower() not in text.lower()]
+    return f"{text} ({', '.join(missing)})" if missing else text
+
+
+def render_graph(graph: GraphContext) -> str:
+    """The knowledge-graph block of the system prompt: what is known about the entities mentioned."""
+    about = f" ({', '.join(graph.entities)})" if graph.entities else ""
+    lines = [f"Known facts about who and what the message mentions{about}, from the knowledge graph:"]
+    lines.extend(f"- {sentence}" for sentence in graph.sentences)
+    return "\n".join(lines)
 
 
 def render_memories(memories: list[RecalledMemory]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -68,6 +69,76 @@ class RecalledMemory:
     created_at: float | None = None
 
 
+@dataclass(frozen=True)
+class ExtractedFact:
+    """A fact stated in the user's text, as a triple the knowledge graph and the fact store understand.
+
+    `subject` is "user" for the speaker, else the entity as written ("my sister", "Jo", "Pepper");
+    `predicate` is a phrase `knowledge.relations.canonical_relation` knows ("lives in", "works at",
+    "is named", "has a dog", "likes", "sister"); `category` is one of `FACT_CATEGORIES`; `scope` is "user"
+    (about the speaker) or "entity" (about someone/something else). `negated` marks "I no longer work at
+    X"; `replaces` is the value a correction replaces ("Rex, not Max" -> "Max").
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    category: str
+    scope: str
+    excerpt: str
+    confidence: float
+    negated: bool = False
+    replaces: str | None = None
+
+
+FACT_CATEGORIES = (
+    "identity",
+    "location",
+    "work",
+    "family",
+    "pets",
+    "preferences",
+    "goals",
+    "schedules",
+    "possessions",
+)
+
+
+class FactExtractor(Protocol):
+    """Facts worth keeping from one message (durable facts only: moods and current activities are not)."""
+
+    def extract(self, text: str) -> list[ExtractedFact]: ...
+
+
+GraphBoost = Callable[[Mapping[str, str]], Mapping[str, float]]
+"""Memory id -> text in, memory id -> knowledge-graph bonus in [0, 1] out (absent = no bonus)."""
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """What the knowledge graph knows about the entities a message mentions.
+
+    `entities` are display names of the resolved entities, `sentences` the strongest facts around them
+    for the prompt, and `boost` scores memories that mention those entities or their neighbours.
+    """
+
+    entities: tuple[str, ...] = ()
+    sentences: tuple[str, ...] = ()
+    boost: GraphBoost | None = None
+
+
+class KnowledgePort(Protocol):
+    """The knowledge graph as the orchestrator sees it."""
+
+    def context_for(self, text: str) -> GraphContext:
+        """Resolve the entities in `text` (aliases, "my sister") and gather their graph context."""
+        ...
+
+    def learn(self, facts: Sequence[ExtractedFact], source_id: str, at: float) -> int:
+        """Add facts stated in a turn to the graph (and persist it); returns how many were used."""
+        ...
+
+
 class MemoryPort(Protocol):
     """Long-term memory as the orchestrator sees it."""
 
@@ -78,6 +149,7 @@ class MemoryPort(Protocol):
         limit: int,
         intent: str = "general",
         shown_turn_ids: frozenset[str] = frozenset(),
+        boost: GraphBoost | None = None,
     ) -> list[RecalledMemory]:
         """Memories for the query, leaving out the journal turns the prompt already shows."""
         ...

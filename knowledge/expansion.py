@@ -227,7 +227,9 @@ def _edge_sentences(
                 keep = edge.source in rank and edge.target in rank
             if not keep:
                 continue
-            value = (rank[edge.source] + rank[edge.target]) * (0.5 + 0.25 * _strength(edge))
+            # An edge of a seed with the user may lead to a node nobody ranked (the user as the seed).
+            ends_rank = rank.get(edge.source, 0.25) + rank.get(edge.target, 0.25)
+            value = ends_rank * (0.5 + 0.25 * _strength(edge))
             if edge.superseded:
                 value *= 0.5
             sentence = render_edge(graph, edge)

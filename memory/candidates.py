@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.ports import GraphBoost
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -36,9 +38,11 @@ class QueryContext:
 
     `now` is epoch seconds (the user's present, or a benchmark's reference time). `speakers` are names a
     query may use for the people in conversations ("Caroline", or the user's own name); `graph_bonus`
-    maps record ids to a knowledge-graph boost in [0, 1] computed by the caller. `active_days` are times
-    (epoch seconds, any moment of the day) of the days the user talked to Daemon; when given, recency counts
-    active days instead of calendar days, so a month away does not age every memory by a month.
+    maps record ids to a knowledge-graph boost in [0, 1] computed by the caller; `graph_boost`, when
+    given, computes more of them from the texts of the shortlisted candidates (which the caller cannot
+    know). `active_days` are times (epoch seconds, any moment of the day) of the days the user talked to
+    Daemon; when given, recency counts active days instead of calendar days, so a month away does not age
+    every memory by a month.
     """
 
     query: str
@@ -49,6 +53,7 @@ class QueryContext:
     topics: tuple[str, ...] = ()
     speakers: tuple[str, ...] = ()
     graph_bonus: Mapping[str, float] = field(default_factory=dict)
+    graph_boost: GraphBoost | None = None
     active_days: tuple[float, ...] = ()
 
 

@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from core.ports import RecalledMemory, TurnRecord
+from core.ports import GraphBoost, RecalledMemory, TurnRecord
 from memory.candidates import QueryContext
 from memory.service import MemoryService
 from memory.turn_index import TurnIndexer, conversation_id
@@ -36,9 +36,12 @@ class ConversationMemory:
         limit: int,
         intent: str = "general",
         shown_turn_ids: frozenset[str] = frozenset(),
+        boost: GraphBoost | None = None,
     ) -> list[RecalledMemory]:
         """Memories for this query (scored with the intent's profile), minus the turns already shown."""
-        ctx = QueryContext(query=query, now=self._clock(), session_id=session_id, intent=intent)
+        ctx = QueryContext(
+            query=query, now=self._clock(), session_id=session_id, intent=intent, graph_boost=boost
+        )
         found = await self._service.search(ctx, k=limit + len(shown_turn_ids))
         shown = {conversation_id(t) for t in shown_turn_ids}
         memories = [

@@ -52,7 +52,7 @@ class Bonuses:
     time_mention: float = 0.06  # a "when" question and a record that mentions a time
     session: float = 0.12  # x strength of the record's session among the candidates (conversations)
     session_top: int = 3  # a session's strength: mean of its best `session_top` scores
-    graph: float = 0.1  # x the knowledge-graph boost the caller computed (ctx.graph_bonus)
+    graph: float = 0.25  # x the knowledge-graph boost the caller computed (ctx.graph_bonus)
     meta: float = 0.0  # summaries and reflections, for intents about the conversation itself
 
 

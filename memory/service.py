@@ -10,7 +10,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from memory.candidates import GatedCandidate, QueryContext, ScoredMemory
 from memory.collections import COLLECTION_NAMES, COLLECTIONS, CONVERSATIONS
@@ -22,9 +23,6 @@ from memory.profiles import IntentProfiles
 from memory.retrieval import RetrievalResult, RetrievalSettings, Retriever
 from memory.scoring import score
 from memory.vector_store import Record, VectorStore
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +128,8 @@ class MemoryService:
         vector = await asyncio.to_thread(self.embedder.embed_query, ctx.query)
         result = await self._retriever.candidates(ctx.query, vector, limits)
         gated = self._reranker.rerank(ctx.query, gate(result.candidates, ctx, profile))
-        ranked = score(_shortlist(gated, limits, k), ctx, profile)
+        shortlist = _shortlist(gated, limits, k)
+        ranked = score(shortlist, _with_graph_bonus(ctx, shortlist), profile)
         return _cap_per_collection(ranked, limits, k)
 
     async def candidates(self, query: str, collections: Mapping[str, int]) -> RetrievalResult:
@@ -168,6 +167,19 @@ def _shortlist(gated: Sequence[GatedCandidate], limits: Mapping[str, int], k: in
         items.sort(key=lambda g: g.relevance, reverse=True)
         keep.extend(items[: max(10, 3 * limits.get(name, k))])
     return keep
+
+
+def _with_graph_bonus(ctx: QueryContext, shortlist: Sequence[GatedCandidate]) -> QueryContext:
+    """The context with the knowledge graph's bonus for the shortlisted texts added (when it has one)."""
+    if ctx.graph_boost is None or not shortlist:
+        return ctx
+    texts = {g.candidate.id: g.candidate.text for g in shortlist}
+    try:
+        found = ctx.graph_boost(texts)
+    except Exception:  # noqa: BLE001 - a graph problem must not cost the user their memories
+        logger.exception("the knowledge-graph boost failed; ranking without it")
+        return ctx
+    return replace(ctx, graph_bonus={**found, **ctx.graph_bonus})
 
 
 def _cap_per_collection(

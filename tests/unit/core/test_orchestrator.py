@@ -138,12 +138,16 @@ class FakeMemory:
         self.calls: list[tuple[str, str]] = []
         self.shown: list[frozenset[str]] = []
         self.remembered: list[str] = []
+        self.boosts: list[object] = []
 
-    async def recall(self, query, session_id, limit, intent="general", shown_turn_ids=frozenset()):  # type: ignore[no-untyped-def]
+    async def recall(  # type: ignore[no-untyped-def]
+        self, query, session_id, limit, intent="general", shown_turn_ids=frozenset(), boost=None
+    ):
         from core.ports import RecalledMemory
 
         self.calls.append((query, intent))
         self.shown.append(shown_turn_ids)
+        self.boosts.append(boost)
         return [RecalledMemory("conv_1", "conversations", "User: my dog is Rex", 0.9, 1_700_000_000.0)]
 
     async def remember(self, turn) -> None:  # type: ignore[no-untyped-def]
@@ -184,3 +188,49 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     assert memory.calls[-1][1] == "emotional_support"
     # the turn the prompt already shows as recent history is not recalled again
     assert memory.shown == [frozenset(), frozenset({done.turn_id})]
+
+
+class FakeKnowledge:
+    """Knows that the user's sister is Jo; records what it is taught."""
+
+    def __init__(self) -> None:
+        self.learned: list[tuple[list[str], str]] = []
+
+    def context_for(self, text: str):  # type: ignore[no-untyped-def]
+        from core.ports import GraphContext
+
+        if "sister" not in text:
+            return GraphContext()
+        return GraphContext(("Jo",), ("Jo is the user's sister.", "Jo lives in Boston."), boost=len)
+
+    def learn(self, facts, source_id, at):  # type: ignore[no-untyped-def]
+        self.learned.append(([f.object for f in facts], source_id))
+        return len(facts)
+
+
+class FakeFacts:
+    def extract(self, text: str):  # type: ignore[no-untyped-def]
+        from core.ports import ExtractedFact
+
+        if "live in" not in text:
+            return []
+        return [ExtractedFact("user", "lives in", text.rsplit(" ", 1)[-1], "location", "user", text, 0.9)]
+
+
+async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts(tmp_path: Path) -> None:
+    agent, memory, knowledge = RecordingAgent(), FakeMemory(), FakeKnowledge()
+    journal = Journal(tmp_path / "j.sqlite3")
+    orchestrator = Orchestrator(
+        [ModelChoice("rec", agent)], journal, JournalHistory(journal, 4), "SYSTEM",
+        memory=memory, knowledge=knowledge, facts=FakeFacts(),  # type: ignore[arg-type]
+    )  # fmt: skip
+    await collect(orchestrator, "how is my sister doing?")
+    system = agent.seen[0][0].content
+    assert "from the knowledge graph" in system and "- Jo lives in Boston." in system
+    assert memory.calls[0][0] == "how is my sister doing? (Jo)"  # retrieval searches for what was meant
+    assert memory.boosts == [len]
+    assert knowledge.learned == []  # nothing stated, nothing learned
+    done = (await collect(orchestrator, "I live in Denver"))[-1]
+    assert isinstance(done, Done)
+    assert knowledge.learned == [(["Denver"], done.turn_id)]
+    assert "knowledge graph" not in agent.seen[1][0].content  # no entity, no graph section

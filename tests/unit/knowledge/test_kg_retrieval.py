@@ -7,14 +7,23 @@ the only difference between the two runs is the `graph_bonus` the caller compute
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
+from core.orchestrator import with_entity_names
+from core.ports import ExtractedFact
 from knowledge.entities import EntityResolver
 from knowledge.expansion import graph_bonus
 from knowledge.graph import KnowledgeGraph
+from knowledge.graph_store import GraphStore
+from knowledge.service import KnowledgeService
 from memory.bm25 import BM25Index
 from memory.candidates import Candidate, GatedCandidate, QueryContext
+from memory.embeddings import HashingEmbedder
+from memory.inmemory_store import InMemoryStore
 from memory.profiles import default_profiles
 from memory.scoring import score
+from memory.service import MemoryService
+from memory.vector_store import Record
 
 NOW = 1_700_000_000.0
 MEMORIES = {
@@ -55,3 +64,36 @@ def test_the_graph_bonus_lifts_the_memory_about_the_resolved_entity(personal_gra
     assert without[0] == "party"  # lexically, the office birthday wins
     assert with_graph[0] == "jo"  # with the graph, the sister's birthday does
     assert with_graph.index("trip") <= without.index("trip")
+
+
+async def test_resolving_my_sister_finds_and_lifts_the_memories_naming_her(tmp_path: Path) -> None:
+    """Through the real services: the graph turns "my sister" into Jo for retrieval and boosts Jo's turns."""
+    knowledge = KnowledgeService(GraphStore(tmp_path / "kg.json"))
+    facts = [("my sister", "is named", "Jo"), ("Jo", "lives in", "Boston")]
+    knowledge.learn([ExtractedFact(s, p, o, "family", "entity", "", 0.9) for s, p, o in facts], "t0", NOW)
+    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), default_profiles())
+    memory.open()
+    texts = [
+        "My friend's sister is doing a PhD in chemistry.",
+        "How is the new sister project doing at work?",
+        "Jo finally signed the lease on her flat in Boston.",
+        "I need to renew my passport before the trip.",
+    ]
+    memory.write_turns(
+        [Record(f"m{i}", text, {"created_at": NOW - 3600 * (i + 1), "session_id": f"s{i}", "turn_id": f"t{i}"})
+         for i, text in
+         enumerate(texts)]
+    )  # fmt: skip
+    query = "How is my sister doing?"
+
+    async def ranked(ctx: QueryContext) -> list[str]:
+        return [m.id for m in await memory.search(ctx, k=4)]
+
+    plain = await ranked(QueryContext(query=query, now=NOW))
+    graph = knowledge.context_for(query)
+    enriched = QueryContext(query=with_entity_names(query, graph.entities), now=NOW, graph_boost=graph.boost)
+    with_graph = await ranked(enriched)
+    # Without the graph the memory about Jo shares no word with the question and comes last; with it, it
+    # climbs above the memories that merely share the word "sister".
+    assert plain[-1] == "m2"
+    assert with_graph.index("m2") < min(with_graph.index("m0"), with_graph.index("m1"))
