@@ -70,6 +70,13 @@ class HistoryConfig(_Frozen):
     recent_turns: int = Field(8, ge=0, le=200)
 
 
+class ContextConfig(_Frozen):
+    """The context pipeline's optional LLM step (query rewrite, topics, short-term analysis)."""
+
+    llm_refinement: bool = True  # used only when a remote/served model answers or serves the `fast` role
+    refine_timeout_s: float = Field(4.0, gt=0, le=60)
+
+
 class GuiConfig(_Frozen):
     host: str = "127.0.0.1"
     port: int = Field(7860, ge=1, le=65535)
@@ -199,6 +206,7 @@ class AppConfig(_Frozen):
     budget: BudgetConfig = BudgetConfig()
     agent: AgentConfig = AgentConfig()
     history: HistoryConfig = HistoryConfig()
+    context: ContextConfig = ContextConfig()
     gui: GuiConfig = GuiConfig()
     memory: MemoryConfig = MemoryConfig()
 

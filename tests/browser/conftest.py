@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from core.events import Done, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
-from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+from core.orchestrator import ModelChoice, Orchestrator
+from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from memory.journal import Journal
 
@@ -106,8 +107,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Ite
     data = tmp_path_factory.mktemp("gui")
     journal = Journal(data / "j.db")
     orchestrator = Orchestrator(
-        models=[ModelChoice("scripted", ScriptedAgent())], log=journal, history=JournalHistory(journal, 8),
-        system_prompt="You are a test.",
+        models=[ModelChoice("scripted", ScriptedAgent())], log=journal,
+        context=ContextGatherer(JournalHistory(journal, 8)), system_prompt="You are a test.",
     )
     app = build_app(orchestrator, title="Daemon", model_notice=NOTICE)
     url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])

@@ -10,7 +10,8 @@ import pytest
 
 from core.errors import ProviderError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
-from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+from core.orchestrator import ModelChoice, Orchestrator
+from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, Usage
 from memory.journal import Journal
 
@@ -39,7 +40,7 @@ class RecordingAgent:
 def make(tmp_path: Path, agent: RecordingAgent, recent: int = 8) -> tuple[Orchestrator, Journal]:
     journal = Journal(tmp_path / "j.sqlite3")
     orchestrator = Orchestrator(
-        [ModelChoice("rec", agent)], journal, JournalHistory(journal, recent), "SYSTEM"
+        [ModelChoice("rec", agent)], journal, ContextGatherer(JournalHistory(journal, recent)), "SYSTEM"
     )
     return orchestrator, journal
 
@@ -170,10 +171,10 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
 
     agent, memory = RecordingAgent(), FakeMemory()
     journal = Journal(tmp_path / "j.sqlite3")
-    orchestrator = Orchestrator(
-        [ModelChoice("rec", agent)], journal, JournalHistory(journal, 4), "SYSTEM",
-        memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationStore(),  # type: ignore[arg-type]
+    context = ContextGatherer(
+        JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationStore(),  # type: ignore[arg-type]
     )  # fmt: skip
+    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, "SYSTEM", memory=memory)  # type: ignore[arg-type]
     done = (await collect(orchestrator, "what is my dog called?"))[-1]
     assert memory.calls == [("what is my dog called?", "factual_recall")]
     system = agent.seen[0][0].content
@@ -220,8 +221,9 @@ class FakeFacts:
 async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts(tmp_path: Path) -> None:
     agent, memory, knowledge = RecordingAgent(), FakeMemory(), FakeKnowledge()
     journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(JournalHistory(journal, 4), memory=memory, knowledge=knowledge)  # type: ignore[arg-type]
     orchestrator = Orchestrator(
-        [ModelChoice("rec", agent)], journal, JournalHistory(journal, 4), "SYSTEM",
+        [ModelChoice("rec", agent)], journal, context, "SYSTEM",
         memory=memory, knowledge=knowledge, facts=FakeFacts(),  # type: ignore[arg-type]
     )  # fmt: skip
     await collect(orchestrator, "how is my sister doing?")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from core.orchestrator import with_entity_names
 from core.ports import ExtractedFact
+from core.turn_context import with_entity_names
 from knowledge.entities import EntityResolver
 from knowledge.expansion import graph_bonus
 from knowledge.graph import KnowledgeGraph
@@ -79,11 +79,11 @@ async def test_resolving_my_sister_finds_and_lifts_the_memories_naming_her(tmp_p
         "Jo finally signed the lease on her flat in Boston.",
         "I need to renew my passport before the trip.",
     ]
-    memory.write_turns(
-        [Record(f"m{i}", text, {"created_at": NOW - 3600 * (i + 1), "session_id": f"s{i}", "turn_id": f"t{i}"})
-         for i, text in
-         enumerate(texts)]
-    )  # fmt: skip
+    records = []
+    for i, text in enumerate(texts):
+        meta = {"created_at": NOW - 3600.0 * (i + 1), "session_id": f"s{i}", "turn_id": str(i)}
+        records.append(Record(f"m{i}", text, meta))
+    memory.write_turns(records)
     query = "How is my sister doing?"
 
     async def ranked(ctx: QueryContext) -> list[str]:

@@ -12,7 +12,8 @@ T0 = 1_700_000_000.0
 
 
 def fact(subject: str, predicate: str, obj: str, *, negated: bool = False) -> ExtractedFact:
-    return ExtractedFact(subject, predicate, obj, "family", "entity", f"{subject} {predicate} {obj}", 0.9, negated)
+    excerpt = f"{subject} {predicate} {obj}"
+    return ExtractedFact(subject, predicate, obj, "family", "entity", excerpt, 0.9, negated)
 
 
 def service(tmp_path: Path) -> KnowledgeService:

@@ -13,7 +13,8 @@ import pytest
 
 from core.errors import ConfigError
 from core.events import Done, RunError, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
-from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+from core.orchestrator import ModelChoice, Orchestrator
+from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from memory.journal import Journal
 from ui import security
@@ -48,8 +49,8 @@ def make(tmp_path: Path, script: Script = echo, **kw: Any) -> tuple[ChatControll
     agent = ScriptedAgent(script)
     journal = Journal(tmp_path / "j.db")
     orchestrator = Orchestrator(
-        models=[ModelChoice("scripted", agent)], log=journal, history=JournalHistory(journal, 8),
-        system_prompt="You are a test.",
+        models=[ModelChoice("scripted", agent)], log=journal,
+        context=ContextGatherer(JournalHistory(journal, 8)), system_prompt="You are a test.",
     )
     return ChatController(orchestrator, min_interval_s=0, **kw), journal, agent
 

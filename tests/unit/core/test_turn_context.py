@@ -1,0 +1,77 @@
+"""Gathering a turn's context: the LLM's rewrite drives retrieval only, and open questions stay visible."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.pipeline.analyzer import Analysis
+from core.pipeline.rewrite import LlmRefiner
+from core.ports import RecalledMemory
+from core.providers.fake import ScriptedProvider
+from core.turn_context import ContextGatherer, JournalHistory, messages_for
+from memory.journal import Journal
+
+
+class FakeMemory:
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    async def recall(self, query, session_id, limit, intent="general", shown_turn_ids=frozenset(), boost=None):  # type: ignore[no-untyped-def]  # noqa: E501
+        self.queries.append(query)
+        return [RecalledMemory("m1", "conversations", "Jo moves to Lisbon on May 3", 0.8)]
+
+    async def remember(self, turn) -> None:  # type: ignore[no-untyped-def]
+        return None
+
+
+class FakeAnalyzer:
+    def analyze(self, text: str, short_term=None):  # type: ignore[no-untyped-def]
+        return Analysis("factual_recall", 0.4, "conversational", 0.0, ("offline topic",), (), text, None)
+
+
+def gatherer(tmp_path: Path, memory: FakeMemory, refiner: LlmRefiner | None = None) -> tuple[ContextGatherer, Journal]:  # noqa: E501
+    journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(
+        JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), refiner=refiner  # type: ignore[arg-type]
+    )
+    return context, journal
+
+
+async def test_the_rewritten_query_drives_retrieval_while_the_prompt_keeps_the_users_words(
+    tmp_path: Path,
+) -> None:
+    answer = {"query": "when is Jo moving to Lisbon", "topics": ["Jo's move"], "relation": "continuing",
+              "open_questions": ["which neighbourhood will Jo live in?"]}  # fmt: skip
+    memory = FakeMemory()
+    context, journal = gatherer(tmp_path, memory, LlmRefiner(ScriptedProvider([json.dumps(answer)])))
+    session = journal.new_session()
+    gathered = await context.gather(session, "when is she going?")
+    assert memory.queries == ["when is Jo moving to Lisbon"]
+    assert gathered.analysis is not None and gathered.analysis.topics == ("Jo's move", "offline topic")
+    messages = messages_for("SYSTEM", gathered)
+    assert messages[-1].content == "when is she going?"
+    system = messages[0].content
+    assert "Recent topics: Jo's move, offline topic." in system
+    assert '"which neighbourhood will Jo live in?"' in system
+    assert "Jo moves to Lisbon on May 3" in system
+
+
+async def test_without_a_refiner_the_message_itself_is_the_query(tmp_path: Path) -> None:
+    memory = FakeMemory()
+    context, journal = gatherer(tmp_path, memory)
+    gathered = await context.gather(journal.new_session(), "when is she going?")
+    assert memory.queries == ["when is she going?"] and gathered.retrieval_query == "when is she going?"
+
+
+async def test_a_question_left_unanswered_stays_open_until_it_is_answered(tmp_path: Path) -> None:
+    context, journal = gatherer(tmp_path, FakeMemory())
+    session = journal.new_session()
+    context.observe_reply(session, "What was the name of Jo's landlord?", "", "failed")
+    context.observe_reply(session, "Where did I park?", "I'm not sure, you didn't tell me.", "complete")
+    context.observe_reply(session, "Thanks, that helps.", "", "failed")  # not a question: nothing to track
+    gathered = await context.gather(session, "anything else?")
+    assert gathered.short_term.open_questions == ("What was the name of Jo's landlord?", "Where did I park?")
+    context.observe_reply(session, "what was the name of Jo's landlord?", "Mr. Alves.", "complete")
+    gathered = await context.gather(session, "ok")
+    assert gathered.short_term.open_questions == ("Where did I park?",)
