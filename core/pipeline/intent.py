@@ -1,10 +1,11 @@
 """Intent detection: which of the nine intents a query has, from weighted lexical cues, with a confidence.
 
-No model, no embeddings: a pass of precompiled patterns over the normalised query (well under a millisecond),
+The cues need no model: a pass of precompiled patterns over the normalised query (well under a millisecond),
 so it runs on every turn before retrieval and picks the retrieval profile (`memory/profiles.py`, keyed by the
 same names). Unlike the original's ordered first-match regex bank, every cue is scored and the evidence is
 summed per intent, so "what did I tell you yesterday about my landlord" weighs the time anchor against the
-fact question instead of stopping at whichever pattern came first.
+fact question instead of stopping at whichever pattern came first. When the cues are unsure and exemplars
+are given (main.py passes MiniLM ones), the nearest labelled example queries vote too.
 
 `refine` lets the short-term context settle low-confidence turns: "and the second one?" inherits the intent
 of the turn it follows. A distressed tone pulls an unsure or general turn towards emotional support.
@@ -19,6 +20,7 @@ from types import MappingProxyType
 
 from core.config import INTENT_NAMES
 from core.pipeline.intent_cues import EMOTIONAL, FOLLOW_UP_CUE, GENERAL, Combo, Cue, normalise
+from core.pipeline.intent_exemplars import IntentExemplars, blend
 from core.pipeline.intent_lexicon import PERSONAL_CUES
 from core.pipeline.intent_lexicon_social import SOCIAL_CUES
 from core.pipeline.intent_lexicon_tasks import COMBOS, DEICTIC, FOLLOW_UP, GENERAL_CUES, TASK_CUES
@@ -26,7 +28,9 @@ from core.pipeline.intent_vocab import VOCAB_CUES
 
 DEFAULT_CUES: tuple[Cue, ...] = (*PERSONAL_CUES, *SOCIAL_CUES, *TASK_CUES, *GENERAL_CUES, *VOCAB_CUES)
 GENERAL_PRIOR = 0.6  # the evidence any other intent must beat; also the fallback's own score
-LOW_CONFIDENCE = 0.5  # below this, refinement may consult the short-term context
+LOW_CONFIDENCE = 0.5  # below this, refinement may consult the exemplars and the short-term context
+EXEMPLAR_WEIGHT = 0.6  # the labelled examples' part of an unsure result
+EXEMPLAR_CEILING = 0.75  # a neighbour vote alone never claims more than this confidence
 DISTRESS_TONES = frozenset({"crisis", "elevated"})
 _FOLLOW_UP_MAX_WORDS = 8
 # Long pastes (logs, documents) are read at the head and the tail only: that is where the request and the
@@ -91,6 +95,8 @@ class IntentClassifier:
         *,
         general_prior: float = GENERAL_PRIOR,
         low_confidence: float = LOW_CONFIDENCE,
+        exemplars: IntentExemplars | None = None,
+        exemplar_weight: float = EXEMPLAR_WEIGHT,
     ) -> None:
         self._cues = tuple(cues)
         self._combos = tuple(combos)
@@ -99,11 +105,27 @@ class IntentClassifier:
             raise ValueError(f"cues name unknown intents: {sorted(unknown)}")
         self.general_prior = general_prior
         self.low_confidence = low_confidence
+        self._exemplars = exemplars
+        self._exemplar_weight = exemplar_weight
 
     def classify(self, text: str, short_term: StmHint | None = None) -> IntentResult:
         """The intent of `text`; with `short_term`, refined by the previous turn when confidence is low."""
         result = self._classify(text)
+        if self._exemplars is not None and result.confidence < self.low_confidence and text.strip():
+            result = self._consult_exemplars(text, result)
         return self.refine(result, short_term) if short_term is not None else result
+
+    def _consult_exemplars(self, text: str, result: IntentResult) -> IntentResult:
+        """An unsure result mixed with the vote of the nearest labelled examples (see intent_exemplars)."""
+        assert self._exemplars is not None
+        votes = self._exemplars.vote(text[:_HEAD_CHARS])
+        if not votes:
+            return result
+        blended = blend(result.scores, votes, self._exemplar_weight)
+        winner = max(blended, key=blended.__getitem__)
+        confidence = max(result.confidence, min(EXEMPLAR_CEILING, blended[winner]))
+        cues = (*result.cues, f"exemplars:{winner}")
+        return IntentResult(winner, round(confidence, 3), _rounded(blended), cues)
 
     def _classify(self, text: str) -> IntentResult:
         if len(text) > _HEAD_CHARS + _TAIL_CHARS:
