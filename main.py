@@ -21,10 +21,13 @@ if TYPE_CHECKING:
     from core.config import AppConfig
     from core.orchestrator import Orchestrator
     from core.pipeline.analyzer import ContextAnalyzer
-    from core.ports import MemoryPort
+    from core.pipeline.rewrite import LlmRefiner
+    from core.ports import FactExtractor, MemoryPort
     from core.providers.base import ChatProvider
     from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
     from core.tools.toolset import Toolset
+    from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
     from memory.journal import Journal
     from memory.lock import DataDirLock
@@ -104,7 +107,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         from ui.analyze_cli import analyze_command
 
         return analyze_command(
-            build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json
+            build_analyzer(MiniLMEmbedder(threads=1), config), args.text, args.file, as_json=args.json
         )
 
     services = build_services(config, env, with_memory=command != "history")
@@ -228,15 +231,26 @@ class Services:
             self.lock.close()
 
 
-def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
-    """The context pipeline's analyzer; tone's uncertain band uses MiniLM exemplars."""
+def build_analyzer(embedder: Embedder, config: AppConfig) -> ContextAnalyzer:
+    """The context pipeline's analyzer; MiniLM exemplars settle unsure intents and borderline tones."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
+    from core.pipeline.intent_exemplars import load_exemplars
     from core.pipeline.tone import ToneDetector
     from core.pipeline.topics import TopicExtractor
 
     tone = ToneDetector(embed=embedder.embed)
-    return ContextAnalyzer(IntentClassifier(), tone, TopicExtractor())
+    exemplars = load_exemplars(embedder.embed, cache_dir=config.data_dir / "cache")
+    return ContextAnalyzer(IntentClassifier(exemplars=exemplars), tone, TopicExtractor())
+
+
+def build_knowledge(config: AppConfig) -> tuple[KnowledgeService, FactExtractor]:
+    """The knowledge graph of the data dir and the extractor of the facts that feed it."""
+    from knowledge.graph_store import GRAPH_FILE, GraphStore
+    from knowledge.service import KnowledgeService
+    from memory.facts.extraction import RuleFactExtractor
+
+    return KnowledgeService(GraphStore(config.data_dir / GRAPH_FILE)), RuleFactExtractor()
 
 
 def build_toolset(config: AppConfig) -> Toolset:
@@ -289,24 +303,26 @@ def _build_memory(
 
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
     """Wire the lock, journal, memory, providers, agent loop and orchestrator together."""
-    from core.orchestrator import JournalHistory, ModelChoice, Orchestrator
+    from core.orchestrator import ModelChoice, Orchestrator
     from core.pipeline.escalation import EscalationStore
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.system_prompt import build_system_prompt, load_personality
+    from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
     lock = DataDirLock(config.data_dir)  # one process owns a data dir; a second one gets a clear error
     journal = Journal(config.data_dir / "journal.sqlite3")
-    memory, port, analyzer = None, None, None
+    memory, port, analyzer, knowledge, facts = None, None, None, None, None
     if with_memory:
         from memory.embeddings import MiniLMEmbedder
 
         embedder = MiniLMEmbedder(threads=1)  # one model for memory and tone exemplars
         memory, port = _build_memory(config, journal, embedder)
-        analyzer = build_analyzer(embedder)
+        analyzer = build_analyzer(embedder, config)
+        knowledge, facts = build_knowledge(config)
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     toolset = build_toolset(config)
     factory = ProviderFactory(config, env, ledger)
@@ -317,13 +333,27 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         )
         for name in names
     ]
-    history = JournalHistory(journal, config.history.recent_turns)
+    context = ContextGatherer(
+        JournalHistory(journal, config.history.recent_turns), memory=port,
+        recall_limit=config.memory.recall_limit, analyzer=analyzer, escalation=EscalationStore(),
+        knowledge=knowledge, refiner=_build_refiner(config, factory, names[0]) if with_memory else None,
+    )  # fmt: skip
     prompt = build_system_prompt(load_personality(config.data_dir))
     orchestrator = Orchestrator(
-        choices, journal, history, prompt, memory=port, recall_limit=config.memory.recall_limit,
-        analyzer=analyzer, escalation=EscalationStore(),
-    )  # fmt: skip
+        choices, journal, context, prompt, memory=port, knowledge=knowledge, facts=facts
+    )
     return Services(config, env, journal, orchestrator, ledger, names[0], memory, lock)
+
+
+def _build_refiner(config: AppConfig, factory: ProviderFactory, main_name: str) -> LlmRefiner | None:
+    """The context pipeline's LLM step: the `fast` role's model, else the main one; never the tiny
+    embedded model (it cannot rewrite a query reliably) and not when switched off."""
+    from core.pipeline.rewrite import LlmRefiner
+
+    name = config.models.fast or main_name
+    if not config.context.llm_refinement or config.providers[name].kind == "local":
+        return None
+    return LlmRefiner(factory.wrapped(name), timeout_s=config.context.refine_timeout_s)
 
 
 def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig, name: str) -> AgentRunner:

@@ -218,3 +218,17 @@ def test_analyze_json_has_the_contract_keys_and_file_mode_keeps_order(tmp_path: 
 def test_analyze_needs_text_or_file(tmp_path: Path) -> None:
     result = run_main("analyze", "--json", tmp_path=tmp_path)
     assert result.returncode == 2 and "either a message or --file" in result.stderr
+
+
+def test_facts_stated_in_a_turn_reach_the_persisted_knowledge_graph(tmp_path: Path) -> None:
+    config = str(echo_config(tmp_path))
+    said = run_main("--config", config, "ask", "My sister Jo moved to Denver last year.", tmp_path=tmp_path)
+    assert said.returncode == 0, said.stderr
+    graph_file = tmp_path / "data" / "knowledge_graph.json"
+    saved = json.loads(graph_file.read_text(encoding="utf-8"))
+    edges = {(e["source"], e["relation"], e["target"]) for e in saved["graph"]["edges"]}
+    assert ("jo", "sister_of", "user") in edges
+    assert ("jo", "lives_in", "denver") in edges
+    # The next turn resolves "my sister" through the saved graph; any failure on that path is logged.
+    asked = run_main("--config", config, "ask", "what is the weather like for my sister?", tmp_path=tmp_path)
+    assert asked.returncode == 0 and "failed" not in asked.stderr, asked.stderr

@@ -1,0 +1,1 @@
+"""Facts the user states: rule-based extraction into (subject, predicate, object) triples."""

@@ -1,0 +1,393 @@
+"""Patterns and word lists for the rule-based fact extractor (`memory.facts.extraction`).
+
+Everything here is an immutable constant: compiled patterns, frozen word sets and the ordered rule table.
+Patterns read a *normalised clause*: straight apostrophes, "I" capitalised, "I am"/"Im" -> "I'm", discourse
+openers, hedges, negation and trailing corrections already removed (`extraction_clauses`). Role and pet
+nouns mirror `knowledge.relations.ROLES` / `knowledge.entities.PET_KINDS`, which memory may not import.
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+from typing import NamedTuple
+
+
+def _alt(words: str) -> str:
+    """A regex alternation over `|`-separated words, longest first, spaces matching any whitespace."""
+    items = sorted({w.strip() for w in words.split("|") if w.strip()}, key=len, reverse=True)
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in items)
+
+
+def _r(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+def _pairs(text: str) -> MappingProxyType[str, str]:
+    return MappingProxyType(dict(pair.split("=") for pair in text.split()))
+
+
+# ---------------------------------------------------------------------------------------------- vocabulary
+_ROLE_TEXT = (
+    "best friend|friend|sister|brother|sibling|mother|mom|mum|father|dad|parent|child|kid|son|daughter|"
+    "spouse|wife|husband|partner|boyfriend|girlfriend|fiance|fiancé|fiancee|boss|manager|colleague|"
+    "coworker|co-worker|roommate|flatmate|aunt|uncle|cousin|niece|nephew|grandmother|grandma|grandfather|"
+    "grandpa|doctor|therapist|stepmom|stepdad|stepson|stepdaughter|baby"
+)
+_ROLE_PLURAL_TEXT = (
+    "parents|kids|children|sisters|brothers|siblings|sons|daughters|grandparents|cousins|friends|"
+    "roommates|colleagues|coworkers|babies|twins"
+)
+_PET_TEXT = (
+    "dog|puppy|pup|cat|kitten|kitty|bird|parrot|budgie|fish|goldfish|hamster|rabbit|bunny|horse|pony|"
+    "turtle|tortoise|snake|lizard|gecko|ferret|chinchilla|rat|mouse|guinea pig"
+)
+_PET_PLURAL_TEXT = (
+    "dogs|puppies|cats|kittens|birds|parrots|budgies|fish|goldfish|hamsters|rabbits|bunnies|horses|"
+    "ponies|turtles|tortoises|snakes|lizards|geckos|ferrets|chinchillas|rats|mice|guinea pigs"
+)
+ROLE = _alt(_ROLE_TEXT)
+PET = _alt(_PET_TEXT)
+ROLES_PL = _alt(_ROLE_PLURAL_TEXT)
+PETS_PL = _alt(_PET_PLURAL_TEXT)
+PET_WORDS = frozenset(_PET_TEXT.split("|")) | frozenset(_PET_PLURAL_TEXT.split("|"))
+WORK_ROLES = frozenset({"boss", "manager", "colleague", "coworker", "co-worker", "colleagues", "coworkers"})
+# "has a dog"/"has a cat" are relations the graph knows; other kinds become "has pet" + "<name> is a <kind>".
+PET_PREDICATES = MappingProxyType({"dog": "has a dog", "cat": "has a cat"})
+PLURAL_ROLE_NAMES = MappingProxyType({"kids": "children", "babies": "children"})
+SINGULAR = _pairs("children=child mice=mouse puppies=puppy babies=baby bunnies=bunny ponies=pony fish=fish")
+NUMBERS = _pairs("a=1 an=1 one=1 another=1 two=2 three=3 four=4 five=5 six=6 seven=7 eight=8 nine=9 ten=10")
+NUMBER = r"(?:\d{1,2}|a|an|one|another|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of)"
+
+# Words that are never a name, a thing owned or liked on their own.
+COMMON = frozenset(
+    """a an the this that these those it its they them their he she him her his hers we us our you your
+    i me my mine myself who what which where when why how here there is are was were be been am do does did
+    has have had and or but so not no yes just really very also still now then too too well fine good
+    great okay ok sure tired happy sad busy sick bored hungry home back out up down over away off named
+    called lives works loves likes hates goes went said says got gets one nothing something anything
+    everything someone anyone everyone all both each every some any lot lots bit kind sort thanks please
+    night nights weekend weekends noon midnight morning evening moment""".split()
+)
+NATIONALITIES = frozenset(
+    """american british english scottish welsh irish canadian australian french german italian spanish
+    portuguese dutch belgian swiss austrian swedish norwegian danish finnish polish russian ukrainian greek
+    turkish mexican brazilian argentinian chilean colombian peruvian chinese japanese korean indian
+    pakistani vietnamese thai filipino indonesian nigerian kenyan egyptian moroccan israeli iranian
+    jewish muslim christian catholic hindu buddhist""".split()
+)
+IDENTITY_ADJECTIVES = frozenset(
+    "vegan vegetarian pescatarian diabetic celiac coeliac left-handed retired self-employed".split()
+)
+# "I'm a bit tired", "I have a question": heads that are moods, ailments or conversation, not facts.
+NOT_A_ROLE = frozenset("bit little lot mess wreck fan big huge total complete kind sort".split())
+NOT_OWNED = frozenset(
+    """question questions idea ideas problem problems issue issues headache migraine cold flu fever cough
+    feeling doubt doubts suggestion request favor favour moment minute second time chance plan plans bug
+    error concern concerns thought thoughts answer lot few bit way job date crush dream deadline test exam
+    interview class lecture presentation call party meeting appointment point clue hunch sense fun work
+    practice lesson lessons training shift session game match rehearsal checkup homework stomachache
+    toothache hangover backache cramp rash reason feelings choice option access script list file document
+    code function program table spreadsheet dataset email message text essay draft assignment task query
+    recipe story link screenshot output""".split()
+)
+# Requests to the assistant, not life goals: "I want to know the weather".
+NOT_A_GOAL = frozenset(
+    """know ask see check find talk chat say tell understand order sleep nap eat grab hear share confirm
+    make clarify mention add remove delete cancel change update rephrase summarize summarise translate
+    go leave stop try""".split()
+)
+# "that song", "how you said it": about the conversation, not the user's lasting tastes.
+DEICTIC = frozenset("this that these those your it its how when what where why who whatever whoever".split())
+PRONOUN_OBJECTS = frozenset(
+    "it this that these those them him her you me everything nothing something anything here there".split()
+)
+
+# ----------------------------------------------------------------------------------------- clause filters
+QUESTION_START = _r(
+    r"^(?:do|does|did|am|is|are|was|were|can|could|would|should|will|shall|have|has|had|may|might)\s+"
+    r"(?:I|you|we|my|me)\b|^(?:where|what|who|whom|whose|when|why|how|which)(?:'s|\s+(?:do|does|did|am|is|"
+    r"are|was|were|can|could|would|should|will|have|has|I|my))\b"
+)
+HYPOTHETICAL = _r(
+    r"\b(?:if|unless|wish|wished|imagine|suppose|supposing|pretend|hypothetically|what if)\b|"
+    r"\b(?:would|could|should|I'd)\b(?!\s+(?:really\s+)?(?:like|love)\s+to\b)"
+)
+REPORTED = _r(
+    r"^(?!I\b|I')[^,]{0,40}?\b(?:said|says|say|told|tells|thinks|think|believes|believe|claims|claim|"
+    r"claimed|reckons|suggested|heard)\b"
+)
+EPHEMERAL = _r(
+    r"\b(?:right now|at the moment|today|tonight|this (?:morning|afternoon|evening)|for (?:lunch|dinner|"
+    r"breakfast))\b"
+)
+HEDGE = _r(
+    r"\b(?:maybe|perhaps|probably|possibly|I think|I guess|I believe|I suppose|I reckon|kind of|sort of|"
+    r"might|may\s+(?:be|move|live|work|get|have|start|go|switch|need|want|try)|not sure)\b"
+)
+HEDGE_LEAD = _r(
+    r"^(?:(?:I think|I guess|I believe|I suppose|I reckon|maybe|perhaps|probably|possibly)(?:\s+that)?,?\s+)+"
+)
+HEDGE_INNER = _r(r"\s+(?:probably|maybe|perhaps|possibly|eventually|soon)\b")
+LEAD = _r(
+    r"^(?:(?:actually|well|so|oh|ok|okay|yeah|yes|hi|hello|hey|btw|by the way|also|and|but|anyway|plus|"
+    r"fun fact|just so you know|fyi|for the record|oh and|now|these days|nowadays|currently|recently|"
+    r"lately|this year|next year|last year|in \d{4}|as of now|honestly|basically|um|uh)(?:\s+there)?"
+    r"(?=[\s,:!.-])[\s,:!.-]*)+"
+)
+WE = _r(r"^(?:we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]\w+ and I)(?=\s)")
+ADVERB = _r(
+    r"^(I(?:'m|'ve)?)\s+(?:really|just|currently|still|also|absolutely|actually|totally|truly|definitely|"
+    r"now|recently|originally|mostly|honestly|genuinely|seriously|finally|officially)\s+"
+)
+
+# ---------------------------------------------------------------------------- negation and corrections
+NEG_VERB = _r(
+    r"^I (?:no longer|don't|do not|didn't|did not|never|no more|haven't|have not) "
+    r"(?!(?:really )?(?:like|love|enjoy|mind|care|think|know|want|feel)\b)"
+)
+NEG_BE = _r(r"^I'm (?:no longer|not) (?!(?:a |really |that )?(?:big |huge )?fan of|sure|into\b)")
+USED_TO = _r(r"^I used to ")
+QUIT_JOB = _r(r"^I (?:quit|left|lost) my job (?:at|with) ")
+SOLD = _r(r"^I (?:sold|gave away|got rid of|lost) (?:my )?")
+MOVED_AWAY = _r(r"^I moved (?:out of|away from) ")
+ANYMORE = _r(r"\s*\b(?:anymore|any more|any longer)\b")
+CORRECTION = _r(
+    r"^(?P<head>.+?\w)\s*(?:,\s*(?:and\s+|but\s+)?|(?<=\bnow)\s+|(?<=\binstead)\s+)not\s+"
+    r"(?!(?:far|sure|really|too|that|so|very|only|just|bad|yet|always|much|quite)\b)"
+    r"(?:in\s+|at\s+|for\s+|with\s+|a\s+|an\s+|the\s+)?(?P<old>[^,]+?)\s*[.!]*$"
+)
+
+# ----------------------------------------------------------------------------------------- object edges
+TAIL = _r(
+    r"(?:[\s,]+(?:now|these days|nowadays|actually|currently|at the moment|lately|too|as well|also|"
+    r"though|haha|lol|btw|by the way|originally|I think|I guess|I believe|for now|again|already|still|"
+    r"anyway|right now|someday|some day|one day|eventually|soon|ago|ha|for sure|anymore|any more|"
+    r"yesterday|today|tonight|recently|last (?:night|weekend)|this (?:morning|afternoon|evening|week)|"
+    r"(?:for|over) (?:about |almost |over |nearly |the (?:last|past) )?(?:\w+|\d+) (?:years?|months?|"
+    r"weeks?|days?)|since \w+|(?:last|next|this) (?:year|month|week|summer|spring|fall|autumn|winter)|"
+    r"in \d{4}|(?:a few|two|three|\d+) (?:years?|months?) ago)|[\s.,!?;:)]+)$"
+)
+PLACE_CUT = _r(
+    r"\s+(?:and|but|with|for|because|since|where|which|who|when|as|to|after|before|while|near|so|"
+    r"about|from)\b.*$"
+)
+ORG_CUT = _r(
+    r"\s+(?:and|but|with|because|since|where|which|who|when|as|in|on|near|so|during|doing|while|"
+    r"for (?=\d|a |the |over|about|almost|nearly|\w+ (?:years?|months?)))\b.*$"
+)
+THING_CUT = _r(
+    r"\s+(?:because|since|but|when|so|although|though|if|unless|except|while|whenever|more than|"
+    r"as long as|which|that I|than)\b.*$|\s+and\s+(?:I|it|they|that|so)\b.*$"
+)
+PREFER_CUT = _r(r"\s+(?:over|to|rather than|more than|instead of|than)\b.*$")
+POSSESS_CUT = _r(r"\s+(?:about|for|with|to|that|which|because|from|on|at|since|but|so)\b.*$")
+VP_CUT = _r(r"\s+(?:because|since|but|so that|so I|although|though|before I|and I|when I)\b.*$")
+SPLIT = _r(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&)\s+")
+ARTICLE = _r(r"^(?:a|an|the)\s+")
+NAMED_AS = _r(
+    r"^(?:a|an|the)?\s*(?:project|app|startup|book|novel|game|company|product|tool|website)\s+"
+    r"(?:called|named)\s+"
+)
+AS_ROLE = _r(r"\s+as\s+(?:a|an)\s+(?P<role>[\w -]+?)(?=\s+(?:at|for|in|and|since)\b|[,.;!]|$)")
+AT_ORG = _r(r"^(?P<role>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$")
+FAN = _r(r"^(?:(?:big|huge|massive|great|die-hard)\s+)?(?P<o>.+?)\s+fan$")
+BASED_IN = _r(r"^(?P<role>.+?)\s+(?:based|living|located)\s+in\s+(?P<place>.+)$")
+ROLE_CUT = _r(r"\s+(?:in|from|with|who|that|for|since|and|but|because)\b.*$")
+NAMED_THING = _r(r"^(?P<what>.+?)\s+(?:named|called)\s+(?P<o>.+)$")
+LANGUAGE_LEVEL = _r(r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken)\s+")
+FAN_OF = _r(r"^(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$")
+STUDENT = _r(r"^(?:[\w-]+\s+)?student\s+(?:at|of)\s+(?P<o>.+)$")
+NAME_WORD = re.compile(r"[A-Za-zÀ-ÿ][\w'’.-]*")
+
+# -------------------------------------------------------------------------------------------- schedules
+_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_PART = r"(?:\s+(?:morning|afternoon|evening|night)s?)?"
+_AT = r"(?:\s+at\s+(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight))?"
+_DAY = rf"(?:{_WD}s?|weekends?|weekdays?)"
+_DATE = (
+    rf"(?:{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH})"
+)
+WHEN = (
+    rf"(?:(?:every|each)(?:\s+other)?\s+(?:day|morning|afternoon|evening|night|week|weekend|weekday|month|"
+    rf"year|summer|winter|{_WD}(?:\s*(?:,|and|&|or)\s*{_WD})*){_PART}|on\s+(?:the\s+)?{_DAY}(?:\s*(?:,|and|&|or)\s*{_DAY})*{_PART}|"
+    rf"(?:once|twice|three times|four times|\d+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)|"
+    rf"daily|weekly|monthly|nightly|on\s+{_DATE}){_AT}"
+)
+SCHEDULE_I = _r(
+    rf"^I\s+(?:usually\s+|always\s+|normally\s+|typically\s+|often\s+|generally\s+|regularly\s+)?"
+    rf"(?P<act>[a-z][\w'’ -]*?)\s+(?P<when>{WHEN})$"
+)
+SCHEDULE_MY = _r(
+    rf"^my\s+(?P<event>[\w'’ -]{{2,40}}?)\s+(?:is|are)\s+(?P<when>{WHEN}|(?:on\s+)?{_DATE}{_AT})$"
+)
+ACT_AT = _r(r"\s+at\s+(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)$")
+PAST_TENSE = frozenset(
+    """went had got saw did was were made took came ate met ran swam bought left told said gave spent drove
+    flew wrote read sold found lost thought brought began sang sat slept won""".split()
+)
+SCHEDULE_LEAD = _r(rf"^(?P<when>{WHEN}),?\s+(?P<rest>I\s+.+)$")
+PLURAL_DAY = _r(
+    rf"^on\s+(?:the\s+)?(?P<days>.*\b(?:{_WD}s|weekends|weekdays|mornings|afternoons|evenings|nights)\b.*)$"
+)
+DAY_PLURAL_WORD = _r(rf"\b(?P<w>{_WD}|weekend|weekday|morning|afternoon|evening|night)s\b")
+NOT_ACTIVITY = frozenset(
+    """am was feel like love hate enjoy prefer want plan hope think live need wish wonder try"""
+    """ get got""".split()
+)
+
+# ------------------------------------------------------------------------------------------- family rules
+KIN = rf"(?:{ROLE}|{PET})"
+# "my younger sister", "my twin brother": the role is still "sister"/"brother" ("my ex-wife" is not a wife).
+MOD = r"(?:(?:older|younger|big|little|twin|baby|elder|eldest|oldest|youngest|new|old|step)\s+)?"
+F_NAME_IS = _r(rf"^my\s+{MOD}(?P<role>{KIN})(?:'s)?\s+name\s+is\s+(?P<o>.+)$")
+F_CALLED = _r(
+    rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})(?:'s|\s+is|\s+are)?\s+(?:called|named)\s+(?P<o>.+)$"
+)
+F_IS_MY = _r(rf"^(?P<o>[\w'’ .-]+?)\s+is\s+my\s+{MOD}(?P<role>{KIN})$")
+F_MY_IS = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})\s+(?:is|are)\s+(?P<o>[\w'’ ,&.-]+)$")
+F_HAVE_NAMED = _r(
+    rf"^I\s+(?:have|adopted|rescued|own|got)\s+(?:a|an|one|another)\s+{MOD}(?P<role>{KIN})\s+"
+    rf"(?:named|called)\s+(?P<o>.+)$"
+)
+F_HAVE_COUNT = _r(
+    rf"^I\s+(?:have|own)\s+(?P<n>{NUMBER})\s+{MOD}(?P<role>{ROLES_PL}|{PETS_PL}|{ROLE}|{PET})\b"
+    rf"(?:\s*[,:(]?\s*(?:named\s+|called\s+)?(?P<o>.+?)\)?)?$"
+)
+F_MARRIED = _r(r"^I'm\s+(?:happily\s+)?(?P<how>married|engaged)\s+to\s+(?P<o>.+)$")
+# "... with my wife Ana", "my sister Jo and I": a role and a capitalised name side by side, anywhere.
+APPOSITIVE = re.compile(
+    rf"\b(?i:my|our)\s+(?i:{MOD})(?P<role>(?i:{ROLE}|{PET}))\s+(?P<o>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+)
+NOT_NAMES = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+    august september october november december i""".split()
+)
+DWELLING = _r(
+    r"^(?:(?:a|an|the|my|our)\s+)?(?:[\w-]+\s+){0,2}(?:apartment|flat|house|home|town|village|city|suburb|"
+    r"neighbou?rhood|place|condo|studio|area|part|cottage|farm)\s+(?:in|of|near|outside|outside of)\s+"
+    r"(?P<o>[A-Z].+)$"
+)
+F_REST = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})\s+(?P<rest>.+)$")
+THIRD_PERSON_VERB = _r(
+    r"^(?:is|are|was|were|has|have|lives?|works?|loves?|likes?|hates?|enjoys?|owns?|speaks?|stud(?:y|ies)|"
+    r"wants?|plans?|goes|go|doesn't|don't|does not|do not|just|also|still|really|recently|moved|grew|"
+    r"teaches|drives?|adores?|prefers?)\b"
+)
+
+
+# ----------------------------------------------------------------------------------------------- the rules
+class Rule(NamedTuple):
+    """One user-clause pattern: the object is group `o` (or `o2`, `o3`), read as `kind`."""
+
+    pattern: re.Pattern[str]
+    predicate: str
+    category: str
+    kind: str  # which reader turns the object into facts (extraction_objects.READERS)
+    confidence: float = 0.9
+
+
+_GOAL_VERBS = _alt(
+    "want|wanna|hope|'d like|would like|'d love|would love|'m hoping|'m trying|'m aiming|aim|"
+    "'ve always wanted|have always wanted|'m determined|dream|really want|'m going to try|'m working"
+)
+# The user rules, first match wins. Each block: "predicate; category; kind[; confidence]", then the
+# pattern on indented lines (verbose regex: layout whitespace is ignored, so spaces are written \s).
+_USER_RULE_TABLE = r"""
+named; identity; name
+    ^my\s+name(?:'s|\s+is)\s+(?P<o>.+)$
+    | ^(?:(?:people|everyone|friends|you\s+can|you\s+may|just|please|most\s+people)\s+)*
+      call\s+me\s+(?P<o2>.+)$
+    | ^I(?:'m\s+(?:called|named|known\s+as)|\s+go\s+by)\s+(?P<o3>.+)$
+age; identity; age
+    ^I'm\s+(?P<o>\d{1,3})(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*)?$
+    | ^I\s+(?:just\s+)?turned\s+(?P<o2>\d{1,3})\b | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
+allergic to; identity; things
+    ^I'm\s+(?:(?:severely|very|quite|deathly)\s+)?allergic\s+to\s+(?P<o>.+)$
+speaks; identity; things
+    ^I(?:\s+speak|'m\s+fluent\s+in)\s+(?P<o>.+)$
+birthday; identity; text
+    ^(?:my\s+birthday\s+is(?:\s+on)?|I\s+was\s+born\s+on)\s+(?P<o>.+)$
+lives in; location; place; 0.6
+    ^I(?:'ll|\s+will|\s+might|\s+may|'m\s+going\s+to|'m\s+gonna|'m\s+about\s+to|\s+plan\s+to|'m\s+planning\s+to
+      |'m\s+thinking\s+of)\s+(?:move|moving|relocate|relocating)\s+(?:back\s+)?to\s+(?P<o>.+)$
+    | ^I'm\s+(?:moving|relocating)\s+(?:back\s+)?to\s+(?P<o2>.+)$
+lives in; location; place
+    ^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:live|lives|lived|living|reside|resided|residing)\s+(?:in|at)\s+(?P<o>.+)$
+    | ^I'm\s+(?:living|residing|based|located|settled)\s+in\s+(?P<o2>.+)$
+moved to; location; place
+    ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<o>.+)$
+born in; location; place
+    ^I\s+was\s+born\s+(?:and\s+raised\s+)?in\s+(?P<o>.+)$
+is from; location; place
+    ^(?:I'm|I\s+come|I\s+came)\s+(?:originally\s+)?from\s+(?P<o>.+)$ | ^I\s+grew\s+up\s+in\s+(?P<o2>.+)$
+    | ^my\s+(?:hometown|home\s+town)\s+is\s+(?P<o3>.+)$
+works at; work; org
+    ^I(?:'ve|'m|\s+have)?(?:\s+been)?\s+(?:work|worked|working)
+      (?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|there))?\s+(?:at|for)\s+(?P<o>.+)$
+    | ^I'm\s+employed\s+(?:at|by)\s+(?P<o2>.+)$
+    | ^I\s+(?:started|got|landed|accepted|took|have)\s+(?:a\s+|my\s+)?(?:new\s+)?job\s+(?:at|with)\s+
+      (?P<o3>.+)$
+works on; work; project
+    ^I(?:'m|\s+am)?\s+(?:work|working)\s+on\s+(?P<o>.+)$
+studies at; work; org
+    ^I(?:'m)?\s+(?:study|studying|studied)\s+(?:[\w -]+?\s+)?at\s+(?P<o>.+)$
+    | ^I\s+(?:go\s+to|attend)\s+(?:school|college|university|uni)\s+at\s+(?P<o2>.+)$
+is a; work; isa
+    ^I\s+work\s+as\s+(?P<o>(?:a|an)\s+.+)$
+job; work; job
+    ^my\s+(?:job|profession|occupation)\s+is\s+(?P<o>.+)$
+dislikes; preferences; things
+    ^I'm\s+not\s+(?:a\s+|really\s+|that\s+)?(?:big\s+|huge\s+)?fan\s+of\s+(?P<o>.+)$
+likes; preferences; things
+    ^I'm\s+(?:a\s+)?(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$
+    | ^I'm\s+(?:so\s+|very\s+)?into\s+(?P<o2>.+)$
+    | ^I'm\s+(?:(?:obsessed|in\s+love)\s+with|passionate\s+about|crazy\s+about|a\s+sucker\s+for)\s+(?P<o3>.+)$
+is a; identity; isa
+    ^I'm\s+(?P<o>(?:a|an)\s+.+)$
+is a; identity; adjective
+    ^I'm\s+(?P<o>[\w-]+)(?:\s+(?:for|since|now|too|as\s+well)\b.*)?$
+named; identity; selfname; 0.8
+    ^I'm\s+(?P<o>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)$
+likes; preferences; likes
+    ^I\s+(?:love|like|enjoy|adore|dig|fancy)\s+(?P<o>.+)$
+dislikes; preferences; likes
+    ^I\s+(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand
+      |(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
+likes; preferences; prefer
+    ^I\s+(?:much\s+)?prefer\s+(?P<o>.+)$
+likes; preferences; things
+    ^my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\s+[\w -]{1,30}?\s+(?:is|are)\s+(?P<o>.+)$
+    | ^(?P<o2>.+?)\s+(?:is|are)\s+my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\b.*$
+plans to; goals; vp
+    ^I(?:'m|\s+am)?\s+(?:plan|planning|intend|intending)\s+to\s+(?P<o>.+)$
+wants to; goals; vp
+    ^I(?:\s+really)?(?:\s+|(?='))(?:GOAL_VERBS)\s+to\s+(?P<o>.+)$
+    | ^my\s+(?:[\w'-]+\s+){0,2}(?:goal|dream|plan|aim|ambition|resolution)(?:\s+for\s+[\w ]+?)?\s+
+      is\s+to\s+(?P<o2>.+)$
+wants to; goals; learning; 0.8
+    ^I'm\s+(?P<o>learning\s+(?!to\b).+)$
+wants; goals; things
+    ^I'm\s+saving\s+(?:up\s+)?(?:money\s+)?for\s+(?P<o>.+)$
+owns; possessions; things
+    ^my\s+(?:car|laptop|phone|bike|computer|truck|motorcycle|motorbike|van|camera)\s+is\s+(?:a|an)\s+(?P<o>.+)$
+owns; possessions; possess
+    ^I\s+(?:own|have|bought|drive|ride|purchased)\s+(?P<o>.+)$ | ^I\s+got\s+(?P<o2>(?:a|an)\s+new\s+.+)$
+"""
+
+
+def _parse_rules(table: str) -> tuple[Rule, ...]:
+    rules: list[Rule] = []
+    for block in re.split(r"\n(?=\S)", table.strip()):
+        header, *body = block.splitlines()
+        predicate, category, kind, *confidence = (part.strip() for part in header.split(";"))
+        pattern = re.compile("".join(body).replace("GOAL_VERBS", _GOAL_VERBS), re.I | re.X)
+        rules.append(Rule(pattern, predicate, category, kind, float(confidence[0]) if confidence else 0.9))
+    return tuple(rules)
+
+
+USER_RULES = _parse_rules(_USER_RULE_TABLE)

@@ -1,0 +1,299 @@
+"""The offline rule-based fact extractor: durable facts in, passing states, questions and what-ifs out."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.ports import FACT_CATEGORIES, ExtractedFact, FactExtractor
+from knowledge.relations import canonical_relation, normalize
+from memory.facts.extraction import RuleFactExtractor
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+Triple = tuple[str, str, str, bool]
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RuleFactExtractor:
+    return RuleFactExtractor()
+
+
+def triples(extractor: RuleFactExtractor, text: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in extractor.extract(text)}
+
+
+def only(extractor: RuleFactExtractor, text: str) -> ExtractedFact:
+    (fact,) = extractor.extract(text)
+    return fact
+
+
+# ------------------------------------------------------------------------------------------------- basics
+def test_it_is_a_fact_extractor(extractor: RuleFactExtractor) -> None:
+    typed: FactExtractor = extractor
+    assert typed.extract("") == [] and typed.extract("   ") == []
+
+
+def test_where_the_user_lives_is_a_user_fact(extractor: RuleFactExtractor) -> None:
+    fact = only(extractor, "I live in Denver.")
+    assert (fact.subject, fact.predicate, fact.object) == ("user", "lives in", "Denver")
+    assert (fact.category, fact.scope, fact.confidence, fact.negated) == ("location", "user", 0.9, False)
+    assert fact.excerpt == "I live in Denver."
+
+
+def test_each_sentence_of_a_message_is_read_and_excerpted(extractor: RuleFactExtractor) -> None:
+    facts = extractor.extract("My name is Sam. I work at Acme Robotics!\nI'm 34 years old")
+    assert [(f.predicate, f.object, f.excerpt) for f in facts] == [
+        ("named", "Sam", "My name is Sam."),
+        ("works at", "Acme Robotics", "I work at Acme Robotics!"),
+        ("age", "34", "I'm 34 years old"),
+    ]
+
+
+def test_excerpts_are_capped_at_200_characters(extractor: RuleFactExtractor) -> None:
+    fact = only(extractor, "I live in Denver, " + "which is a lovely place " * 20)
+    assert fact.object == "Denver" and len(fact.excerpt) == 200
+
+
+def test_multi_word_names_stay_whole_and_keep_their_casing(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "We moved to New York City last year.") == {
+        ("user", "moved to", "New York City")
+    }
+    assert triples(extractor, "i work at acme robotics") == {("user", "works at", "acme robotics")}
+    assert triples(extractor, "I live in Portland, Oregon.") == {("user", "lives in", "Portland, Oregon")}
+
+
+def test_trailing_filler_is_trimmed_from_objects(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I'm really into bouldering these days!") == {("user", "likes", "bouldering")}
+    assert triples(extractor, "I've been living in Berlin for five years.") == {
+        ("user", "lives in", "Berlin")
+    }
+    assert triples(extractor, "I'm from Lyon originally") == {("user", "is from", "Lyon")}
+
+
+def test_coordinated_objects_become_separate_facts(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I like hiking and jazz.") == {
+        ("user", "likes", "hiking"),
+        ("user", "likes", "jazz"),
+    }
+    assert triples(extractor, "I live in Denver and work at Acme.") == {
+        ("user", "lives in", "Denver"),
+        ("user", "works at", "Acme"),
+    }
+
+
+def test_lowercase_curly_apostrophes_and_im_are_understood(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "i’m a nurse") == {("user", "is a", "nurse")}
+    assert triples(extractor, "Im 22 years old") == {("user", "age", "22")}
+    assert triples(extractor, "my dog’s name is rex") == {("my dog", "named", "rex")}
+
+
+def test_every_fact_has_a_known_category_and_scope(extractor: RuleFactExtractor) -> None:
+    for item in _load("facts_labelled.yaml"):
+        for fact in extractor.extract(item["text"]):
+            assert fact.category in FACT_CATEGORIES and fact.scope in ("user", "entity")
+            assert (fact.scope == "user") == (fact.subject == "user")
+
+
+# ------------------------------------------------------------------------------------------ people, pets
+def test_family_members_are_named_through_the_possessive_role(extractor: RuleFactExtractor) -> None:
+    for text in ("My sister's name is Jo.", "Jo is my sister.", "My sister is called Jo."):
+        assert triples(extractor, text) == {("my sister", "named", "Jo")}, text
+    assert triples(extractor, "My wife is Ana.") == {("my wife", "named", "Ana")}
+    assert triples(extractor, "I'm married to Chris.") == {("my spouse", "named", "Chris")}
+
+
+def test_facts_about_a_family_member_keep_them_as_subject(extractor: RuleFactExtractor) -> None:
+    fact = only(extractor, "My mom lives in Lyon.")
+    assert (fact.subject, fact.predicate, fact.object, fact.scope) == ("my mom", "lives in", "Lyon", "entity")
+    assert fact.category == "family"
+    assert triples(extractor, "My sister Jo is a nurse and she loves tennis.") == {
+        ("my sister", "named", "Jo"),
+        ("Jo", "is a", "nurse"),
+        ("Jo", "likes", "tennis"),
+    }
+
+
+def test_counts_of_children_are_attributes_not_people(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I have two kids.") == {("user", "number of children", "2")}
+
+
+def test_pets_are_recorded_by_name_with_their_kind(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I have a dog named Rex.") == {("user", "has a dog", "Rex")}
+    assert triples(extractor, "My cat Pepper loves tuna.") == {
+        ("my cat", "named", "Pepper"),
+        ("Pepper", "likes", "tuna"),
+    }
+    assert triples(extractor, "We adopted a kitten called Luna.") == {
+        ("user", "has pet", "Luna"),
+        ("Luna", "is a", "kitten"),
+    }
+    assert {f.category for f in extractor.extract("I have two cats, Milo and Otis.")} == {"pets"}
+
+
+# ---------------------------------------------------------------------------- negation and corrections
+@pytest.mark.parametrize(
+    "text, predicate, obj",
+    [
+        ("I no longer work at Acme.", "works at", "Acme"),
+        ("I don't live in Boston anymore.", "lives in", "Boston"),
+        ("I used to live in Boston.", "lives in", "Boston"),
+        ("I quit my job at Walmart.", "works at", "Walmart"),
+        ("I don't have a car.", "owns", "car"),
+        ("I'm no longer a nurse.", "is a", "nurse"),
+    ],
+)
+def test_negated_statements_are_marked_negated(
+    extractor: RuleFactExtractor, text: str, predicate: str, obj: str
+) -> None:
+    fact = only(extractor, text)
+    assert (fact.subject, fact.predicate, fact.object, fact.negated) == ("user", predicate, obj, True)
+
+
+def test_dislikes_are_facts_in_their_own_right_not_negations(extractor: RuleFactExtractor) -> None:
+    fact = only(extractor, "I don't like horror movies.")
+    assert (fact.predicate, fact.object, fact.negated) == ("dislikes", "horror movies", False)
+
+
+def test_a_correction_records_the_value_it_replaces(extractor: RuleFactExtractor) -> None:
+    fact = only(extractor, "My dog's name is Rex, not Max.")
+    assert (fact.subject, fact.predicate, fact.object, fact.replaces) == ("my dog", "named", "Rex", "Max")
+    fact = only(extractor, "I live in Denver now, not Boston.")
+    assert (fact.object, fact.replaces, fact.negated) == ("Denver", "Boston", False)
+
+
+def test_actually_moving_is_a_plain_fact(extractor: RuleFactExtractor) -> None:
+    fact = only(extractor, "actually I moved to Denver")
+    assert (fact.subject, fact.predicate, fact.object, fact.confidence) == ("user", "moved to", "Denver", 0.9)
+    assert canonical_relation(fact.predicate) == ("lives_in", False)
+
+
+@pytest.mark.parametrize(
+    "text", ["I think I'll move to Lisbon.", "Maybe I'll move to Lisbon.", "I'm probably moving to Lisbon."]
+)
+def test_hedged_statements_have_lower_confidence(extractor: RuleFactExtractor, text: str) -> None:
+    fact = only(extractor, text)
+    assert (fact.predicate, fact.object) == ("lives in", "Lisbon") and 0.6 <= fact.confidence <= 0.7
+
+
+# ------------------------------------------------------------------------------------------- non-facts
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm tired.",
+        "I'm feeling sad today.",
+        "I'm eating lunch.",
+        "I'm watching a movie right now.",
+        "I'm at the store.",
+        "I'm working on my homework right now.",
+        "I have a headache.",
+        "I have a question about Python.",
+        "I want to know the weather in London.",
+        "I love this!",
+        "My sister is visiting this weekend.",
+    ],
+)
+def test_passing_states_and_requests_are_not_facts(extractor: RuleFactExtractor, text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do I live in Denver?",
+        "Where do I work?",
+        "where do i live",
+        "did i tell you my name",
+        "If I lived in Paris, I'd eat croissants.",
+        "I wish I had a dog.",
+        "Imagine I had a cat named Tom.",
+        "I should move to Seattle.",
+        "My friend said Tokyo is expensive.",
+        "My coworker thinks I work too much.",
+        "He lives in Boston and works at Fidelity.",
+        "Elon Musk owns Tesla.",
+    ],
+)
+def test_questions_hypotheticals_and_hearsay_are_not_facts(extractor: RuleFactExtractor, text: str) -> None:
+    assert extractor.extract(text) == []
+
+
+def test_a_hypothetical_clause_does_not_hide_a_real_one(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I live in Denver, but if I could I'd live in Paris.") == {
+        ("user", "lives in", "Denver")
+    }
+
+
+# -------------------------------------------------------------------------------------------- schedules
+def test_routines_and_appointments_are_schedules(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I go to the gym every Monday.") == {
+        ("user", "goes to the gym", "every Monday")
+    }
+    assert triples(extractor, "I have yoga on Tuesdays.") == {("user", "yoga", "every Tuesday")}
+    assert triples(extractor, "On weekends I volunteer.") == {("user", "volunteers", "every weekend")}
+    fact = only(extractor, "My dentist appointment is on March 3.")
+    assert (fact.predicate, fact.object, fact.category) == ("dentist appointment", "March 3", "schedules")
+
+
+def test_a_one_off_past_event_is_not_a_routine(extractor: RuleFactExtractor) -> None:
+    assert triples(extractor, "I went hiking on Monday.") == set()
+
+
+# ------------------------------------------------------------------------------------ labelled figures
+def _load(name: str) -> list[dict[str, object]]:
+    return yaml.safe_load((DATA / name).read_text(encoding="utf-8"))["items"]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"^(?:a|an|the) ", "", normalize(str(text)))
+
+
+def _predicted(fact: ExtractedFact) -> Triple:
+    relation, swapped = canonical_relation(fact.predicate)
+    subject, obj = (fact.object, fact.subject) if swapped else (fact.subject, fact.object)
+    return _norm(subject), relation, _norm(obj), fact.negated
+
+
+def _expected(row: list[str]) -> Triple:
+    return _norm(row[0]), str(row[1]), _norm(row[2]), len(row) > 3 and row[3] == "negated"
+
+
+def precision_recall(extractor: RuleFactExtractor, name: str) -> tuple[float, float]:
+    """Micro precision/recall of (subject, canonical relation, object, negated) over a labelled file."""
+    hits = extracted = wanted = 0
+    for item in _load(name):
+        expected = {_expected(row) for row in item["facts"]}  # type: ignore[union-attr]
+        got = {_predicted(fact) for fact in extractor.extract(str(item["text"]))}
+        hits, extracted, wanted = hits + len(expected & got), extracted + len(got), wanted + len(expected)
+    return hits / max(extracted, 1), hits / max(wanted, 1)
+
+
+def test_labelled_set_is_big_and_balanced_enough() -> None:
+    items = _load("facts_labelled.yaml")
+    counts = {category: 0 for category in (*FACT_CATEGORIES, "none")}
+    for item in items:
+        counts[str(item["category"])] += 1
+    assert len(items) >= 90 and counts["none"] >= 25
+    assert min(counts[category] for category in FACT_CATEGORIES) >= 8
+
+
+def test_precision_and_recall_on_the_labelled_set(extractor: RuleFactExtractor) -> None:
+    precision, recall = precision_recall(extractor, "facts_labelled.yaml")
+    assert precision >= 0.97 and recall >= 0.97, (precision, recall)  # measured 1.00 / 1.00 (tuned on it)
+
+
+def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) -> None:
+    """Written after tuning and never tuned towards: first measurement 0.95 precision, 0.83 recall."""
+    precision, recall = precision_recall(extractor, "facts_heldout.yaml")
+    assert precision >= 0.9 and recall >= 0.78, (precision, recall)
+
+
+def test_a_typical_message_takes_well_under_a_millisecond(extractor: RuleFactExtractor) -> None:
+    texts = [str(item["text"]) for item in _load("facts_labelled.yaml")]
+    start = time.perf_counter()
+    for text in texts:
+        extractor.extract(text)
+    assert (time.perf_counter() - start) / len(texts) < 0.001
