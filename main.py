@@ -12,26 +12,24 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.agent.loop import AgentRunner
     from core.config import AppConfig
-    from core.orchestrator import Orchestrator
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.rewrite import LlmRefiner
     from core.ports import FactExtractor, MemoryPort
     from core.providers.base import ChatProvider
-    from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.tools.toolset import Toolset
     from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
+    from memory.facts.service import FactMemory
     from memory.journal import Journal
-    from memory.lock import DataDirLock
     from memory.service import MemoryService
+    from ui.services import Services
 
 from ui.arguments import build_parser
 
@@ -110,43 +108,13 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
             build_analyzer(MiniLMEmbedder(threads=1), config), args.text, args.file, as_json=args.json
         )
 
+    from ui.commands import run_front_end
+
     services = build_services(config, env, with_memory=command != "history")
     try:
-        return _run_front_end(command, args, services)
+        return run_front_end(command, args, services)
     finally:
         services.close()
-
-
-def _run_front_end(command: str, args: argparse.Namespace, services: Services) -> int:
-    from ui import cli
-
-    if command == "ask":
-        return cli.ask(services.orchestrator, args.text, session_id=args.session, as_json=args.json)
-    if command == "history":
-        return cli.history(
-            services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit
-        )
-    if command == "cli":
-        return cli.Repl(services.orchestrator, banner=services.banner()).run()
-    if command == "memory":
-        return _memory_command(args, services)
-    return _run_gui(services)
-
-
-def _memory_command(args: argparse.Namespace, services: Services) -> int:
-    from ui.memory_cli import memory_search, memory_stats
-
-    assert services.memory is not None
-    if args.memory_command == "stats":
-        return memory_stats(services.memory, as_json=args.json)
-    return memory_search(
-        services.memory,
-        args.query,
-        collection=args.collection,
-        k=args.k,
-        intent=args.intent,
-        as_json=args.json,
-    )
 
 
 def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
@@ -171,21 +139,6 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
     return bench(run, as_json=args.json, headline=lambda r: json.dumps(r, indent=2))
 
 
-def _run_gui(services: Services) -> int:
-    from ui.gradio_app import build_app, launch
-    from ui.security import check_bind, parse_auth
-
-    gui = services.config.gui
-    auth = parse_auth(services.env.get(gui.auth_env))
-    check_bind(gui.host, auth)
-    # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
-    os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
-    app = build_app(services.orchestrator, model_notice=services.model_notice())
-    print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
-    launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
-    return 0
-
-
 def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
     from ui.tools_cli import list_tools, run_tool
 
@@ -193,42 +146,6 @@ def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
     if args.tool_command == "list":
         return list_tools(toolset, as_json=args.json)
     return run_tool(toolset, args.name, args.args, as_json=args.json)
-
-
-@dataclass
-class Services:
-    """Everything a front end needs, built once from the config."""
-
-    config: AppConfig
-    env: dict[str, str]
-    journal: Journal
-    orchestrator: Orchestrator
-    ledger: CostLedger
-    main_provider: str
-    memory: MemoryService | None = None
-    lock: DataDirLock | None = None
-
-    def model_notice(self) -> str | None:
-        """A warning shown in the UIs while the tiny embedded model is answering."""
-        if self.main_provider != "local":
-            return None
-        return (
-            "Answering with the embedded offline model (SmolLM2-135M): it proves the whole pipeline works "
-            "with no key and no network, but it is tiny and unreliable on facts. Set DAEMON_PROVIDER and an "
-            "API key, or OPENAI_BASE_URL for a local server such as Ollama, for real answers."
-        )
-
-    def banner(self) -> str:
-        notice = self.model_notice()
-        head = f"Daemon {VERSION} - model: {self.orchestrator.default_model} - data: {self.config.data_dir}"
-        return head + (f"\n{notice}" if notice else "")
-
-    def close(self) -> None:
-        if self.memory is not None:
-            self.memory.close()
-        self.journal.close()
-        if self.lock is not None:
-            self.lock.close()
 
 
 def build_analyzer(embedder: Embedder, config: AppConfig) -> ContextAnalyzer:
@@ -244,13 +161,31 @@ def build_analyzer(embedder: Embedder, config: AppConfig) -> ContextAnalyzer:
     return ContextAnalyzer(IntentClassifier(exemplars=exemplars), tone, TopicExtractor())
 
 
-def build_knowledge(config: AppConfig) -> tuple[KnowledgeService, FactExtractor]:
-    """The knowledge graph of the data dir and the extractor of the facts that feed it."""
+def build_knowledge(config: AppConfig) -> KnowledgeService:
+    """The knowledge graph of the data dir."""
     from knowledge.graph_store import GRAPH_FILE, GraphStore
     from knowledge.service import KnowledgeService
+
+    return KnowledgeService(GraphStore(config.data_dir / GRAPH_FILE))
+
+
+def build_extractor() -> FactExtractor:
+    """The offline fact extractor (rules; an LLM extractor runs at session end when one is configured)."""
     from memory.facts.extraction import RuleFactExtractor
 
-    return KnowledgeService(GraphStore(config.data_dir / GRAPH_FILE)), RuleFactExtractor()
+    return RuleFactExtractor()
+
+
+def build_facts(config: AppConfig, memory: MemoryService) -> FactMemory:
+    """Verified facts in `facts.sqlite3`, copied into the `facts` collection for retrieval."""
+    from memory.facts.service import FACTS_COLLECTION, FactMemory
+    from memory.facts.store import FACTS_FILE, FactStore
+    from memory.facts.verification import FactVerifier
+
+    store = FactStore(config.data_dir / FACTS_FILE)
+    facts = FactMemory(store, FactVerifier(), index=lambda records: memory.add(FACTS_COLLECTION, records))
+    facts.repair_index(memory.stats()[FACTS_COLLECTION])  # a crash between the two writes
+    return facts
 
 
 def build_toolset(config: AppConfig) -> Toolset:
@@ -302,7 +237,7 @@ def _build_memory(
 
 
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
-    """Wire the lock, journal, memory, providers, agent loop and orchestrator together."""
+    """Wire the lock, journal, memory, facts, graph, providers, agent loop and orchestrator together."""
     from core.orchestrator import ModelChoice, Orchestrator
     from core.pipeline.escalation import EscalationStore
     from core.providers.pricing import CostLedger
@@ -311,38 +246,45 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
+    from ui.services import Services
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
     lock = DataDirLock(config.data_dir)  # one process owns a data dir; a second one gets a clear error
+    closers = [lock.close]
     journal = Journal(config.data_dir / "journal.sqlite3")
-    memory, port, analyzer, knowledge, facts = None, None, None, None, None
-    if with_memory:
-        from memory.embeddings import MiniLMEmbedder
-
-        embedder = MiniLMEmbedder(threads=1)  # one model for memory and tone exemplars
-        memory, port = _build_memory(config, journal, embedder)
-        analyzer = build_analyzer(embedder, config)
-        knowledge, facts = build_knowledge(config)
+    closers.append(journal.close)
     ledger = CostLedger(budget_usd=config.budget.max_usd)
-    toolset = build_toolset(config)
     factory = ProviderFactory(config, env, ledger)
     names = factory.available()
+    toolset = build_toolset(config)
     choices = [
         ModelChoice(
             name, _build_agent(factory.for_chat(name), toolset, config, name), config.providers[name].model
         )
         for name in names
     ]
-    context = ContextGatherer(
-        JournalHistory(journal, config.history.recent_turns), memory=port,
-        recall_limit=config.memory.recall_limit, analyzer=analyzer, escalation=EscalationStore(),
-        knowledge=knowledge, refiner=_build_refiner(config, factory, names[0]) if with_memory else None,
-    )  # fmt: skip
+    history = JournalHistory(journal, config.history.recent_turns)
     prompt = build_system_prompt(load_personality(config.data_dir))
+    if not with_memory:  # `history` reads the journal only: no models to load
+        orchestrator = Orchestrator(choices, journal, ContextGatherer(history), prompt)
+        return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
+    from memory.embeddings import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the analyzer's exemplars
+    memory, port = _build_memory(config, journal, embedder)
+    closers.append(memory.close)
+    facts = build_facts(config, memory)
+    knowledge = build_knowledge(config)
+    context = ContextGatherer(
+        history, memory=port, recall_limit=config.memory.recall_limit, knowledge=knowledge,
+        analyzer=build_analyzer(embedder, config), escalation=EscalationStore(),
+        refiner=_build_refiner(config, factory, names[0]),
+    )  # fmt: skip
     orchestrator = Orchestrator(
-        choices, journal, context, prompt, memory=port, knowledge=knowledge, facts=facts
-    )
-    return Services(config, env, journal, orchestrator, ledger, names[0], memory, lock)
+        choices, journal, context, prompt, memory=port, knowledge=knowledge, extractor=build_extractor(),
+        facts=facts,
+    )  # fmt: skip
+    return Services(config, env, orchestrator, ledger, names[0], VERSION, memory, facts, closers)
 
 
 def _build_refiner(config: AppConfig, factory: ProviderFactory, main_name: str) -> LlmRefiner | None:

@@ -15,8 +15,8 @@ from typing import Protocol
 
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
-from core.ports import ConversationLog, FactExtractor, KnowledgePort, MemoryPort, TurnRecord
-from core.turn_context import ContextGatherer, JournalHistory, messages_for
+from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
+from core.turn_context import ContextGatherer, JournalHistory, TurnContext, messages_for
 from core.types import Message
 
 __all__ = ["Agent", "JournalHistory", "ModelChoice", "Orchestrator"]
@@ -53,7 +53,8 @@ class Orchestrator:
         *,
         memory: MemoryPort | None = None,
         knowledge: KnowledgePort | None = None,
-        facts: FactExtractor | None = None,
+        extractor: FactExtractor | None = None,
+        facts: FactPort | None = None,
     ) -> None:
         if not models:
             raise ValueError("the orchestrator needs at least one model")
@@ -64,6 +65,7 @@ class Orchestrator:
         self._system_prompt = system_prompt
         self._memory = memory
         self._knowledge = knowledge
+        self._extractor = extractor
         self._facts = facts
 
     @property
@@ -104,7 +106,7 @@ class Orchestrator:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True
-                        yield await self._commit(turn_id, session_id, event)
+                        yield await self._commit(turn_id, session_id, event, context)
                         return
                     if isinstance(event, RunError):
                         finished = True
@@ -140,7 +142,7 @@ class Orchestrator:
         await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
         self._context.observe_reply(session_id, text, "", "failed")
 
-    async def _commit(self, turn_id: str, session_id: str, done: Done) -> Done:
+    async def _commit(self, turn_id: str, session_id: str, done: Done, context: TurnContext) -> Done:
         status = "complete" if done.exit_reason == "answer" else done.exit_reason
         turn = await asyncio.to_thread(
             self._log.complete_turn,
@@ -155,18 +157,23 @@ class Orchestrator:
         self._context.observe_reply(session_id, turn.user, turn.assistant, turn.status)
         if self._memory is not None:
             await self._memory.remember(turn)
-        await self._learn(turn)
+        correcting = context.analysis is not None and context.analysis.relation == "correcting"
+        await self._learn(turn, correcting)
         return replace(done, turn_id=turn_id, session_id=session_id)
 
-    async def _learn(self, turn: TurnRecord) -> None:
-        """Facts the user stated feed the knowledge graph. A failure is logged: the turn is already safe."""
-        if self._facts is None or self._knowledge is None:
+    async def _learn(self, turn: TurnRecord, correcting: bool) -> None:
+        """Facts the user stated pass the verification gate into the fact store; what it accepts feeds the
+        knowledge graph. A failure is logged: the turn itself is already safe in the journal."""
+        if self._extractor is None:
             return
         try:
-            facts = await asyncio.to_thread(self._facts.extract, turn.user)
-            if facts:
-                await asyncio.to_thread(self._knowledge.learn, facts, turn.turn_id, turn.created_at)
-        except Exception:  # noqa: BLE001 - never fail an answered turn over what it teaches the graph
+            learned = await asyncio.to_thread(self._extractor.extract, turn.user)
+            if learned and self._facts is not None:
+                outcome = await self._facts.record(learned, turn, correcting=correcting)
+                learned = list(outcome.learned)
+            if learned and self._knowledge is not None:
+                await asyncio.to_thread(self._knowledge.learn, learned, turn.turn_id, turn.created_at)
+        except Exception:  # noqa: BLE001 - never fail an answered turn over what it teaches memory
             logger.exception("could not learn facts from turn %s", turn.turn_id)
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:

@@ -74,7 +74,7 @@ class ExtractedFact:
     """A fact stated in the user's text, as a triple the knowledge graph and the fact store understand.
 
     `subject` is "user" for the speaker, else the entity as written ("my sister", "Jo", "Pepper");
-    `predicate` is a phrase `knowledge.relations.canonical_relation` knows ("lives in", "works at",
+    `predicate` is a phrase `core.relations.canonical_relation` knows ("lives in", "works at",
     "is named", "has a dog", "likes", "sister"); `category` is one of `FACT_CATEGORIES`; `scope` is "user"
     (about the speaker) or "entity" (about someone/something else). `negated` marks "I no longer work at
     X"; `replaces` is the value a correction replaces ("Rex, not Max" -> "Max").
@@ -108,6 +108,43 @@ class FactExtractor(Protocol):
     """Facts worth keeping from one message (durable facts only: moods and current activities are not)."""
 
     def extract(self, text: str) -> list[ExtractedFact]: ...
+
+
+@dataclass(frozen=True)
+class FactView:
+    """A stored fact as front ends list it (`facts list --json`)."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    status: str  # current | superseded
+    truth: float
+    category: str = ""
+    source_turn_id: str = ""
+    superseded_by: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class FactOutcome:
+    """What a turn's facts did: `learned` feed the knowledge graph (stored, confirmed, or negations that
+    retracted something); `superseded` are the facts no longer current because of this turn."""
+
+    learned: tuple[ExtractedFact, ...] = ()
+    superseded: tuple[FactView, ...] = ()
+
+
+class FactPort(Protocol):
+    """Verified facts: each turn's statements pass the verification gate before they are kept."""
+
+    async def record(
+        self, facts: Sequence[ExtractedFact], turn: TurnRecord, *, correcting: bool = False
+    ) -> FactOutcome:
+        """Verify and store a turn's facts (idempotent per turn); `correcting`: the message corrects."""
+        ...
+
+    def list_facts(self, status: str | None = None) -> list[FactView]: ...
 
 
 GraphBoost = Callable[[Mapping[str, str]], Mapping[str, float]]

@@ -15,8 +15,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from core.relations import ROLES, USER_ID, normalize, token_spans
 from knowledge.graph import KnowledgeGraph
-from knowledge.relations import ROLES, USER_ID, normalize, token_spans
 
 _STOPWORD_TEXT = """
 a about above after again against all also am an and any are as at be because been before being below

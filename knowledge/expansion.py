@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from core.relations import ROLES, USER_ID, normalize
 from knowledge.entities import STOPWORDS, EntityResolver
 from knowledge.graph import Edge, KnowledgeGraph
-from knowledge.relations import ROLES, USER_ID, normalize
 
 _GENERIC_TEXT = """thing things stuff something anything everything nothing someone anyone everyone people
 person time times day days week weeks month months year years today tomorrow yesterday life world work home

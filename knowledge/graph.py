@@ -21,7 +21,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from knowledge.relations import (
+from core.relations import (
     ENTITY_TYPES,
     FUNCTIONAL_RELATIONS,
     USER_ID,

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
+from core.relations import RELATION_TYPES, ROLES, USER_ID, canonical_relation, make_entity_id, normalize
 from knowledge.entities import OWN_RELATION_NOUNS, PET_KINDS, STOPWORDS, USER_WORDS, possessive_aliases
 from knowledge.graph import Edge, KnowledgeGraph
-from knowledge.relations import RELATION_TYPES, ROLES, USER_ID, canonical_relation, make_entity_id, normalize
 
 _POSSESSIVE = re.compile(r"^(?:my|our|the user|user|users)\s+(.+)$")
 _ARTICLE = re.compile(r"^(?:a|an|the)\s", re.I)

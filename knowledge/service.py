@@ -12,12 +12,12 @@ import threading
 from collections.abc import Mapping, Sequence
 
 from core.ports import ExtractedFact, GraphContext
+from core.relations import USER_ID, canonical_relation
 from knowledge.entities import EntityResolver
 from knowledge.expansion import Expanded, expand, graph_bonus, graph_sentences
 from knowledge.graph import KnowledgeGraph
 from knowledge.graph_store import GraphStore
 from knowledge.ingest import Triple, ingest_triples
-from knowledge.relations import USER_ID, canonical_relation
 
 logger = logging.getLogger(__name__)
 

@@ -69,6 +69,12 @@ def _add_memory_commands(commands: Any) -> None:
     stats = memory_commands.add_parser("stats", help="records per collection")
     stats.add_argument("--json", action="store_true")
 
+    facts = commands.add_parser("facts", help="what Daemon holds as true, with corrections kept as history")
+    facts_commands = facts.add_subparsers(dest="facts_command", metavar="ACTION", required=True)
+    facts_list = facts_commands.add_parser("list", help="list current and superseded facts")
+    facts_list.add_argument("--status", choices=["current", "superseded"], help="only facts with this status")
+    facts_list.add_argument("--json", action="store_true", help="print one JSON object")
+
     bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
     bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
     retrieval = bench_commands.add_parser(

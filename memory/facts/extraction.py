@@ -5,7 +5,7 @@ No model and no network: the message is split into sentences and clauses, each c
 Max" -> Rex + replaces="Max") and matched against ordered regex rules (`extraction_rules`): schedules
 first, then the user's people and pets ("my sister Jo ...", "I have a dog named Rex"), then the user's own
 statements. Facts about someone else reuse the user rules on the rest of the clause ("my mom lives in Lyon"
--> "I live in Lyon" about "my mom"). Predicates are phrases `knowledge.relations.canonical_relation`
+-> "I live in Lyon" about "my mom"). Predicates are phrases `core.relations.canonical_relation`
 understands. Questions, hypotheticals, reported speech and passing states ("I'm tired") yield nothing.
 """
 

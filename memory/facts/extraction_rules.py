@@ -3,7 +3,7 @@
 Everything here is an immutable constant: compiled patterns, frozen word sets and the ordered rule table.
 Patterns read a *normalised clause*: straight apostrophes, "I" capitalised, "I am"/"Im" -> "I'm", discourse
 openers, hedges, negation and trailing corrections already removed (`extraction_clauses`). Role and pet
-nouns mirror `knowledge.relations.ROLES` / `knowledge.entities.PET_KINDS`, which memory may not import.
+nouns mirror `core.relations.ROLES` / `knowledge.entities.PET_KINDS`, which memory may not import.
 """
 
 from __future__ import annotations

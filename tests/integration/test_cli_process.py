@@ -232,3 +232,21 @@ def test_facts_stated_in_a_turn_reach_the_persisted_knowledge_graph(tmp_path: Pa
     # The next turn resolves "my sister" through the saved graph; any failure on that path is logged.
     asked = run_main("--config", config, "ask", "what is the weather like for my sister?", tmp_path=tmp_path)
     assert asked.returncode == 0 and "failed" not in asked.stderr, asked.stderr
+
+
+def test_state_confirm_correct_through_the_real_orchestrator(tmp_path: Path) -> None:
+    """The issue's scenario: the old fact is kept as superseded, the new one is current, the graph agrees."""
+    config = str(echo_config(tmp_path))
+    for message in ["I live in Boston.", "Yes, I live in Boston.", "Actually, I moved to Denver."]:
+        result = run_main("--config", config, "ask", message, tmp_path=tmp_path)
+        assert result.returncode == 0, result.stderr
+    listed = run_main("--config", config, "facts", "list", "--json", tmp_path=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    facts = {(f["predicate"], f["object"]): f for f in json.loads(listed.stdout)["facts"]}
+    boston, denver = facts[("lives_in", "Boston")], facts[("lives_in", "Denver")]
+    assert (boston["status"], denver["status"]) == ("superseded", "current")
+    assert boston["superseded_by"] == denver["id"]
+    assert set(boston) >= {"id", "subject", "predicate", "object", "status", "truth"}
+    graph = json.loads((tmp_path / "data" / "knowledge_graph.json").read_text(encoding="utf-8"))["graph"]
+    homes = {e["target"]: e.get("superseded", False) for e in graph["edges"] if e["relation"] == "lives_in"}
+    assert homes == {"boston": True, "denver": False}

@@ -224,7 +224,7 @@ async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts
     context = ContextGatherer(JournalHistory(journal, 4), memory=memory, knowledge=knowledge)  # type: ignore[arg-type]
     orchestrator = Orchestrator(
         [ModelChoice("rec", agent)], journal, context, "SYSTEM",
-        memory=memory, knowledge=knowledge, facts=FakeFacts(),  # type: ignore[arg-type]
+        memory=memory, knowledge=knowledge, extractor=FakeFacts(),  # type: ignore[arg-type]
     )  # fmt: skip
     await collect(orchestrator, "how is my sister doing?")
     system = agent.seen[0][0].content

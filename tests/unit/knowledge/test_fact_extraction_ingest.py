@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from core.relations import USER_ID
 from knowledge.graph import KnowledgeGraph
 from knowledge.ingest import ingest_triples
-from knowledge.relations import USER_ID
 from memory.facts.extraction import RuleFactExtractor
 
 MESSAGE = """My name is Sam and I'm 34. I live in Denver and I work at Acme Robotics.

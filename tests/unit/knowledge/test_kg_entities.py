@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from core.relations import USER_ID
 from knowledge.entities import EntityResolver
 from knowledge.graph import KnowledgeGraph
 from knowledge.ingest import ingest_triples
-from knowledge.relations import USER_ID
 
 
 def spans(resolver: EntityResolver, text: str, **options: object) -> list[tuple[str, str]]:

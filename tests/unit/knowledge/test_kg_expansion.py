@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
+from core.relations import USER_ID
 from knowledge.entities import EntityResolver
 from knowledge.expansion import expand, expansion_terms, graph_bonus, graph_sentences, is_junk
 from knowledge.graph import KnowledgeGraph
-from knowledge.relations import USER_ID
 
 T0 = 1_700_000_000.0
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
+from core.relations import canonical_relation, make_entity_id, normalize
 from knowledge.graph import KnowledgeGraph
-from knowledge.relations import canonical_relation, make_entity_id, normalize
 
 T0 = 1_700_000_000.0
 

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
+from core.relations import USER_ID
 from knowledge.graph import KnowledgeGraph
 from knowledge.ingest import Triple, graph_worthy, ingest_triples
-from knowledge.relations import USER_ID
 
 T0 = 1_700_000_000.0
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from core.ports import FACT_CATEGORIES, ExtractedFact, FactExtractor
-from knowledge.relations import canonical_relation, normalize
+from core.relations import canonical_relation, normalize
 from memory.facts.extraction import RuleFactExtractor
 
 DATA = Path(__file__).resolve().parents[2] / "data"

@@ -1,6 +1,7 @@
-"""The graph's vocabulary: text normalisation, entity ids, entity types and relation canonicalisation.
+"""The vocabulary of facts and the graph: text normalisation, entity ids, entity types, relation names.
 
-Everything here is pure and immutable, shared by the graph, the entity resolver and fact ingestion. Names
+Everything here is pure and immutable, shared by the knowledge graph (resolver, ingestion) and the fact
+store in memory (which must agree with the graph on what "moved to" and "lives in" mean). Names
 and phrases are compared case- and punctuation-insensitively ("Jo's" -> "jo", "New-York!" -> "new york").
 Role relations read "X <role>_of Y" = "X is Y's <role>": `jo -sister_of-> user` means Jo is the user's
 sister; "has a sister" and "sister" as predicates are the same relation with subject and object swapped.

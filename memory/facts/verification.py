@@ -1,0 +1,136 @@
+"""The gate every fact passes before it is stored: STORE, STORE_AND_FLAG, REJECT, SKIP (or RETRACT).
+
+Rules first, in order; a model is consulted only for the ambiguous case, when one is configured:
+
+- SKIP: an empty part, or a passing state (a mood, what the user is doing right now).
+- RETRACT: a negated fact ("I no longer work at Acme") that matches current facts: those are flagged as no
+  longer true. Nothing new is stored; nothing is deleted.
+- STORE: no current fact has the same subject and relation; or one has the same object (a confirmation of
+  that fact); or the relation holds many values at once (likes, owns, has a pet).
+- STORE_AND_FLAG: a single-valued relation (lives in, works at, is named, age, a schedule's time) gets a new
+  value the user stated directly (or a correction names the value it replaces): the new fact is stored and
+  the old one is superseded (linked both ways, kept, marked not current).
+- REJECT: a weakly supported claim about someone else that contradicts what is known.
+- Otherwise ambiguous: the adjudicator (an LLM) says update / complementary / implausible; with none, or no
+  usable answer, a single-valued relation is treated as an update (the newest statement wins).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from core.relations import FUNCTIONAL_RELATIONS, normalize
+from memory.facts.model import Candidate, StoredFact
+
+logger = logging.getLogger(__name__)
+
+SINGLE_VALUED = FUNCTIONAL_RELATIONS | {
+    "age", "birthday", "birth_date", "height", "weight", "phone", "email", "address", "number_of_children",
+}  # fmt: skip
+EPHEMERAL = frozenset(
+    {"feels", "feeling", "is_feeling", "mood", "current_activity", "emotional_state", "status", "is_doing"}
+)
+DIRECT_SOURCES = frozenset({"user_stated", "corrected"})
+DIRECT_CONFIDENCE = 0.85
+WEAK_ENTITY_CONFIDENCE = 0.6
+
+
+class Verdict(StrEnum):
+    STORE = "store"
+    STORE_AND_FLAG = "store_and_flag"
+    REJECT = "reject"
+    SKIP = "skip"
+    RETRACT = "retract"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a candidate: `supersedes` are the current facts it replaces (or retracts),
+    `confirms` the existing fact it restates."""
+
+    verdict: Verdict
+    reason: str
+    supersedes: tuple[str, ...] = ()
+    confirms: str | None = None
+
+
+class Adjudicator(Protocol):
+    """Settles an ambiguous conflict: "update", "complementary", "implausible", or None (no answer)."""
+
+    async def judge(self, new: Candidate, old: StoredFact) -> str | None: ...
+
+
+def is_single_valued(candidate: Candidate) -> bool:
+    """One current value at a time: functional relations, personal attributes and each schedule."""
+    return candidate.relation in SINGLE_VALUED or candidate.category == "schedules"
+
+
+def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Decision | None:
+    """The rule verdict, or None when the case is ambiguous. `current` are the current facts with the
+    candidate's subject and relation."""
+    if not candidate.subject_key or not candidate.relation or not candidate.object_key:
+        return Decision(Verdict.SKIP, "a part of the fact is empty")
+    if candidate.relation in EPHEMERAL:
+        return Decision(Verdict.SKIP, "a passing state, not a durable fact")
+    same = [f for f in current if normalize(f.object) == candidate.object_key]
+    if candidate.negated:
+        if same:
+            return Decision(Verdict.RETRACT, "the user said this no longer holds", tuple(f.id for f in same))
+        return Decision(Verdict.SKIP, "negates nothing that is known")
+    if same:
+        return Decision(Verdict.STORE, "restates a known fact", confirms=same[0].id)
+    replaced = _named_replacement(candidate, current)
+    if replaced:
+        return Decision(Verdict.STORE_AND_FLAG, "a correction names the value it replaces", replaced)
+    others = tuple(f.id for f in current)
+    if not others:
+        return Decision(Verdict.STORE, "new fact")
+    if not is_single_valued(candidate):
+        return Decision(Verdict.STORE, "adds a value to a relation that holds several")
+    if candidate.source in DIRECT_SOURCES and candidate.confidence >= DIRECT_CONFIDENCE:
+        return Decision(Verdict.STORE_AND_FLAG, "the user stated a new value", others)
+    if candidate.scope == "entity" and candidate.confidence < WEAK_ENTITY_CONFIDENCE:
+        return Decision(Verdict.REJECT, "a weak claim about someone else contradicts what is known")
+    return None
+
+
+def _named_replacement(candidate: Candidate, current: Sequence[StoredFact]) -> tuple[str, ...]:
+    if not candidate.replaces:
+        return ()
+    old = normalize(candidate.replaces)
+    return tuple(f.id for f in current if normalize(f.object) == old)
+
+
+class FactVerifier:
+    """Rules, then the adjudicator for what the rules leave open (bounded by `timeout_s`)."""
+
+    def __init__(self, adjudicator: Adjudicator | None = None, *, timeout_s: float = 5.0) -> None:
+        self._adjudicator = adjudicator
+        self._timeout_s = timeout_s
+
+    async def decide(self, candidate: Candidate, current: Sequence[StoredFact]) -> Decision:
+        decision = decide_by_rules(candidate, current)
+        if decision is not None:
+            return decision
+        others = tuple(f.id for f in current)
+        answer = await self._judge(candidate, current[0])
+        if answer == "complementary":
+            return Decision(Verdict.STORE, "the model judged both values true")
+        if answer == "implausible":
+            return Decision(Verdict.REJECT, "the model judged the new value implausible")
+        reason = "the model judged it an update" if answer == "update" else "newest statement wins"
+        return Decision(Verdict.STORE_AND_FLAG, reason, others)
+
+    async def _judge(self, candidate: Candidate, old: StoredFact) -> str | None:
+        if self._adjudicator is None:
+            return None
+        try:
+            return await asyncio.wait_for(self._adjudicator.judge(candidate, old), self._timeout_s)
+        except Exception:  # noqa: BLE001 - no verdict is a valid outcome: the rules decide
+            logger.info("fact adjudication failed or timed out; the newest statement wins")
+            return None

@@ -1,0 +1,69 @@
+"""A durable SQLite database for one component: WAL, synchronous=FULL, named migrations, one lock.
+
+Every write goes through `write()` (BEGIN IMMEDIATE … COMMIT, rolled back on error, under the lock), so a
+`kill -9` leaves each change either fully applied or not at all. Reads share the lock: one connection is
+used from several threads (front ends and worker threads), which sqlite3 allows with check_same_thread off.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from core.errors import StorageError
+
+Migration = tuple[str, str]  # (unique name, SQL statements separated by ";")
+
+
+class DurableDB:
+    """One SQLite file with its migrations applied."""
+
+    def __init__(self, path: Path, migrations: Sequence[Migration], *, what: str) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate(migrations)
+        except sqlite3.DatabaseError as error:
+            raise StorageError(f"cannot open the {what} at {path}: {error}") from None
+
+    def _migrate(self, migrations: Sequence[Migration]) -> None:
+        self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+        done = {row[0] for row in self._db.execute("SELECT name FROM migrations")}
+        for name, sql in migrations:
+            if name in done:
+                continue
+            with self.write() as db:
+                for statement in filter(str.strip, sql.split(";")):
+                    db.execute(statement)
+                db.execute("INSERT INTO migrations VALUES (?, ?)", (name, time.time()))
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: everything inside commits together or not at all."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return list(self._db.execute(sql, params))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,185 @@
+"""Truth maintenance: the verification gate, the fact store's history and truth, the port over both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.ports import ExtractedFact, TurnRecord
+from memory.facts.model import Candidate, fact_id
+from memory.facts.service import FactMemory
+from memory.facts.store import FactStore
+from memory.facts.truth import after_event, initial_truth, read_truth
+from memory.facts.verification import FactVerifier, Verdict, decide_by_rules
+from memory.vector_store import Record
+
+WEEK = 7 * 24 * 3600.0
+
+
+def fact(s: str, p: str, o: str, **kw: object) -> ExtractedFact:
+    base: dict[str, object] = {"category": "location", "scope": "user", "excerpt": f"{s} {p} {o}"}
+    base["confidence"] = 0.9
+    base.update(kw)
+    return ExtractedFact(s, p, o, **base)  # type: ignore[arg-type]
+
+
+def turn(n: int) -> TurnRecord:
+    return TurnRecord(f"t{n}", "s1", f"message {n}", "ok", 1_700_000_000.0 + n)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: Clock) -> FactStore:
+    return FactStore(tmp_path / "facts.sqlite3", clock=clock)
+
+
+class Index:
+    def __init__(self) -> None:
+        self.records: dict[str, Record] = {}
+
+    def __call__(self, records: list[Record]) -> None:
+        self.records.update({r.id: r for r in records})
+
+
+def test_truth_starts_by_source_moves_by_event_and_decays_only_when_read() -> None:
+    assert initial_truth("user_stated") == 0.8 and initial_truth("corrected") == 0.85
+    assert initial_truth("user_stated", 0.6) < initial_truth("user_stated", 0.9)
+    assert after_event(0.8, "confirmation") == 0.88 and after_event(0.98, "confirmation") == 1.0
+    assert after_event(0.8, "correction") == 0.55 and after_event(0.1, "contradiction") == 0.0
+    assert read_truth(0.8, 0.0, 10 * WEEK) == pytest.approx(0.6)
+    assert read_truth(0.8, 0.0, 100 * WEEK) == 0.3  # floor
+    assert read_truth(0.2, 0.0, 100 * WEEK) == 0.2  # age never raises a low truth
+    with pytest.raises(ValueError, match="unknown truth event"):
+        after_event(0.5, "rumour")
+
+
+def test_the_same_fact_in_other_words_has_one_id() -> None:
+    a = Candidate.from_extracted(fact("I", "live in", "Denver"))
+    b = Candidate.from_extracted(fact("user", "lives in", "denver"))
+    assert a.id == b.id == fact_id("user", "lives_in", "Denver")
+    inverted = Candidate.from_extracted(fact("user", "has a sister", "Jo", category="family"))
+    assert (inverted.subject, inverted.relation, inverted.object) == ("Jo", "sister_of", "user")
+
+
+def test_gate_rules() -> None:
+    def decide(new: ExtractedFact, *old: ExtractedFact, source: str = "user_stated") -> Verdict:
+        stored = []
+        for i, o in enumerate(old):
+            c = Candidate.from_extracted(o)
+            stored.append(_stored(c, f"old{i}"))
+        decision = decide_by_rules(Candidate.from_extracted(new, source=source), stored)
+        return decision.verdict if decision else Verdict.STORE_AND_FLAG  # None = ask the adjudicator
+
+    assert decide(fact("I", "live in", "Denver")) is Verdict.STORE
+    assert decide(fact("I", "live in", "Denver"), fact("I", "live in", "Denver")) is Verdict.STORE
+    assert decide(fact("I", "live in", "Denver"), fact("I", "live in", "Boston")) is Verdict.STORE_AND_FLAG
+    assert decide(fact("I", "like", "jazz"), fact("I", "like", "hiking")) is Verdict.STORE  # several values
+    assert decide(fact("I", "feeling", "tired")) is Verdict.SKIP
+    assert decide(fact("I", "work at", "Acme", negated=True), fact("I", "work at", "Acme")) is Verdict.RETRACT
+    assert decide(fact("I", "work at", "Initech", negated=True), fact("I", "work at", "Acme")) is Verdict.SKIP
+    weak = fact("Jo", "lives in", "Paris", scope="entity", confidence=0.5)
+    assert decide(weak, fact("Jo", "lives in", "Boston", scope="entity")) is Verdict.REJECT
+    named = fact("my dog", "named", "Rex", replaces="Max", category="pets")
+    assert decide(named, fact("my dog", "named", "Max")) is Verdict.STORE_AND_FLAG
+
+
+def _stored(c: Candidate, turn_id: str):  # type: ignore[no-untyped-def]
+    from memory.facts.model import StoredFact
+
+    return StoredFact(c.id, c.subject, c.relation, c.object, c.category, c.scope, "current", 0.8, c.source,
+                      c.confidence, c.excerpt, turn_id, 0.0, 0.0)  # fmt: skip
+
+
+class Judge:
+    def __init__(self, answer: str | None) -> None:
+        self.answer = answer
+        self.calls = 0
+
+    async def judge(self, new: Candidate, old: object) -> str | None:
+        self.calls += 1
+        return self.answer
+
+
+async def test_ambiguous_conflicts_go_to_the_adjudicator_and_default_to_the_newest() -> None:
+    hedged = Candidate.from_extracted(fact("I", "live in", "Denver", confidence=0.65))
+    old = [_stored(Candidate.from_extracted(fact("I", "live in", "Boston")), "t0")]
+    for answer, verdict in [("complementary", Verdict.STORE), ("implausible", Verdict.REJECT),
+                            ("update", Verdict.STORE_AND_FLAG), (None, Verdict.STORE_AND_FLAG)]:  # fmt: skip
+        judge = Judge(answer)
+        decision = await FactVerifier(judge).decide(hedged, old)
+        assert (decision.verdict, judge.calls) == (verdict, 1)
+    assert (await FactVerifier().decide(hedged, old)).verdict is Verdict.STORE_AND_FLAG
+
+
+async def test_state_confirm_correct_keeps_the_history(store: FactStore, clock: Clock) -> None:
+    index = Index()
+    facts = FactMemory(store, FactVerifier(), index=index)
+    await facts.record([fact("I", "live in", "Boston")], turn(1))
+    clock.now += 60
+    await facts.record([fact("I", "live in", "Boston")], turn(2))  # restated: a confirmation
+    clock.now += 60
+    outcome = await facts.record([fact("I", "moved to", "Denver")], turn(3), correcting=True)
+    listed = {(f.object, f.status) for f in facts.list_facts()}
+    assert listed == {("Boston", "superseded"), ("Denver", "current")}
+    boston = store.get(fact_id("user", "lives_in", "Boston"))
+    denver = store.get(fact_id("user", "lives_in", "Denver"))
+    assert boston is not None and denver is not None
+    assert boston.superseded_by == denver.id and boston.confirmations == 1
+    assert [kind for kind, _, _ in store.events(boston.id)] == ["stated", "confirmation", "correction"]
+    assert denver.truth == 0.85 and denver.source == "corrected"
+    assert [v.object for v in outcome.superseded] == ["Boston"]
+    assert [f.object for f in outcome.learned] == ["Denver"]
+    assert index.records[boston.id].metadata["status"] == "superseded"  # retrieval ranks it down
+    assert index.records[denver.id].text == "user lives in Denver"
+
+
+async def test_a_turn_applied_twice_changes_nothing(store: FactStore) -> None:
+    facts = FactMemory(store, FactVerifier())
+    first = await facts.record([fact("I", "live in", "Boston")], turn(1))
+    again = await facts.record([fact("I", "live in", "Boston")], turn(1))
+    assert len(first.learned) == 1 and again.learned == ()
+    assert [kind for kind, _, _ in store.events(fact_id("user", "lives_in", "Boston"))] == ["stated"]
+
+
+async def test_a_retraction_supersedes_without_storing_anything_new(store: FactStore) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("I", "work at", "Acme", category="work")], turn(1))
+    outcome = await facts.record([fact("I", "work at", "Acme", category="work", negated=True)], turn(2))
+    [acme] = facts.list_facts()
+    assert (acme.status, acme.superseded_by) == ("superseded", None)
+    assert [f.negated for f in outcome.learned] == [True]  # the graph ends its edge too
+
+
+async def test_saying_an_old_value_again_reinstates_it(store: FactStore, clock: Clock) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("I", "live in", "Boston")], turn(1))
+    clock.now += 1
+    await facts.record([fact("I", "live in", "Denver")], turn(2))
+    clock.now += 1
+    await facts.record([fact("I", "live in", "Boston")], turn(3))
+    status = {f.object: f.status for f in facts.list_facts()}
+    assert status == {"Boston": "current", "Denver": "superseded"}
+    assert len(facts.list_facts()) == 2  # nothing duplicated, nothing deleted
+
+
+def test_the_index_is_rebuilt_when_it_drifted(store: FactStore, tmp_path: Path) -> None:
+    index = Index()
+    facts = FactMemory(store, FactVerifier(), index=index)
+    import asyncio
+
+    asyncio.run(FactMemory(store, FactVerifier()).record([fact("I", "live in", "Boston")], turn(1)))
+    assert facts.repair_index(indexed=0) == 1 and len(index.records) == 1
+    assert facts.repair_index(indexed=1) == 0

@@ -1,0 +1,62 @@
+"""The commands that run on built services: ask, history, the REPL, memory, facts and the GUI."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ui.services import Services
+
+
+def run_front_end(command: str, args: argparse.Namespace, services: Services) -> int:
+    """Dispatch one command that needs the orchestrator or the stores."""
+    from ui import cli
+
+    if command == "ask":
+        return cli.ask(services.orchestrator, args.text, session_id=args.session, as_json=args.json)
+    if command == "history":
+        return cli.history(
+            services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit
+        )
+    if command == "cli":
+        return cli.Repl(services.orchestrator, banner=services.banner()).run()
+    if command == "memory":
+        return memory_command(args, services)
+    if command == "facts":
+        from ui.facts_cli import list_facts
+
+        assert services.facts is not None
+        return list_facts(services.facts, status=args.status, as_json=args.json)
+    return run_gui(services)
+
+
+def memory_command(args: argparse.Namespace, services: Services) -> int:
+    from ui.memory_cli import memory_search, memory_stats
+
+    assert services.memory is not None
+    if args.memory_command == "stats":
+        return memory_stats(services.memory, as_json=args.json)
+    return memory_search(
+        services.memory,
+        args.query,
+        collection=args.collection,
+        k=args.k,
+        intent=args.intent,
+        as_json=args.json,
+    )
+
+
+def run_gui(services: Services) -> int:
+    from ui.gradio_app import build_app, launch
+    from ui.security import check_bind, parse_auth
+
+    gui = services.config.gui
+    auth = parse_auth(services.env.get(gui.auth_env))
+    check_bind(gui.host, auth)
+    # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
+    os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
+    app = build_app(services.orchestrator, model_notice=services.model_notice())
+    print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
+    launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
+    return 0
