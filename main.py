@@ -10,8 +10,10 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,16 +21,19 @@ if TYPE_CHECKING:
     from core.agent.loop import AgentRunner
     from core.config import AppConfig
     from core.pipeline.analyzer import ContextAnalyzer
-    from core.pipeline.rewrite import LlmRefiner
     from core.ports import FactExtractor, MemoryPort
     from core.providers.base import ChatProvider
     from core.providers.registry import ProviderFactory
     from core.tools.toolset import Toolset
+    from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
     from memory.facts.service import FactMemory
     from memory.journal import Journal
+    from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from memory.shutdown.processor import Step
+    from memory.shutdown.session_end import SessionEnd
     from ui.services import Services
 
 from ui.arguments import build_parser
@@ -52,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(VERSION).parse_args(argv)
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
+    # SIGTERM unwinds the main thread like Ctrl-C: the front end's own cleanup (session-end processing,
+    # closing files) then runs on its own event loop, never inside a signal handler.
+    signal.signal(signal.SIGTERM, _terminate)
     from core.errors import DaemonError
 
     try:
@@ -64,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:
@@ -176,18 +188,6 @@ def build_extractor() -> FactExtractor:
     return RuleFactExtractor()
 
 
-def build_facts(config: AppConfig, memory: MemoryService) -> FactMemory:
-    """Verified facts in `facts.sqlite3`, copied into the `facts` collection for retrieval."""
-    from memory.facts.service import FACTS_COLLECTION, FactMemory
-    from memory.facts.store import FACTS_FILE, FactStore
-    from memory.facts.verification import FactVerifier
-
-    store = FactStore(config.data_dir / FACTS_FILE)
-    facts = FactMemory(store, FactVerifier(), index=lambda records: memory.add(FACTS_COLLECTION, records))
-    facts.repair_index(memory.stats()[FACTS_COLLECTION])  # a crash between the two writes
-    return facts
-
-
 def build_toolset(config: AppConfig) -> Toolset:
     """The tools the agent may call. Config-level timeout and retries apply to every tool."""
     from dataclasses import replace
@@ -237,9 +237,8 @@ def _build_memory(
 
 
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
-    """Wire the lock, journal, memory, facts, graph, providers, agent loop and orchestrator together."""
+    """Wire the lock, journal, providers, agent loop, memory, facts, graph and orchestrator together."""
     from core.orchestrator import ModelChoice, Orchestrator
-    from core.pipeline.escalation import EscalationStore
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.system_prompt import build_system_prompt, load_personality
@@ -268,34 +267,85 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     if not with_memory:  # `history` reads the journal only: no models to load
         orchestrator = Orchestrator(choices, journal, ContextGatherer(history), prompt)
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
+    parts = _build_remembering(config, journal, history, _side_model(config, factory, names[0]), closers)
+    orchestrator = Orchestrator(
+        choices, journal, parts.context, prompt, memory=parts.port, knowledge=parts.knowledge,
+        extractor=parts.extractor, facts=parts.facts,
+    )  # fmt: skip
+    return Services(
+        config, env, orchestrator, ledger, names[0], VERSION, parts.memory, parts.facts, parts.sessions,
+        closers,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Remembering:
+    """The parts that remember: memory, facts, the graph, the context pipeline and session-end work."""
+
+    memory: MemoryService
+    port: MemoryPort
+    facts: FactMemory
+    knowledge: KnowledgeService
+    extractor: FactExtractor
+    context: ContextGatherer
+    sessions: SessionEnd
+
+
+def _build_remembering(
+    config: AppConfig, journal: Journal, history: JournalHistory, model: ChatProvider | None,
+    closers: list[Callable[[], None]],
+) -> _Remembering:  # fmt: skip
+    from core.pipeline.escalation import EscalationStore
+    from core.turn_context import ContextGatherer
     from memory.embeddings import MiniLMEmbedder
+    from memory.facts.adjudicator import LlmAdjudicator
+    from memory.facts.service import open_fact_memory
+    from memory.review import REVIEW_FILE, ReviewQueue
+    from memory.shutdown.session_end import open_session_end
 
     embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the analyzer's exemplars
     memory, port = _build_memory(config, journal, embedder)
     closers.append(memory.close)
-    facts = build_facts(config, memory)
-    knowledge = build_knowledge(config)
+    facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None)
+    closers.append(closer)
+    knowledge, extractor = build_knowledge(config), build_extractor()
+    analyzer = build_analyzer(embedder, config)
+    refiner = None
+    if model is not None and config.context.llm_refinement:
+        from core.pipeline.rewrite import LlmRefiner
+
+        refiner = LlmRefiner(model, timeout_s=config.context.refine_timeout_s)
     context = ContextGatherer(
         history, memory=port, recall_limit=config.memory.recall_limit, knowledge=knowledge,
-        analyzer=build_analyzer(embedder, config), escalation=EscalationStore(),
-        refiner=_build_refiner(config, factory, names[0]),
+        analyzer=analyzer, escalation=EscalationStore(), refiner=refiner,
     )  # fmt: skip
-    orchestrator = Orchestrator(
-        choices, journal, context, prompt, memory=port, knowledge=knowledge, extractor=build_extractor(),
-        facts=facts,
+    review = ReviewQueue(config.data_dir / REVIEW_FILE)
+    closers.append(review.close)
+    steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
+    sessions, closer = open_session_end(config.data_dir, journal, steps, llm_available=model is not None)
+    closers.append(closer)
+    return _Remembering(memory, port, facts, knowledge, extractor, context, sessions)
+
+
+def _session_end_steps(
+    memory: MemoryService, facts: FactMemory, journal: Journal, extractor: FactExtractor,
+    knowledge: KnowledgeService, analyzer: ContextAnalyzer, model: ChatProvider | None, review: ReviewQueue,
+) -> list[Step]:  # fmt: skip
+    from memory.facts.llm_extraction import LlmFactExtractor
+    from memory.shutdown.session_end import build_steps
+
+    model_facts = LlmFactExtractor(model) if model else None
+    return build_steps(
+        memory, facts, journal, extractor, model=model, model_facts=model_facts, learn=knowledge.learn,
+        tone=analyzer.tone_of, review=review,
     )  # fmt: skip
-    return Services(config, env, orchestrator, ledger, names[0], VERSION, memory, facts, closers)
 
 
-def _build_refiner(config: AppConfig, factory: ProviderFactory, main_name: str) -> LlmRefiner | None:
-    """The context pipeline's LLM step: the `fast` role's model, else the main one; never the tiny
-    embedded model (it cannot rewrite a query reliably) and not when switched off."""
-    from core.pipeline.rewrite import LlmRefiner
-
+def _side_model(config: AppConfig, factory: ProviderFactory, main_name: str) -> ChatProvider | None:
+    """The model for side jobs (query rewrite, session-end summaries and facts): the `fast` role's, else
+    the main one; never the tiny embedded model, which cannot do them reliably (offline heuristics do)."""
     name = config.models.fast or main_name
-    if not config.context.llm_refinement or config.providers[name].kind == "local":
-        return None
-    return LlmRefiner(factory.wrapped(name), timeout_s=config.context.refine_timeout_s)
+    return None if config.providers[name].kind == "local" else factory.wrapped(name)
 
 
 def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig, name: str) -> AgentRunner:

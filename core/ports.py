@@ -67,6 +67,7 @@ class RecalledMemory:
     text: str
     score: float
     created_at: float | None = None
+    staleness: float = 0.0  # share of the facts it relied on that were superseded since (summaries)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,22 @@ class FactPort(Protocol):
         ...
 
     def list_facts(self, status: str | None = None) -> list[FactView]: ...
+
+
+class SessionLifecycle(Protocol):
+    """Session-end processing (summaries, facts, threads, reflection), run when a session ends."""
+
+    async def end(self, session_id: str | None = None) -> dict[str, Any]:
+        """Run or resume the session-end steps for one session (default: the latest); its report."""
+        ...
+
+    async def end_active(self, since: float) -> list[dict[str, Any]]:
+        """End every session active since `since` (a closing GUI)."""
+        ...
+
+    async def resume(self) -> list[dict[str, Any]]:
+        """Finish work a crash interrupted (start-up)."""
+        ...
 
 
 GraphBoost = Callable[[Mapping[str, str]], Mapping[str, float]]

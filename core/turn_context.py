@@ -23,6 +23,8 @@ from core.types import Message
 
 logger = logging.getLogger(__name__)
 
+STALE_PREFIX = "[HISTORICAL -- PARTIALLY OUTDATED]"  # a summary some of whose facts were superseded since
+
 
 class JournalHistory:
     """The session's most recent turns from the journal."""
@@ -201,5 +203,6 @@ def render_memories(memories: Sequence[RecalledMemory]) -> str:
         if memory.created_at:
             when = datetime.fromtimestamp(memory.created_at).strftime("%Y-%m-%d") + " "
         text = " ".join(memory.text.split())[:600]
-        lines.append(f"- {when}[{memory.collection}] {text}")
+        stale = f"{STALE_PREFIX} " if memory.staleness > 0 else ""
+        lines.append(f"- {when}[{memory.collection}] {stale}{text}")
     return "\n".join(lines)

@@ -45,7 +45,10 @@ class ConversationMemory:
         found = await self._service.search(ctx, k=limit + len(shown_turn_ids))
         shown = {conversation_id(t) for t in shown_turn_ids}
         memories = [
-            RecalledMemory(m.id, m.collection, m.text, m.score, _created_at(m.metadata.get("created_at")))
+            RecalledMemory(
+                m.id, m.collection, m.text, m.score, _number(m.metadata.get("created_at")),
+                _number(m.metadata.get("staleness_ratio")) or 0.0,
+            )  # fmt: skip
             for m in found
             if m.id not in shown
         ]
@@ -61,5 +64,5 @@ class ConversationMemory:
             )
 
 
-def _created_at(value: object) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None

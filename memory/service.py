@@ -109,6 +109,19 @@ class MemoryService:
         self.payloads.put(collection, zip(records, vectors, strict=True))
         self.lexical.add(collection, ((r.id, r.text, None) for r in records))
 
+    def update_metadata(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> int:
+        """Merge metadata changes into stored records (text and vector unchanged); returns how many."""
+        found = self.store.get_with_vectors(collection, list(updates))
+        if not found:
+            return 0
+        records = [Record(r.id, r.text, {**r.metadata, **updates[r.id]}) for r, _ in found]
+        vectors = [vector for _, vector in found]
+        import numpy as np
+
+        self.store.upsert(collection, records, np.asarray(vectors))
+        self.payloads.put(collection, zip(records, vectors, strict=True))
+        return len(records)
+
     # --- reads --------------------------------------------------------------------------------------
 
     async def search(

@@ -75,6 +75,12 @@ def _add_memory_commands(commands: Any) -> None:
     facts_list.add_argument("--status", choices=["current", "superseded"], help="only facts with this status")
     facts_list.add_argument("--json", action="store_true", help="print one JSON object")
 
+    session = commands.add_parser("session", help="session-end processing (summaries, facts, reflection)")
+    session_commands = session.add_subparsers(dest="session_command", metavar="ACTION", required=True)
+    end = session_commands.add_parser("end", help="run or resume the session-end steps for a session")
+    end.add_argument("--session", help="the session id (default: the most recent session)")
+    end.add_argument("--json", action="store_true", help="print one JSON object")
+
     bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
     bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
     retrieval = bench_commands.add_parser(

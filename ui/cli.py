@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from core.errors import DaemonError
 from core.events import Done, Progress, RunError, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
 from core.orchestrator import Orchestrator
-from core.ports import TurnRecord
+from core.ports import SessionLifecycle, TurnRecord
 
 HELP = """Commands:
   /help            show this help
@@ -142,12 +142,19 @@ class Repl:
     """The interactive session: one event loop, Ctrl-C cancels the running turn only."""
 
     def __init__(
-        self, orchestrator: Orchestrator, *, banner: str = "", session_id: str | None = None
+        self,
+        orchestrator: Orchestrator,
+        *,
+        banner: str = "",
+        session_id: str | None = None,
+        sessions: SessionLifecycle | None = None,
     ) -> None:
         self.orchestrator = orchestrator
         self.banner = banner
         self.session_id = session_id or orchestrator.new_session()
         self.model = orchestrator.default_model
+        self._sessions = sessions
+        self._used: list[str] = []  # sessions this REPL talked in, ended (processed) on exit
         self._loop = asyncio.new_event_loop()
 
     def run(self, read: Callable[[str], str] = input) -> int:
@@ -168,7 +175,23 @@ class Repl:
                 if line and not self.handle(line):
                     return 0
         finally:
-            self._loop.close()
+            try:
+                self._end_sessions()
+            finally:
+                self._loop.close()
+
+    def _end_sessions(self) -> None:
+        """Session-end processing for every session used here; Ctrl-C skips it (it resumes next start)."""
+        if self._sessions is None or not self._used:
+            return
+        notice = "Saving what this session taught me (Ctrl-C to skip; it resumes at the next start)…"
+        print(notice, file=sys.stderr)
+        try:
+            for session_id in dict.fromkeys(self._used):
+                report = self._loop.run_until_complete(self._sessions.end(session_id))
+                print(describe_session_end(report), file=sys.stderr)
+        except KeyboardInterrupt:
+            print("skipped; it will finish at the next start", file=sys.stderr)
 
     def handle(self, line: str) -> bool:
         """Handle one input line; False means leave."""
@@ -207,6 +230,7 @@ class Repl:
         print(f"now using {name}")
 
     def _turn(self, text: str) -> None:
+        self._used.append(self.session_id)
         cancel = asyncio.Event()
         printer = TurnPrinter(sys.stdout, sys.stderr)
         sys.stdout.write("daemon> ")
@@ -224,6 +248,19 @@ class Repl:
         finally:
             if installed:
                 self._loop.remove_signal_handler(signal.SIGINT)
+
+
+def describe_session_end(report: dict[str, Any]) -> str:
+    """One line per step of a session-end report (what ran, what was skipped and why, what failed)."""
+    lines = [f"session {report.get('session_id')}: " + ("done" if report.get("complete") else "incomplete")]
+    for step in report.get("steps", []):
+        result = step.get("result") or {}
+        detail = ", ".join(f"{k}={v}" for k, v in result.items() if k not in ("reason", "degraded"))
+        why = result.get("reason") or step.get("error") or ""
+        note = " (offline heuristics)" if result.get("degraded") else ""
+        seconds = f"{step.get('seconds', 0.0):.2f} s" if step.get("ran") else "earlier"
+        lines.append(f"  {step['name']}: {step['status']}{note} [{seconds}] {detail or why}".rstrip())
+    return "\n".join(lines)
 
 
 def _install_sigint(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> bool:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
+import time
 
 from ui.services import Services
 
@@ -13,6 +15,10 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
     """Dispatch one command that needs the orchestrator or the stores."""
     from ui import cli
 
+    if services.sessions is not None and command in ("cli", "gui", "session"):
+        from ui.session_cli import resume_interrupted
+
+        resume_interrupted(services.sessions)
     if command == "ask":
         return cli.ask(services.orchestrator, args.text, session_id=args.session, as_json=args.json)
     if command == "history":
@@ -20,7 +26,12 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
             services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit
         )
     if command == "cli":
-        return cli.Repl(services.orchestrator, banner=services.banner()).run()
+        return cli.Repl(services.orchestrator, banner=services.banner(), sessions=services.sessions).run()
+    if command == "session":
+        from ui.session_cli import end_session
+
+        assert services.sessions is not None
+        return end_session(services.sessions, args.session, as_json=args.json)
     if command == "memory":
         return memory_command(args, services)
     if command == "facts":
@@ -58,5 +69,11 @@ def run_gui(services: Services) -> int:
     os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
     app = build_app(services.orchestrator, model_notice=services.model_notice())
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
-    launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
+    started = time.time()
+    try:
+        launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
+    finally:
+        if services.sessions is not None:  # the sessions this GUI served end with it
+            print("Saving what these sessions taught me…", file=sys.stderr)
+            asyncio.run(services.sessions.end_active(since=started))
     return 0

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from core.config import AppConfig
     from core.orchestrator import Orchestrator
-    from core.ports import FactPort
+    from core.ports import FactPort, SessionLifecycle
     from core.providers.pricing import CostLedger
     from memory.service import MemoryService
 
@@ -26,6 +26,7 @@ class Services:
     version: str
     memory: MemoryService | None = None
     facts: FactPort | None = None
+    sessions: SessionLifecycle | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
 
     def model_notice(self) -> str | None:

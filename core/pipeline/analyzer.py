@@ -51,6 +51,10 @@ class ContextAnalyzer:
         self._tone = tone
         self._topics = topics
 
+    def tone_of(self, text: str) -> str:
+        """The tone level of one message (the session reflection's prevailing tone)."""
+        return self._tone.detect(text).level.value
+
     def analyze(self, text: str, short_term: StmHint | None = None) -> Analysis:
         tone = self._tone.detect(text)
         intent = self._intent.refine(

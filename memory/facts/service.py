@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
+from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
 from memory.facts.model import Candidate, StoredFact
-from memory.facts.store import FactStore
-from memory.facts.verification import FactVerifier, Verdict
+from memory.facts.store import FACTS_FILE, FactStore
+from memory.facts.verification import Adjudicator, FactVerifier, Verdict
+from memory.service import MemoryService
 from memory.vector_store import Record
 
 logger = logging.getLogger(__name__)
@@ -22,15 +25,26 @@ logger = logging.getLogger(__name__)
 FACTS_COLLECTION = "facts"
 _LEARNED = frozenset({Verdict.STORE, Verdict.STORE_AND_FLAG, Verdict.RETRACT})
 Index = Callable[[Sequence[Record]], None]
+Restamp = Callable[[str, Mapping[str, Mapping[str, object]]], object]  # collection, {id: metadata changes}
 
 
 class FactMemory:
     """Verified facts for the orchestrator (record) and the front ends (list)."""
 
-    def __init__(self, store: FactStore, verifier: FactVerifier, *, index: Index | None = None) -> None:
+    def __init__(
+        self,
+        store: FactStore,
+        verifier: FactVerifier,
+        *,
+        index: Index | None = None,
+        claims: ClaimIndex | None = None,
+        restamp: Restamp | None = None,
+    ) -> None:
         self._store = store
         self._verifier = verifier
         self._index = index
+        self._claims = claims
+        self._restamp = restamp
 
     async def record(
         self, facts: Sequence[ExtractedFact], turn: TurnRecord, *, correcting: bool = False
@@ -51,8 +65,13 @@ class FactMemory:
             self._store.apply, turn.turn_id, [(c, d) for _, c, d in decisions]
         )
         await asyncio.to_thread(self._mirror, applied.changed, turn)
+        await asyncio.to_thread(self._cascade, applied.superseded)
         learned = tuple(fact for fact, _, decision in decisions if decision.verdict in _LEARNED)
         return FactOutcome(learned, tuple(view(f) for f in applied.superseded))
+
+    def was_applied(self, turn_id: str) -> bool:
+        """Whether a turn's facts were already recorded (live or by a session-end step)."""
+        return self._store.was_applied(turn_id)
 
     def list_facts(self, status: str | None = None) -> list[FactView]:
         return [view(fact) for fact in self._store.facts(status)]
@@ -65,6 +84,41 @@ class FactMemory:
         self._index([to_record(fact) for fact in facts])
         return len(facts)
 
+    def facts_of_turns(self, turn_ids: Sequence[str]) -> list[StoredFact]:
+        """Facts first stated in these turns (what a summary of them relies on)."""
+        wanted = set(turn_ids)
+        return [fact for fact in self._store.facts() if fact.turn_id in wanted]
+
+    def register_claims(self, doc_id: str, collection: str, fact_ids: Sequence[str]) -> DocStaleness | None:
+        """Record what a summary or reflection relies on; its staleness starts with what is already stale."""
+        if self._claims is None:
+            return None
+        staleness = self._claims.register(doc_id, collection, fact_ids)
+        superseded = [f.id for f in map(self._store.get, fact_ids) if f is not None and not f.is_current]
+        if superseded:  # written from facts that were already replaced: stale from the start
+            changed = self._claims.mark_stale(superseded, at=self._store_now())
+            staleness = next((d for d in changed if d.doc_id == doc_id), staleness)
+        return staleness
+
+    def _cascade(self, superseded: Sequence[StoredFact]) -> None:
+        """Mark the claims on superseded facts stale and restamp the documents that cite them."""
+        if self._claims is None or not superseded:
+            return
+        at = max((f.superseded_at or 0.0) for f in superseded)
+        changed = self._claims.mark_stale([f.id for f in superseded], at=at)
+        by_collection: dict[str, dict[str, Mapping[str, object]]] = {}
+        for doc in changed:
+            by_collection.setdefault(doc.collection, {})[doc.doc_id] = doc.metadata()
+        for collection, updates in by_collection.items():
+            if self._restamp is not None:
+                try:
+                    self._restamp(collection, updates)
+                except Exception:  # noqa: BLE001 - the claim index keeps the truth; the copy can lag
+                    logger.exception("could not restamp %d stale document(s) in %s", len(updates), collection)
+
+    def _store_now(self) -> float:
+        return self._store.now()
+
     def _mirror(self, changed: Sequence[StoredFact], turn: TurnRecord) -> None:
         if self._index is None or not changed:
             return
@@ -72,6 +126,25 @@ class FactMemory:
             self._index([to_record(fact, session_id=turn.session_id) for fact in changed])
         except Exception:  # noqa: BLE001 - SQLite has the facts; start-up repair re-copies them
             logger.exception("could not copy %d fact(s) into the facts collection", len(changed))
+
+
+def open_fact_memory(
+    data_dir: Path, memory: MemoryService, adjudicator: Adjudicator | None = None
+) -> tuple[FactMemory, Callable[[], None]]:
+    """Verified facts in `facts.sqlite3` of the data dir, copied into the `facts` collection, with the claim
+    index of the documents that rely on them; and the function that closes both files."""
+    store, claims = FactStore(data_dir / FACTS_FILE), ClaimIndex(data_dir / CLAIMS_FILE)
+    facts = FactMemory(
+        store, FactVerifier(adjudicator), index=lambda records: memory.add(FACTS_COLLECTION, records),
+        claims=claims, restamp=memory.update_metadata,
+    )  # fmt: skip
+    facts.repair_index(memory.stats()[FACTS_COLLECTION])  # a crash between the two writes
+
+    def close() -> None:
+        claims.close()
+        store.close()
+
+    return facts, close
 
 
 def view(fact: StoredFact) -> FactView:

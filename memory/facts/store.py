@@ -67,6 +67,9 @@ class FactStore:
         self._db = DurableDB(path, _MIGRATIONS, what="fact store")
         self._clock = clock
 
+    def now(self) -> float:
+        return self._clock()
+
     def current(self, subject_key: str, relation: str) -> list[StoredFact]:
         """Current facts with this subject and relation (the verifier's candidates)."""
         rows = self._db.rows(

@@ -172,36 +172,38 @@ class ShutdownProcessor:
         return lock
 
     async def run(
-        self, session_id: str, turns: Sequence[TurnRecord], *, llm_available: bool
+        self,
+        session_id: str,
+        turns: Sequence[TurnRecord],
+        *,
+        llm_available: bool,
+        run_key: str | None = None,
     ) -> ShutdownReport:
         """Run every step of the session that still needs to run; return the state of all of them.
 
-        Concurrent calls for one session are serialised, so the second finds the work done.
+        Jobs are recorded under `run_key` (default: the session id): a caller that wants a session
+        processed again once it has grown passes a key that names its size. Concurrent calls for one
+        key are serialised, so the second finds the work done.
         """
-        lock = self._lock_for(session_id)
+        key = run_key or session_id
+        lock = self._lock_for(key)
         async with lock:
-            self._jobs.plan(session_id, self.step_names)
-            records = {record.step: record for record in self._jobs.status(session_id)}
+            self._jobs.plan(key, self.step_names)
+            records = {record.step: record for record in self._jobs.status(key)}
             results = {name: r.result for name, r in records.items() if r.status in FINISHED}
             frozen_turns = tuple(turns)
             outcomes: list[StepOutcome] = []
             for step in self._steps:
                 outcome = await self._advance(
-                    step, records[step.name], session_id, frozen_turns, llm_available, results
+                    step, records[step.name], _Run(key, session_id, frozen_turns, llm_available), results
                 )
                 if outcome.status in FINISHED:
                     results[step.name] = outcome.result
                 outcomes.append(outcome)
-        return ShutdownReport(session_id, tuple(outcomes))
+        return ShutdownReport(key, tuple(outcomes))
 
     async def _advance(
-        self,
-        step: Step,
-        record: JobRecord,
-        session_id: str,
-        turns: tuple[TurnRecord, ...],
-        llm_available: bool,
-        results: Mapping[str, dict[str, Any]],
+        self, step: Step, record: JobRecord, run: _Run, results: Mapping[str, dict[str, Any]]
     ) -> StepOutcome:
         """Run the step if its record says it should run; otherwise report the record as it stands."""
         if record.status in FINISHED:
@@ -209,30 +211,23 @@ class ShutdownProcessor:
         if record.attempts >= self._max_attempts:
             if record.status == RUNNING:  # the last allowed attempt died with the process
                 error = f"interrupted {record.attempts} times (the process stopped mid-step); giving up"
-                self._jobs.fail(session_id, step.name, error)
+                self._jobs.fail(run.key, step.name, error)
                 record = dataclasses.replace(record, status=FAILED, error=error)
             return _from_record(record)
         if record.status == RUNNING:
-            logger.warning("session-end step %s of %s was interrupted; re-running it", step.name, session_id)
-        return await self._run_step(step, session_id, turns, llm_available, results)
+            logger.warning("session-end step %s of %s was interrupted; re-running it", step.name, run.key)
+        return await self._run_step(step, run, results)
 
-    async def _run_step(
-        self,
-        step: Step,
-        session_id: str,
-        turns: tuple[TurnRecord, ...],
-        llm_available: bool,
-        results: Mapping[str, dict[str, Any]],
-    ) -> StepOutcome:
+    async def _run_step(self, step: Step, run: _Run, results: Mapping[str, dict[str, Any]]) -> StepOutcome:
         """One attempt: mark running, run under the timeout, record done/skipped/failed. Never raises
         for a step's own failure; cancellation of the whole run propagates (the row stays `running`)."""
         timeout = self._timeouts.get(step.name, self._default_timeout)
-        attempt = self._jobs.start(session_id, step.name)
+        attempt = self._jobs.start(run.key, step.name)
         started = self._clock()
         ctx = StepContext(
-            session_id=session_id,
-            turns=turns,
-            llm_available=llm_available,
+            session_id=run.session_id,
+            turns=run.turns,
+            llm_available=run.llm_available,
             timeout_s=timeout,
             deadline=started + timeout,
             results=_read_only(results),
@@ -242,10 +237,10 @@ class ShutdownProcessor:
         status, result, error = await self._call(step, ctx, timeout)
         seconds = self._clock() - started
         if status == FAILED:
-            logger.warning("session-end step %s of %s failed: %s", step.name, session_id, error)
-            self._jobs.fail(session_id, step.name, error or "failed")
+            logger.warning("session-end step %s of %s failed: %s", step.name, run.key, error)
+            self._jobs.fail(run.key, step.name, error or "failed")
         else:
-            self._jobs.finish(session_id, step.name, result, status=status)
+            self._jobs.finish(run.key, step.name, result, status=status)
         return StepOutcome(step.name, status, seconds, result, error, attempt, ran=True)
 
     async def _call(
@@ -287,8 +282,20 @@ class ShutdownProcessor:
             except Exception:
                 logger.exception("cannot load the turns of session %s; session-end work waits", session_id)
                 continue
-            reports.append(await self.run(session_id, turns, llm_available=llm_available))
+            # The job key may name more than the session (see `run`); the turns say which session it is.
+            real_id = turns[0].session_id if turns else session_id
+            reports.append(await self.run(real_id, turns, llm_available=llm_available, run_key=session_id))
         return reports
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One processing run: the job key, the session it is about, its turns, whether a model is there."""
+
+    key: str
+    session_id: str
+    turns: tuple[TurnRecord, ...]
+    llm_available: bool
 
 
 def _annotate(step: Step, ctx: StepContext, result: dict[str, Any]) -> dict[str, Any]:
