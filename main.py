@@ -317,7 +317,7 @@ def _build_remembering(
         refiner = LlmRefiner(model, timeout_s=config.context.refine_timeout_s)
     context = ContextGatherer(
         history, memory=port, recall_limit=config.memory.recall_limit, knowledge=knowledge,
-        analyzer=analyzer, escalation=EscalationStore(), refiner=refiner,
+        analyzer=analyzer, escalation=EscalationStore(), refiner=refiner, facts=facts,
     )  # fmt: skip
     review = ReviewQueue(config.data_dir / REVIEW_FILE)
     closers.append(review.close)

@@ -147,6 +147,10 @@ class FactPort(Protocol):
 
     def list_facts(self, status: str | None = None) -> list[FactView]: ...
 
+    def profile(self, now: float) -> list[FactView]:
+        """Current facts about the user for the prompt's profile section (truth decayed to `now`)."""
+        ...
+
 
 class SessionLifecycle(Protocol):
     """Session-end processing (summaries, facts, threads, reflection), run when a session ends."""

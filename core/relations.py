@@ -161,3 +161,17 @@ def to_epoch(value: float | int | datetime | str | None, default: float) -> floa
         return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00")).timestamp()
     except ValueError:
         return default
+
+
+def fact_sentence(subject: str, relation: str, obj: str) -> str:
+    """A fact as a plain sentence for people and prompts: ("jo", "sister_of", "user") -> "Jo is the user's
+    sister."; ("user", "lives_in", "Denver") -> "The user lives in Denver."."""
+    user = {"user", "i", "me"}
+    who = "the user" if normalize(subject) in user else subject
+    what = "the user" if normalize(obj) in user else obj
+    nouns = ROLES.get(relation)
+    if nouns and what == "the user":
+        text = f"{who} is the user's {nouns[0]}."
+    else:
+        text = f"{who} {relation.replace('_', ' ')} {what}."
+    return text[:1].upper() + text[1:]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -18,7 +19,17 @@ from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.escalation import EscalationDirective, EscalationStore
 from core.pipeline.rewrite import LlmRefiner
 from core.pipeline.short_term import ShortTermMemory, ShortTermSummary
-from core.ports import ConversationLog, GraphContext, KnowledgePort, MemoryPort, RecalledMemory, TurnRecord
+from core.ports import (
+    ConversationLog,
+    FactPort,
+    FactView,
+    GraphContext,
+    KnowledgePort,
+    MemoryPort,
+    RecalledMemory,
+    TurnRecord,
+)
+from core.relations import fact_sentence
 from core.types import Message
 
 logger = logging.getLogger(__name__)
@@ -49,6 +60,7 @@ class TurnContext:
     memories: tuple[RecalledMemory, ...] = ()
     short_term: ShortTermSummary = ShortTermSummary()
     retrieval_query: str = ""
+    profile: tuple[FactView, ...] = ()
 
     @property
     def max_response_tokens(self) -> int | None:
@@ -69,6 +81,8 @@ class ContextGatherer:
         escalation: EscalationStore | None = None,
         knowledge: KnowledgePort | None = None,
         refiner: LlmRefiner | None = None,
+        facts: FactPort | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._history = history
         self._memory = memory
@@ -77,6 +91,8 @@ class ContextGatherer:
         self._escalation = escalation
         self._knowledge = knowledge
         self._refiner = refiner
+        self._facts = facts
+        self._clock = clock
         self._short_term = ShortTermMemory()
 
     async def gather(self, session_id: str, text: str) -> TurnContext:
@@ -89,7 +105,18 @@ class ContextGatherer:
         memories = await self._recall(query, session_id, analysis, shown, graph)
         relation = analysis.relation if analysis else "new"
         summary = self._short_term.summary(session_id, relation, exclude=text)
-        return TurnContext(text, tuple(history), analysis, directive, graph, memories, summary, query)
+        return TurnContext(
+            text, tuple(history), analysis, directive, graph, memories, summary, query, await self._profile()
+        )
+
+    async def _profile(self) -> tuple[FactView, ...]:
+        if self._facts is None:
+            return ()
+        try:
+            return tuple(await asyncio.to_thread(self._facts.profile, self._clock()))
+        except Exception:  # noqa: BLE001 - answering without the profile beats not answering
+            logger.exception("reading the user profile failed; answering without it")
+            return ()
 
     def observe_reply(self, session_id: str, question: str, answer: str, status: str) -> None:
         """After a turn: the escalation state sees the reply, the short-term state the open questions."""
@@ -178,6 +205,8 @@ def _blocks(context: TurnContext) -> list[str]:
         blocks.append(f"How to respond now: {directive.instructions}")
     if analysis is not None and analysis.support:
         blocks.append(f"Include this support information in your reply, gently: {analysis.support}")
+    if context.profile:
+        blocks.append(render_profile(context.profile))
     if short_term := context.short_term.render():
         blocks.append("Short-term context:\n" + short_term)
     if context.graph.sentences:
@@ -185,6 +214,15 @@ def _blocks(context: TurnContext) -> list[str]:
     if context.memories:
         blocks.append(render_memories(context.memories))
     return blocks
+
+
+def render_profile(profile: Sequence[FactView]) -> str:
+    """The profile block: what is currently believed about the user and their people, by category."""
+    lines = ["What you know about the user (current facts; corrected ones are left out):"]
+    for fact in profile:
+        category = fact.category.replace("_", " ").capitalize() or "Other"
+        lines.append(f"- {category}: {fact_sentence(fact.subject, fact.predicate, fact.object)}")
+    return "\n".join(lines)
 
 
 def render_graph(graph: GraphContext) -> str:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
-from memory.facts.model import Candidate, StoredFact
+from memory.facts.model import CURRENT, Candidate, StoredFact
+from memory.facts.profile import profile_facts
 from memory.facts.store import FACTS_FILE, FactStore
+from memory.facts.truth import read_truth
 from memory.facts.verification import Adjudicator, FactVerifier, Verdict
 from memory.service import MemoryService
 from memory.vector_store import Record
@@ -75,6 +78,13 @@ class FactMemory:
 
     def list_facts(self, status: str | None = None) -> list[FactView]:
         return [view(fact) for fact in self._store.facts(status)]
+
+    def profile(self, now: float) -> list[FactView]:
+        """The prompt's profile: current facts about the user, with their truth as read at `now`."""
+        return [
+            replace(view(f), truth=read_truth(f.truth, f.last_confirmed_at, now))
+            for f in profile_facts(self._store.facts(CURRENT), now)
+        ]
 
     def repair_index(self, indexed: int) -> int:
         """Re-copy every fact into the collection when its count (`indexed`) differs from the store's."""

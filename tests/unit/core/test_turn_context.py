@@ -75,3 +75,21 @@ async def test_a_question_left_unanswered_stays_open_until_it_is_answered(tmp_pa
     context.observe_reply(session, "what was the name of Jo's landlord?", "Mr. Alves.", "complete")
     gathered = await context.gather(session, "ok")
     assert gathered.short_term.open_questions == ("Where did I park?",)
+
+
+class FakeFacts:
+    def profile(self, now: float):  # type: ignore[no-untyped-def]
+        from core.ports import FactView
+
+        return [
+            FactView("f1", "user", "lives_in", "Denver", "current", 0.85, "location"),
+            FactView("f2", "Jo", "sister_of", "user", "current", 0.8, "family"),
+        ]
+
+
+async def test_the_profile_of_current_facts_reaches_the_prompt(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(JournalHistory(journal, 4), facts=FakeFacts())  # type: ignore[arg-type]
+    system = messages_for("SYSTEM", await context.gather(journal.new_session(), "hi"))[0].content
+    assert "- Location: The user lives in Denver." in system
+    assert "- Family: Jo is the user's sister." in system

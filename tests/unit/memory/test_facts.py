@@ -183,3 +183,30 @@ def test_the_index_is_rebuilt_when_it_drifted(store: FactStore, tmp_path: Path) 
     asyncio.run(FactMemory(store, FactVerifier()).record([fact("I", "live in", "Boston")], turn(1)))
     assert facts.repair_index(indexed=0) == 1 and len(index.records) == 1
     assert facts.repair_index(indexed=1) == 0
+
+
+async def test_the_profile_shows_current_facts_about_the_user_and_lets_passing_ones_expire(
+    store: FactStore, clock: Clock
+) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("I", "live in", "Boston")], turn(1))
+    await facts.record([fact("my sister", "named", "Jo", category="family", scope="entity")], turn(2))
+    await facts.record([fact("I", "has cold", "a cold", category="identity")], turn(3))
+    world = fact("Paris", "is", "the capital of France", scope="entity", category="identity")
+    await facts.record([world], turn(4))
+    clock.now += 60
+    await facts.record([fact("I", "live in", "Denver")], turn(5))
+    shown = {(f.subject, f.predicate, f.object) for f in facts.profile(clock.now)}
+    expected = {("user", "lives_in", "Denver"), ("my sister", "named", "Jo"), ("user", "has_cold", "a cold")}
+    assert shown == expected
+    later = {f.object for f in facts.profile(clock.now + 5 * 24 * 3600)}
+    assert later == {"Denver", "Jo"}  # the cold expired from the profile after 96 h; the fact is kept
+    assert len(facts.list_facts()) == 5
+
+
+def test_facts_read_as_plain_sentences() -> None:
+    from core.relations import fact_sentence
+
+    assert fact_sentence("user", "lives_in", "Denver") == "The user lives in Denver."
+    assert fact_sentence("Jo", "sister_of", "user") == "Jo is the user's sister."
+    assert fact_sentence("my dog", "named", "Rex") == "My dog named Rex."
