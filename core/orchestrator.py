@@ -157,19 +157,22 @@ class Orchestrator:
         self._context.observe_reply(session_id, turn.user, turn.assistant, turn.status)
         if self._memory is not None:
             await self._memory.remember(turn)
-        correcting = context.analysis is not None and context.analysis.relation == "correcting"
-        await self._learn(turn, correcting)
+        await self._learn(turn, context)
         return replace(done, turn_id=turn_id, session_id=session_id)
 
-    async def _learn(self, turn: TurnRecord, correcting: bool) -> None:
+    async def _learn(self, turn: TurnRecord, context: TurnContext) -> None:
         """Facts the user stated pass the verification gate into the fact store; what it accepts feeds the
         knowledge graph. A failure is logged: the turn itself is already safe in the journal."""
         if self._extractor is None:
             return
+        correcting = context.analysis is not None and context.analysis.relation == "correcting"
+        previous = context.history[-1].assistant if context.history else ""
         try:
             learned = await asyncio.to_thread(self._extractor.extract, turn.user)
-            if learned and self._facts is not None:
-                outcome = await self._facts.record(learned, turn, correcting=correcting)
+            if self._facts is not None:
+                outcome = await self._facts.record(
+                    learned, turn, correcting=correcting, previous_reply=previous
+                )
                 learned = list(outcome.learned)
             if learned and self._knowledge is not None:
                 await asyncio.to_thread(self._knowledge.learn, learned, turn.turn_id, turn.created_at)

@@ -140,9 +140,15 @@ class FactPort(Protocol):
     """Verified facts: each turn's statements pass the verification gate before they are kept."""
 
     async def record(
-        self, facts: Sequence[ExtractedFact], turn: TurnRecord, *, correcting: bool = False
+        self,
+        facts: Sequence[ExtractedFact],
+        turn: TurnRecord,
+        *,
+        correcting: bool = False,
+        previous_reply: str = "",
     ) -> FactOutcome:
-        """Verify and store a turn's facts (idempotent per turn); `correcting`: the message corrects."""
+        """Verify and store a turn's facts (idempotent per turn); `correcting`: the message corrects;
+        `previous_reply`: what the message may be agreeing with (a confirmation raises those facts)."""
         ...
 
     def list_facts(self, status: str | None = None) -> list[FactView]: ...

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
+from core.relations import normalize
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
 from memory.facts.model import CURRENT, Candidate, StoredFact
 from memory.facts.profile import profile_facts
@@ -50,11 +52,21 @@ class FactMemory:
         self._restamp = restamp
 
     async def record(
-        self, facts: Sequence[ExtractedFact], turn: TurnRecord, *, correcting: bool = False
+        self,
+        facts: Sequence[ExtractedFact],
+        turn: TurnRecord,
+        *,
+        correcting: bool = False,
+        previous_reply: str = "",
     ) -> FactOutcome:
         """Verify each fact against what is current and apply the turn's decisions in one transaction.
-        A turn applied before (a retry after a crash) changes nothing."""
-        if not facts or await asyncio.to_thread(self._store.was_applied, turn.turn_id):
+        A message that only agrees with the previous reply ("yes, that's right") confirms the facts that
+        reply stated. A turn applied before (a retry after a crash) changes nothing."""
+        if await asyncio.to_thread(self._store.was_applied, turn.turn_id):
+            return FactOutcome()
+        if not facts:
+            if previous_reply and is_confirmation(turn.user):
+                await asyncio.to_thread(self._confirm_mentioned, turn, previous_reply)
             return FactOutcome()
         decisions = []
         for fact in facts:
@@ -71,6 +83,12 @@ class FactMemory:
         await asyncio.to_thread(self._cascade, applied.superseded)
         learned = tuple(fact for fact, _, decision in decisions if decision.verdict in _LEARNED)
         return FactOutcome(learned, tuple(view(f) for f in applied.superseded))
+
+    def _confirm_mentioned(self, turn: TurnRecord, reply: str) -> None:
+        known = profile_facts(self._store.facts(CURRENT), turn.created_at)
+        mentioned = [f.id for f in known if mentions(reply, f.object)]
+        if mentioned:
+            self._mirror(self._store.confirm(turn.turn_id, mentioned), turn)
 
     def was_applied(self, turn_id: str) -> bool:
         """Whether a turn's facts were already recorded (live or by a session-end step)."""
@@ -155,6 +173,24 @@ def open_fact_memory(
         store.close()
 
     return facts, close
+
+
+_CONFIRMATION = re.compile(
+    r"^\s*(yes|yeah|yep|yup|correct|exactly|right|that'?s (right|correct|true)|true|indeed)\b[\s!.,]*"
+    r"(that'?s (right|correct|it)|you got it|spot on)?[\s!.]*$",
+    re.IGNORECASE,
+)
+
+
+def is_confirmation(text: str) -> bool:
+    """A short message that only agrees ("yes, that's right", "exactly!")."""
+    return len(text.split()) <= 6 and bool(_CONFIRMATION.match(text))
+
+
+def mentions(text: str, value: str) -> bool:
+    """Whether `value` appears in `text` as whole words, ignoring case and punctuation."""
+    wanted = normalize(value)
+    return bool(wanted) and f" {wanted} " in f" {normalize(text)} "
 
 
 def view(fact: StoredFact) -> FactView:

@@ -112,6 +112,9 @@ class FactStore:
                 change = _Change(db, turn_id, now)
                 if decision.verdict in (Verdict.STORE, Verdict.STORE_AND_FLAG):
                     stored[change.store(candidate, decision)] = None
+                if decision.verdict is Verdict.REJECT:
+                    for old in decision.supersedes:  # still current, a little less believed
+                        change.adjust(old, "contradiction")
                 if decision.verdict in (Verdict.STORE_AND_FLAG, Verdict.RETRACT):
                     new_id = candidate.id if decision.verdict is Verdict.STORE_AND_FLAG else None
                     corrected = candidate.source == "corrected"
@@ -123,6 +126,18 @@ class FactStore:
             tuple(f for f in map(self.get, stored) if f is not None),
             tuple(f for f in map(self.get, superseded) if f is not None),
         )
+
+    def confirm(self, turn_id: str, fact_ids: Sequence[str]) -> list[StoredFact]:
+        """Confirmation events for facts the user agreed with ("yes, that's right"); once per turn."""
+        now = self._clock()
+        with self._db.write() as db:
+            if db.execute("SELECT 1 FROM applied_turns WHERE turn_id = ?", (turn_id,)).fetchone():
+                return []
+            change = _Change(db, turn_id, now)
+            for fact_id in fact_ids:
+                change.adjust(fact_id, "confirmation")
+            db.execute("INSERT INTO applied_turns VALUES (?, ?)", (turn_id, now))
+        return [f for f in map(self.get, fact_ids) if f is not None]
 
     def close(self) -> None:
         self._db.close()
@@ -157,6 +172,22 @@ class _Change:
         )
         self._event(candidate.id, kind, truth)
         return candidate.id
+
+    def adjust(self, fact_id: str, event: str) -> None:
+        """A truth event that leaves the status alone (a contradiction that was rejected, a confirmation)."""
+        row = self._db.execute("SELECT truth FROM facts WHERE id = ?", (fact_id,)).fetchone()
+        if row is None:
+            return
+        truth = after_event(float(row[0]), event)
+        if event == "confirmation":
+            self._db.execute(
+                "UPDATE facts SET truth = ?, last_confirmed_at = ?, confirmations = confirmations + 1 "
+                "WHERE id = ?",
+                (truth, self._now, fact_id),
+            )
+        else:
+            self._db.execute("UPDATE facts SET truth = ? WHERE id = ?", (truth, fact_id))
+        self._event(fact_id, event, truth)
 
     def supersede(self, old_id: str, new_id: str | None, reason: str, *, corrected: bool) -> None:
         """Mark a fact no longer current (kept, linked to what replaced it) and lower its truth."""

@@ -50,8 +50,8 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do with a candidate: `supersedes` are the current facts it replaces (or retracts),
-    `confirms` the existing fact it restates."""
+    """What to do with a candidate: `supersedes` are the current facts it replaces (or retracts; for a
+    REJECT, the facts it contradicted, which stay current), `confirms` the existing fact it restates."""
 
     verdict: Verdict
     reason: str
@@ -95,7 +95,7 @@ def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Deci
     if candidate.source in DIRECT_SOURCES and candidate.confidence >= DIRECT_CONFIDENCE:
         return Decision(Verdict.STORE_AND_FLAG, "the user stated a new value", others)
     if candidate.scope == "entity" and candidate.confidence < WEAK_ENTITY_CONFIDENCE:
-        return Decision(Verdict.REJECT, "a weak claim about someone else contradicts what is known")
+        return Decision(Verdict.REJECT, "a weak claim about someone else contradicts what is known", others)
     return None
 
 
@@ -122,7 +122,7 @@ class FactVerifier:
         if answer == "complementary":
             return Decision(Verdict.STORE, "the model judged both values true")
         if answer == "implausible":
-            return Decision(Verdict.REJECT, "the model judged the new value implausible")
+            return Decision(Verdict.REJECT, "the model judged the new value implausible", others)
         reason = "the model judged it an update" if answer == "update" else "newest statement wins"
         return Decision(Verdict.STORE_AND_FLAG, reason, others)
 

@@ -210,3 +210,27 @@ def test_facts_read_as_plain_sentences() -> None:
     assert fact_sentence("user", "lives_in", "Denver") == "The user lives in Denver."
     assert fact_sentence("Jo", "sister_of", "user") == "Jo is the user's sister."
     assert fact_sentence("my dog", "named", "Rex") == "My dog named Rex."
+
+
+async def test_agreeing_with_a_reply_confirms_the_facts_it_stated(store: FactStore, clock: Clock) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("I", "live in", "Denver")], turn(1))
+    await facts.record([fact("I", "like", "jazz", category="preferences")], turn(2))
+    reply = "You live in Denver, if I remember right."
+    clock.now += 60
+    await facts.record([], TurnRecord("t3", "s1", "yes, that's right!", "", clock.now), previous_reply=reply)
+    await facts.record([], TurnRecord("t3", "s1", "yes, that's right!", "", clock.now), previous_reply=reply)
+    truth = {f.object: f.truth for f in facts.list_facts()}
+    assert truth == {"Denver": 0.88, "jazz": 0.8}  # confirmed once (the turn is applied once), jazz untouched
+    more = TurnRecord("t4", "s1", "yes, and I also like tea", "", clock.now)
+    await facts.record([], more, previous_reply=reply)
+    assert {f.object: f.truth for f in facts.list_facts()}["Denver"] == 0.88  # not a bare agreement
+
+
+async def test_a_rejected_claim_lowers_the_contradicted_fact_without_replacing_it(store: FactStore) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("Jo", "lives in", "Boston", scope="entity", category="family")], turn(1))
+    weak = fact("Jo", "lives in", "Paris", scope="entity", category="family", confidence=0.5)
+    await facts.record([weak], turn(2))
+    [jo] = facts.list_facts()
+    assert (jo.object, jo.status, jo.truth) == ("Boston", "current", 0.65)
