@@ -201,7 +201,9 @@ def build_toolset(config: AppConfig) -> Toolset:
     )
 
 
-def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path) -> MemoryService:
+def build_memory_service(
+    config: AppConfig, embedder: Embedder, chroma_dir: Path, hidden: Callable[[str], set[str]] | None = None
+) -> MemoryService:
     """Chroma (embedded in `chroma_dir`, or the configured server) + the search pipeline, opened."""
     from memory.chroma_store import ChromaStore
     from memory.gating import reranker_from_config
@@ -219,18 +221,18 @@ def build_memory_service(config: AppConfig, embedder: Embedder, chroma_dir: Path
     StoreSchema(chroma_dir.parent / f"{chroma_dir.name}_schema.json", STORE_MIGRATIONS).migrate(store)
     settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
     reranker = reranker_from_config(cfg.reranker)
-    service = MemoryService(store, profiles_from_config(cfg), settings, reranker=reranker)
+    service = MemoryService(store, profiles_from_config(cfg), settings, reranker=reranker, hidden=hidden)
     service.open()
     return service
 
 
 def _build_memory(
-    config: AppConfig, journal: Journal, embedder: Embedder
+    config: AppConfig, journal: Journal, embedder: Embedder, review: ReviewQueue
 ) -> tuple[MemoryService, MemoryPort]:
     from memory.port import ConversationMemory
     from memory.turn_index import TurnIndexer
 
-    service = build_memory_service(config, embedder, config.data_dir / "chroma")
+    service = build_memory_service(config, embedder, config.data_dir / "chroma", review.hidden.hidden_ids)
     indexer = TurnIndexer(service.write_turns, journal)
     indexer.repair()  # turns acknowledged before a crash but never indexed
     return service, ConversationMemory(service, indexer)
@@ -274,7 +276,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     )  # fmt: skip
     return Services(
         config, env, orchestrator, ledger, names[0], VERSION, parts.memory, parts.facts, parts.sessions,
-        closers,
+        parts.review, closers,
     )  # fmt: skip
 
 
@@ -289,6 +291,7 @@ class _Remembering:
     extractor: FactExtractor
     context: ContextGatherer
     sessions: SessionEnd
+    review: ReviewQueue
 
 
 def _build_remembering(
@@ -304,7 +307,9 @@ def _build_remembering(
     from memory.shutdown.session_end import open_session_end
 
     embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the analyzer's exemplars
-    memory, port = _build_memory(config, journal, embedder)
+    review = ReviewQueue(config.data_dir / REVIEW_FILE)  # dedup proposals; what the user hid stays unseen
+    closers.append(review.close)
+    memory, port = _build_memory(config, journal, embedder, review)
     closers.append(memory.close)
     facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None)
     closers.append(closer)
@@ -319,12 +324,10 @@ def _build_remembering(
         history, memory=port, recall_limit=config.memory.recall_limit, knowledge=knowledge,
         analyzer=analyzer, escalation=EscalationStore(), refiner=refiner, facts=facts,
     )  # fmt: skip
-    review = ReviewQueue(config.data_dir / REVIEW_FILE)
-    closers.append(review.close)
     steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
     sessions, closer = open_session_end(config.data_dir, journal, steps, llm_available=model is not None)
     closers.append(closer)
-    return _Remembering(memory, port, facts, knowledge, extractor, context, sessions)
+    return _Remembering(memory, port, facts, knowledge, extractor, context, sessions, review)
 
 
 def _session_end_steps(

@@ -157,6 +157,10 @@ class FactPort(Protocol):
         """Current facts about the user for the prompt's profile section (truth decayed to `now`)."""
         ...
 
+    def set_current(self, fact_id: str, current: bool, reason: str) -> bool:
+        """Retire or reinstate a fact by the user's decision; nothing is deleted."""
+        ...
+
 
 class SessionLifecycle(Protocol):
     """Session-end processing (summaries, facts, threads, reflection), run when a session ends."""

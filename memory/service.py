@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from memory.candidates import GatedCandidate, QueryContext, ScoredMemory
+from memory.candidates import Candidate, GatedCandidate, QueryContext, ScoredMemory
 from memory.collections import COLLECTION_NAMES, COLLECTIONS, CONVERSATIONS
 from memory.embeddings import Embedder
 from memory.gating import NoReranker, Reranker, gate
@@ -38,6 +38,7 @@ class MemoryService:
         *,
         reranker: Reranker | None = None,
         clock: Callable[[], float] = time.time,
+        hidden: Callable[[str], set[str]] | None = None,
     ) -> None:
         self.store = store
         self.embedder: Embedder = store.embedder
@@ -48,6 +49,7 @@ class MemoryService:
         self._retriever = Retriever(store, self.lexical, self.payloads, self.settings)
         self._reranker = reranker or NoReranker()
         self._clock = clock
+        self._hidden = hidden  # collection -> ids the user hid (approved dedup); never searched
 
     def open(self) -> None:
         """Create the collections and rebuild the lexical indexes from what the store holds."""
@@ -140,10 +142,17 @@ class MemoryService:
             limits = {name: max(k, limits.get(name, 0)) for name in collections}
         vector = await asyncio.to_thread(self.embedder.embed_query, ctx.query)
         result = await self._retriever.candidates(ctx.query, vector, limits)
-        gated = self._reranker.rerank(ctx.query, gate(result.candidates, ctx, profile))
+        gated = self._reranker.rerank(ctx.query, gate(self._visible(result.candidates), ctx, profile))
         shortlist = _shortlist(gated, limits, k)
         ranked = score(shortlist, _with_graph_bonus(ctx, shortlist), profile)
         return _cap_per_collection(ranked, limits, k)
+
+    def _visible(self, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """Candidates minus the records the user hid (kept in the store until an explicit purge)."""
+        if self._hidden is None:
+            return list(candidates)
+        hidden = {name: self._hidden(name) for name in {c.collection for c in candidates}}
+        return [c for c in candidates if c.id not in hidden[c.collection]]
 
     async def candidates(self, query: str, collections: Mapping[str, int]) -> RetrievalResult:
         """Raw candidates (no gating or scoring): the baselines of the benchmarks use this."""

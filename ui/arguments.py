@@ -81,6 +81,16 @@ def _add_memory_commands(commands: Any) -> None:
     end.add_argument("--session", help="the session id (default: the most recent session)")
     end.add_argument("--json", action="store_true", help="print one JSON object")
 
+    review = commands.add_parser("review", help="duplicates and contradictions proposed at session end")
+    review_commands = review.add_subparsers(dest="review_command", metavar="ACTION", required=True)
+    review_list = review_commands.add_parser("list", help="open proposals with their records")
+    review_list.add_argument("--json", action="store_true", help="print one JSON object")
+    approve = review_commands.add_parser("approve", help="keep one record and hide the others (undoable)")
+    approve.add_argument("item")
+    approve.add_argument("--keep", help="the record to keep (default: the newest)")
+    for action, text in (("dismiss", "leave the records as they are"), ("undo", "revert a decision")):
+        review_commands.add_parser(action, help=text).add_argument("item")
+
     bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
     bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
     retrieval = bench_commands.add_parser(

@@ -27,6 +27,11 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
         )
     if command == "cli":
         return cli.Repl(services.orchestrator, banner=services.banner(), sessions=services.sessions).run()
+    if command == "review":
+        from ui.review_cli import review_command
+
+        assert services.review is not None and services.memory is not None
+        return review_command(args.review_command, services.review, services.memory, services.facts, args)
     if command == "session":
         from ui.session_cli import end_session
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from core.orchestrator import Orchestrator
     from core.ports import FactPort, SessionLifecycle
     from core.providers.pricing import CostLedger
+    from memory.review import ReviewQueue
     from memory.service import MemoryService
 
 
@@ -27,6 +28,7 @@ class Services:
     memory: MemoryService | None = None
     facts: FactPort | None = None
     sessions: SessionLifecycle | None = None
+    review: ReviewQueue | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
 
     def model_notice(self) -> str | None:

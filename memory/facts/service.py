@@ -90,6 +90,17 @@ class FactMemory:
         if mentioned:
             self._mirror(self._store.confirm(turn.turn_id, mentioned), turn)
 
+    def set_current(self, fact_id: str, current: bool, reason: str) -> bool:
+        """Retire or reinstate a fact by the user's decision (kept either way); False if unknown."""
+        fact = self._store.set_current(fact_id, current, reason)
+        if fact is None:
+            return False
+        if self._index is not None:
+            self._index([to_record(fact)])
+        if not current:
+            self._cascade([fact])
+        return True
+
     def was_applied(self, turn_id: str) -> bool:
         """Whether a turn's facts were already recorded (live or by a session-end step)."""
         return self._store.was_applied(turn_id)

@@ -139,6 +139,31 @@ class FactStore:
             db.execute("INSERT INTO applied_turns VALUES (?, ?)", (turn_id, now))
         return [f for f in map(self.get, fact_ids) if f is not None]
 
+    def set_current(self, fact_id: str, current: bool, reason: str) -> StoredFact | None:
+        """A user's decision (a resolved contradiction, or its undo): retire or reinstate one fact."""
+        now = self._clock()
+        with self._db.write() as db:
+            if current:
+                db.execute(
+                    "UPDATE facts SET status = ?, superseded_by = NULL, superseded_at = NULL, reason = ? "
+                    "WHERE id = ?",
+                    (CURRENT, reason, fact_id),
+                )
+            else:
+                db.execute(
+                    "UPDATE facts SET status = ?, superseded_at = ?, reason = ? WHERE id = ?",
+                    (SUPERSEDED, now, reason, fact_id),
+                )
+            row = db.execute("SELECT truth FROM facts WHERE id = ?", (fact_id,)).fetchone()
+            if row is not None:
+                kind = "reinstated" if current else "retracted"
+                db.execute(
+                    "INSERT INTO fact_events (fact_id, kind, turn_id, at, truth_after) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (fact_id, kind, f"user:{now}", now, float(row[0])),
+                )
+        return self.get(fact_id)
+
     def close(self) -> None:
         self._db.close()
 

@@ -1,0 +1,77 @@
+"""`review`: the dedup scan's proposals, decided by the user. Approving hides (never deletes); undo shows
+again. Resolving a contradiction between facts also retires the fact not kept (kept as history)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import UserInputError
+from core.ports import FactPort
+from memory.review import ReviewItem, ReviewQueue
+from memory.service import MemoryService
+from ui.cli import print_json
+
+
+def review_command(
+    action: str, queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any
+) -> int:
+    if action == "list":
+        return _list(queue, memory, as_json=args.json)
+    item = queue.get(args.item)
+    if item is None:
+        raise UserInputError(f"no review item {args.item!r}; `review list` shows the open ones")
+    if action == "approve":
+        keep = args.keep or _newest(item, memory)
+        decided = queue.approve(item.id, keep)
+        _retire_facts(decided, facts, current=False)
+        print(f"kept {keep}; hid {', '.join(decided.hidden)} (undo with `review undo {item.id}`)")
+    elif action == "dismiss":
+        queue.dismiss(item.id)
+        print(f"dismissed {item.id}; it will not be proposed again")
+    else:
+        _retire_facts(item, facts, current=True)
+        queue.undo(item.id)
+        print(f"undone {item.id}; its records are visible again")
+    return 0
+
+
+def _list(queue: ReviewQueue, memory: MemoryService, *, as_json: bool) -> int:
+    items = queue.open_items()
+    rows = [_row(item, memory) for item in items]
+    if as_json:
+        print_json({"items": rows})
+        return 0
+    if not rows:
+        print("Nothing to review.")
+    for row in rows:
+        print(f"{row['id']}  {row['kind']} in {row['collection']}: {row['explanation']}")
+        for record in row["records"]:
+            print(f"    {record['id']}: {' '.join(record['text'].split())[:120]}")
+    return 0
+
+
+def _row(item: ReviewItem, memory: MemoryService) -> dict[str, Any]:
+    records = memory.store.get(item.collection, list(item.record_ids))
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "collection": item.collection,
+        "explanation": item.explanation,
+        "score": item.score,
+        "records": [{"id": r.id, "text": r.text} for r in records],
+    }
+
+
+def _newest(item: ReviewItem, memory: MemoryService) -> str:
+    records = memory.store.get(item.collection, list(item.record_ids))
+    if not records:
+        return item.record_ids[0]
+    return max(records, key=lambda r: float(r.metadata.get("created_at", 0.0))).id
+
+
+def _retire_facts(item: ReviewItem, facts: FactPort | None, *, current: bool) -> None:
+    if facts is None or item.kind != "contradiction" or item.status != "approved":
+        return  # only an approval of a contradiction retired facts (and only its undo reinstates them)
+    reason = "reinstated: the review decision was undone" if current else "you resolved a contradiction"
+    for fact_id in item.hidden:
+        facts.set_current(fact_id, current, reason)
