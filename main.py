@@ -140,6 +140,16 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
     def make_service(folder: Path) -> MemoryService:
         return build_memory_service(config, embedder, folder)
 
+    if args.bench_command == "session-end":
+        from eval.benchmarks.session_end_bench import run_session_end_benchmark
+
+        def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
+            local = config.model_copy(update={"data_dir": folder, "models": config.models.model_copy(
+                update={"main": "local", "fast": None})})  # fmt: skip
+            return build_services(local, {})
+
+        run = lambda: run_session_end_benchmark(offline_in, args.turns)  # noqa: E731
+        return bench(run, as_json=args.json, headline=lambda r: json.dumps(r, indent=2))
     if args.bench_command == "retrieval":
         if not args.dataset.is_file():
             from core.errors import UserInputError

@@ -69,9 +69,10 @@ class ProceduralSkillsStep:
                 "trigger": trigger, "action_pattern": action, "category": "how-to", "confidence": 0.6
             }
             records.append(Record(make_id("procedural_skills", trigger), f"{trigger}\n{action}", meta))
-        if records:
-            self._add("procedural_skills", records)
-        return {"skills": len(records)}
+        unique = list({record.id: record for record in records}.values())  # the same question twice
+        if unique:
+            self._add("procedural_skills", unique)
+        return {"skills": len(unique)}
 
 
 class ProposalsStep:
@@ -93,9 +94,10 @@ class ProposalsStep:
                 "status": "proposed", "kind": "feature", "reasoning": "asked for by the user"
             }
             records.append(Record(make_id("proposals", text), text, meta))
-        if records:
-            self._add("proposals", records)
-        return {"proposals": len(records)}
+        unique = list({record.id: record for record in records}.values())
+        if unique:
+            self._add("proposals", unique)
+        return {"proposals": len(unique)}
 
 
 class OpenThreadsStep:

@@ -111,9 +111,10 @@ def build_steps(
         return memory.store.get(collection)
 
     return [
-        BlockSummaryStep(add, restamp, facts, BlockSummarizer(model)),
+        # Facts first: the summaries and the reflection register the session's facts as their claims.
         RuleFactsStep(extractor, facts, learn),
         LlmFactsStep(model_facts, facts, learn),
+        BlockSummaryStep(add, restamp, facts, BlockSummarizer(model)),
         BehaviouralPatternsStep(lambda: log.turns(None), facts),
         ProceduralSkillsStep(add),
         ProposalsStep(add),

@@ -23,7 +23,7 @@ from memory.journal import Journal
 ROOT = Path(__file__).resolve().parents[2]
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
 STEPS = (
-    "block_summaries", "rule_facts", "llm_facts", "behavioural_patterns", "procedural_skills", "proposals",
+    "rule_facts", "llm_facts", "block_summaries", "behavioural_patterns", "procedural_skills", "proposals",
     "dedup_scan", "open_threads", "implementation_tracking", "synthesis_hook", "session_reflection",
 )  # fmt: skip
 MESSAGES = [
