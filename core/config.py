@@ -77,6 +77,12 @@ class ContextConfig(_Frozen):
     refine_timeout_s: float = Field(4.0, gt=0, le=60)
 
 
+class SessionConfig(_Frozen):
+    """When a session counts as ended in the GUI (the CLI ends it on exit)."""
+
+    idle_end_minutes: float = Field(30.0, gt=0)  # a GUI session quiet this long gets its session-end steps
+
+
 class GuiConfig(_Frozen):
     host: str = "127.0.0.1"
     port: int = Field(7860, ge=1, le=65535)
@@ -207,6 +213,7 @@ class AppConfig(_Frozen):
     agent: AgentConfig = AgentConfig()
     history: HistoryConfig = HistoryConfig()
     context: ContextConfig = ContextConfig()
+    session: SessionConfig = SessionConfig()
     gui: GuiConfig = GuiConfig()
     memory: MemoryConfig = MemoryConfig()
 

@@ -173,6 +173,10 @@ class SessionLifecycle(Protocol):
         """End every session active since `since` (a closing GUI)."""
         ...
 
+    async def end_idle(self, idle_s: float, now: float) -> list[dict[str, Any]]:
+        """End recent sessions quiet for `idle_s` seconds; the reports of those that did work."""
+        ...
+
     async def resume(self) -> list[dict[str, Any]]:
         """Finish work a crash interrupted (start-up)."""
         ...

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from ui.idle import IdleSessionEnder
 from ui.services import Services
 
 
@@ -75,10 +76,15 @@ def run_gui(services: Services) -> int:
     app = build_app(services.orchestrator, model_notice=services.model_notice())
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     started = time.time()
+    idle = None
+    if services.sessions is not None:
+        idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
+        idle.start()
     try:
         launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
     finally:
-        if services.sessions is not None:  # the sessions this GUI served end with it
+        if idle is not None and services.sessions is not None:  # the sessions this GUI served end with it
+            idle.stop()
             print("Saving what these sessions taught me…", file=sys.stderr)
             asyncio.run(services.sessions.end_active(since=started))
     return 0

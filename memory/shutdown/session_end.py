@@ -66,6 +66,18 @@ class SessionEnd:
         active = [s.session_id for s in sessions if s.last_active_at >= since and s.turns]
         return [await self.end(session_id) for session_id in active]
 
+    async def end_idle(
+        self, idle_s: float, now: float, *, window_s: float = 86_400.0
+    ) -> list[dict[str, Any]]:
+        """End the sessions of the last `window_s` that have been quiet for `idle_s` (a GUI left open).
+        A session already processed at its current size does nothing."""
+        sessions = await asyncio.to_thread(self._log.sessions)
+        quiet = [
+            s.session_id for s in sessions if s.turns and now - window_s <= s.last_active_at <= now - idle_s
+        ]
+        reports = [await self.end(session_id) for session_id in quiet]
+        return [r for r in reports if any(step.get("ran") for step in r.get("steps", []))]
+
     async def resume(self) -> list[dict[str, Any]]:
         """Finish session-end work a crash interrupted (run at start-up)."""
         reports = await self._processor.resume_all(self._turns_of_key, llm_available=self._llm_available)

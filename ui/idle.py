@@ -1,0 +1,54 @@
+"""Ends GUI sessions that went quiet: a background thread with its own event loop, stopped with the GUI."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from core.ports import SessionLifecycle
+
+logger = logging.getLogger(__name__)
+
+
+class IdleSessionEnder:
+    """Every `interval_s`, runs the session-end steps for sessions quiet for `idle_s`."""
+
+    def __init__(
+        self,
+        sessions: SessionLifecycle,
+        idle_s: float,
+        *,
+        interval_s: float = 60.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._sessions = sessions
+        self._idle_s = idle_s
+        self._interval_s = interval_s
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="idle-session-end", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop and wait for a running check to finish (its steps are recorded; none is cut in half)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def check_once(self) -> int:
+        """One check; how many sessions were processed."""
+        try:
+            reports = asyncio.run(self._sessions.end_idle(self._idle_s, self._clock()))
+        except Exception:  # noqa: BLE001 - a failed check is retried at the next interval
+            logger.exception("ending idle sessions failed; retrying later")
+            return 0
+        return len(reports)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval_s):
+            self.check_once()
