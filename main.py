@@ -7,7 +7,6 @@ Nothing imports this module. Heavy packages are imported inside the functions th
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import signal
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from core.config import AppConfig
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, MemoryPort
+    from core.prompt.builder import PromptBuilder
     from core.providers.base import ChatProvider
     from core.providers.registry import ProviderFactory
     from core.tools.toolset import Toolset
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from memory.shutdown.processor import Step
     from memory.shutdown.session_end import SessionEnd
+    from ui.inventory import Inventory
     from ui.services import Services
 
 from ui.arguments import build_parser
@@ -130,35 +131,14 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
 
 
 def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
-    from eval.benchmarks.latency_bench import run_latency_benchmark
-    from eval.benchmarks.retrieval_bench import run_retrieval_benchmark
     from memory.embeddings import MiniLMEmbedder
-    from ui.memory_cli import bench, retrieval_headline
+    from ui.bench_cli import bench_command
 
     embedder = MiniLMEmbedder(threads=1)
-
-    def make_service(folder: Path) -> MemoryService:
-        return build_memory_service(config, embedder, folder)
-
-    if args.bench_command == "session-end":
-        from eval.benchmarks.session_end_bench import run_session_end_benchmark
-
-        def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
-            local = config.model_copy(update={"data_dir": folder, "models": config.models.model_copy(
-                update={"main": "local", "fast": None})})  # fmt: skip
-            return build_services(local, {})
-
-        run = lambda: run_session_end_benchmark(offline_in, args.turns)  # noqa: E731
-        return bench(run, as_json=args.json, headline=lambda r: json.dumps(r, indent=2))
-    if args.bench_command == "retrieval":
-        if not args.dataset.is_file():
-            from core.errors import UserInputError
-
-            raise UserInputError(f"dataset not found: {args.dataset}")
-        run = lambda: run_retrieval_benchmark(args.dataset, make_service, embedder, args.k)  # noqa: E731
-        return bench(run, as_json=args.json, headline=retrieval_headline)
-    run = lambda: run_latency_benchmark(make_service, args.memories, args.queries)  # noqa: E731
-    return bench(run, as_json=args.json, headline=lambda r: json.dumps(r, indent=2))
+    return bench_command(
+        args, config, embedder, lambda folder: build_memory_service(config, embedder, folder),
+        lambda other: build_services(other, {}),
+    )  # fmt: skip
 
 
 def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
@@ -253,10 +233,10 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from core.orchestrator import ModelChoice, Orchestrator
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
-    from core.system_prompt import build_system_prompt, load_personality
     from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
+    from ui.inventory import Inventory
     from ui.services import Services
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -275,14 +255,19 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         for name in names
     ]
     history = JournalHistory(journal, config.history.recent_turns)
-    prompt = build_system_prompt(load_personality(config.data_dir))
     if not with_memory:  # `history` reads the journal only: no models to load
+        prompt = build_prompt(config, names[0], None)
         orchestrator = Orchestrator(choices, journal, ContextGatherer(history), prompt)
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
-    parts = _build_remembering(config, journal, history, _side_model(config, factory, names[0]), closers)
+    side = _side_model(config, factory, names[0])
+    parts = _build_remembering(config, journal, history, side, closers)
+    inventory = Inventory(
+        names, side.name if side else None, parts.memory, parts.facts, parts.knowledge, toolset,
+        idle_end_minutes=config.session.idle_end_minutes,
+    )  # fmt: skip
     orchestrator = Orchestrator(
-        choices, journal, parts.context, prompt, memory=parts.port, knowledge=parts.knowledge,
-        extractor=parts.extractor, facts=parts.facts,
+        choices, journal, parts.context, build_prompt(config, names[0], side, inventory), memory=parts.port,
+        knowledge=parts.knowledge, extractor=parts.extractor, facts=parts.facts,
     )  # fmt: skip
     return Services(
         config, env, orchestrator, ledger, names[0], VERSION, parts.memory, parts.facts, parts.sessions,
@@ -351,6 +336,30 @@ def _session_end_steps(
     return build_steps(
         memory, facts, journal, extractor, model=model, model_facts=model_facts, learn=knowledge.learn,
         tone=analyzer.tone_of, review=review,
+    )  # fmt: skip
+
+
+def build_prompt(
+    config: AppConfig, main_name: str, side: ChatProvider | None, inventory: Inventory | None = None
+) -> PromptBuilder:
+    """The prompt builder for the main model: its token counter, its budget (the configured one, capped by
+    the context window minus the reply), compression by the side model when there is one."""
+    from core.prompt.assembly import MIN_BUDGET
+    from core.prompt.builder import PromptBuilder
+    from core.prompt.compression import ModelCompressor
+    from core.prompt.tokens import counter_for
+    from core.system_prompt import build_system_prompt, load_personality
+    from knowledge.git_changes import GitChanges
+
+    provider = config.providers[main_name]
+    counter = counter_for(provider.kind, config.data_dir / "cache" / f"{main_name}-tokenizer.json")
+    room = provider.context_window - config.agent.max_tokens - 64
+    budget = max(MIN_BUDGET, min(config.prompt.budget_tokens, room))
+    return PromptBuilder(
+        build_system_prompt(load_personality(config.data_dir)), counter, budget,
+        floor_turns=config.prompt.floor_turns, compressor=ModelCompressor(side, counter) if side else None,
+        disabled=frozenset(config.prompt.disabled_sections), inventory=inventory,
+        changes=GitChanges(config.session.git_repos) if config.session.git_repos else None,
     )  # fmt: skip
 
 

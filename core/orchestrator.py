@@ -16,7 +16,8 @@ from typing import Protocol
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
-from core.turn_context import ContextGatherer, JournalHistory, TurnContext, messages_for
+from core.prompt.builder import PromptBuilder, citation_map, cited
+from core.turn_context import ContextGatherer, JournalHistory, TurnContext
 from core.types import Message
 
 __all__ = ["Agent", "JournalHistory", "ModelChoice", "Orchestrator"]
@@ -49,7 +50,7 @@ class Orchestrator:
         models: Sequence[ModelChoice],
         log: ConversationLog,
         context: ContextGatherer,
-        system_prompt: str,
+        prompt: PromptBuilder,
         *,
         memory: MemoryPort | None = None,
         knowledge: KnowledgePort | None = None,
@@ -62,7 +63,7 @@ class Orchestrator:
         self.default_model = models[0].name
         self._log = log
         self._context = context
-        self._system_prompt = system_prompt
+        self._prompt = prompt
         self._memory = memory
         self._knowledge = knowledge
         self._extractor = extractor
@@ -97,7 +98,8 @@ class Orchestrator:
         finished = False
         try:
             context = await self._context.gather(session_id, text)
-            messages = messages_for(self._system_prompt, context)
+            prompt = await self._prompt.build(context)
+            messages = prompt.messages()
             # The escalation state sets the reply length (short, calm answers in distress), when it has one.
             limit = context.max_response_tokens
             budget = {"max_tokens": limit} if limit is not None else {}
@@ -106,6 +108,8 @@ class Orchestrator:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True
+                        cites = (*event.citations, *cited(event.answer, citation_map(prompt)))
+                        event = replace(event, citations=cites)  # markers the answer used -> their items
                         yield await self._commit(turn_id, session_id, event, context)
                         return
                     if isinstance(event, RunError):

@@ -227,3 +227,9 @@ class MemoryPort(Protocol):
         ...
 
     async def remember(self, turn: TurnRecord) -> None: ...
+
+    async def latest(
+        self, collection: str, limit: int, where: Mapping[str, Any] | None = None
+    ) -> list[RecalledMemory]:
+        """The newest records of a collection (recent summaries, open threads), newest first."""
+        ...

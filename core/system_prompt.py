@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 DEFAULT_PERSONALITY = (
@@ -32,7 +31,7 @@ def load_personality(data_dir: Path) -> str:
     return text or DEFAULT_PERSONALITY
 
 
-def build_system_prompt(personality: str, now: datetime | None = None) -> str:
-    """Personality, principles and the current date (models are bad at knowing what day it is)."""
-    now = now or datetime.now().astimezone()
-    return f"{personality}\n\n{OPERATING_PRINCIPLES}\n\nCurrent date and time: {now:%A %d %B %Y, %H:%M %Z}."
+def build_system_prompt(personality: str) -> str:
+    """Personality and principles. The date and time go into each turn's time-context section instead, so a
+    long-running GUI never tells the model a stale date."""
+    return f"{personality}\n\n{OPERATING_PRINCIPLES}"

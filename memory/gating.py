@@ -30,7 +30,7 @@ from memory.profiles import IntentProfile
 if TYPE_CHECKING:
     import numpy as np
 
-    from core.config import RerankerConfig
+    from core.config_memory import RerankerConfig
 
 
 class Reranker(Protocol):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from core.ports import GraphBoost, RecalledMemory, TurnRecord
 from memory.candidates import QueryContext
@@ -53,6 +54,19 @@ class ConversationMemory:
             if m.id not in shown
         ]
         return memories[:limit]
+
+    async def latest(
+        self, collection: str, limit: int, where: Mapping[str, Any] | None = None
+    ) -> list[RecalledMemory]:
+        """The newest records of a collection (minus what the user hid), newest first."""
+        records = await asyncio.to_thread(self._service.latest, collection, limit, where)
+        return [
+            RecalledMemory(
+                r.id, collection, r.text, 0.0, _number(r.metadata.get("created_at")),
+                _number(r.metadata.get("staleness_ratio")) or 0.0,
+            )  # fmt: skip
+            for r in records
+        ]
 
     async def remember(self, turn: TurnRecord) -> None:
         """Index a committed turn. A failure is logged: the journal has it and start-up repair retries."""

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.temporal import TimeWindow, asks_for_time, mentions_time, query_time_window, time_affinities
 from memory.bm25 import porter_stem, tokenize
 from memory.candidates import GatedCandidate, QueryContext, ScoredMemory
 from memory.fusion import group_prior, label_mentions
 from memory.profiles import IntentProfile
-from memory.temporal import TimeWindow, asks_for_time, mentions_time, query_time_window, time_affinities
 
 FACTORS = ("relevance", "recency", "truth", "importance", "continuity", "structure", "topic_match")
 BONUSES = ("anchor", "entity", "time_window", "time_mention", "graph", "session", "meta")

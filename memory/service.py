@@ -159,6 +159,14 @@ class MemoryService:
         vector = await asyncio.to_thread(self.embedder.embed_query, query)
         return await self._retriever.candidates(query, vector, collections)
 
+    def latest(self, collection: str, limit: int, where: Mapping[str, Any] | None = None) -> list[Record]:
+        """The newest `limit` records of a collection matching `where`, newest first; hidden ones left out."""
+        records = self.store.get(collection, where=where)
+        hidden = self._hidden(collection) if self._hidden is not None else set()
+        visible = [r for r in records if r.id not in hidden]
+        visible.sort(key=lambda r: float(r.metadata.get("created_at", 0.0)), reverse=True)
+        return visible[: max(0, limit)]
+
     def stats(self) -> dict[str, int]:
         """Records per collection (all 13, zeros included)."""
         counts = self.store.counts()

@@ -16,11 +16,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.temporal import asks_for_time, mentions_time, query_time_window, time_affinities
 from eval.benchmarks.locomo import LocomoConversation, RetrieverFactory, SearchFn, TurnUnit
 from memory.bm25 import BM25Index, Tokenizer
 from memory.embeddings import Embedder
 from memory.fusion import HybridWeights, hybrid_scores, label_mentions, rrf, top_k
-from memory.temporal import asks_for_time, mentions_time, query_time_window, time_affinities
 
 if TYPE_CHECKING:
     import numpy as np

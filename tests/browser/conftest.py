@@ -19,6 +19,8 @@ import pytest
 
 from core.events import Done, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
 from core.orchestrator import ModelChoice, Orchestrator
+from core.prompt.builder import PromptBuilder
+from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from memory.journal import Journal
@@ -41,7 +43,7 @@ class ScriptedAgent:
     async def run(
         self, messages: list[Message], *, cancel: asyncio.Event | None = None
     ) -> AsyncIterator[RunEvent]:
-        text = messages[-1].content
+        text = messages[-1].content.rsplit("The user says: ", 1)[-1]  # the message, not the whole prompt
         if text.startswith("tool"):
             call = ToolCall("t1", "search", {"query": text})
             yield ToolCallStarted(call)
@@ -108,7 +110,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Ite
     journal = Journal(data / "j.db")
     orchestrator = Orchestrator(
         models=[ModelChoice("scripted", ScriptedAgent())], log=journal,
-        context=ContextGatherer(JournalHistory(journal, 8)), system_prompt="You are a test.",
+        context=ContextGatherer(JournalHistory(journal, 8)),
+        prompt=PromptBuilder("You are a test.", EstimateCounter(), 8000),
     )
     app = build_app(orchestrator, title="Daemon", model_notice=NOTICE)
     url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])

@@ -11,13 +11,28 @@ import pytest
 from core.errors import ProviderError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.orchestrator import ModelChoice, Orchestrator
+from core.prompt.builder import PromptBuilder
+from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, Usage
 from memory.journal import Journal
 
 
+def query_of(messages: list[Message]) -> str:
+    """The user's own words, as the prompt's last section states them."""
+    return messages[-1].content.rsplit("The user says: ", 1)[-1]
+
+
+def section(messages: list[Message], header: str) -> str:
+    """The body of one section of the assembled prompt ("" when it is absent)."""
+    text = messages[-1].content
+    if f"### {header}" not in text:
+        return ""
+    return text.split(f"### {header}", 1)[1].split("\n### ", 1)[0]
+
+
 class RecordingAgent:
-    """Answers `answer:<last user text>` in two deltas and records the messages it saw."""
+    """Answers `answer:<the user's message>` in two deltas and records the messages it saw."""
 
     def __init__(self, fail: BaseException | None = None) -> None:
         self.seen: list[list[Message]] = []
@@ -31,7 +46,7 @@ class RecordingAgent:
         self.budgets.append(max_tokens)
         if self.fail:
             raise self.fail
-        answer = f"answer:{messages[-1].content}"
+        answer = f"answer:{query_of(messages)}"
         yield TextDelta(answer[:3])
         yield TextDelta(answer[3:])
         yield Done(answer=answer, usage=Usage(5, 2), model="rec")
@@ -40,9 +55,13 @@ class RecordingAgent:
 def make(tmp_path: Path, agent: RecordingAgent, recent: int = 8) -> tuple[Orchestrator, Journal]:
     journal = Journal(tmp_path / "j.sqlite3")
     orchestrator = Orchestrator(
-        [ModelChoice("rec", agent)], journal, ContextGatherer(JournalHistory(journal, recent)), "SYSTEM"
+        [ModelChoice("rec", agent)], journal, ContextGatherer(JournalHistory(journal, recent)), builder()
     )
     return orchestrator, journal
+
+
+def builder() -> PromptBuilder:
+    return PromptBuilder("SYSTEM", EstimateCounter(), 8000)
 
 
 async def collect(orchestrator: Orchestrator, text: str, **kw: object) -> list[RunEvent]:
@@ -65,11 +84,14 @@ async def test_history_of_the_session_reaches_the_model(tmp_path: Path) -> None:
     first = (await collect(orchestrator, "one"))[-1]
     assert isinstance(first, Done)
     await collect(orchestrator, "two", session_id=first.session_id)
-    assert [m.content for m in agent.seen[1]] == ["SYSTEM", "one", "answer:one", "two"]
+    assert [m.role for m in agent.seen[1]] == ["system", "user"]
+    assert agent.seen[1][0].content.startswith("SYSTEM")
+    assert section(agent.seen[1], "RECENT CONVERSATION").strip() == "User: one\nAssistant: answer:one"
+    assert query_of(agent.seen[1]) == "two"
+    assert "(Your last reply was: answer:one)" in section(agent.seen[1], "CURRENT QUERY")
     await collect(orchestrator, "three", session_id=first.session_id)
-    # only the most recent turn is replayed (recent=1)
-    assert [m.content for m in agent.seen[2]] == ["SYSTEM", "two", "answer:two", "three"]
-    assert [m.role for m in agent.seen[2]] == ["system", "user", "assistant", "user"]
+    # only the most recent turn is offered (recent=1)
+    assert section(agent.seen[2], "RECENT CONVERSATION").strip() == "User: two\nAssistant: answer:two"
 
 
 async def test_other_sessions_do_not_leak_into_history(tmp_path: Path) -> None:
@@ -77,7 +99,8 @@ async def test_other_sessions_do_not_leak_into_history(tmp_path: Path) -> None:
     orchestrator, _ = make(tmp_path, agent)
     await collect(orchestrator, "secret in session A")
     await collect(orchestrator, "fresh question")  # no session id: a new session
-    assert [m.content for m in agent.seen[-1]] == ["SYSTEM", "fresh question"]
+    assert section(agent.seen[-1], "RECENT CONVERSATION") == ""
+    assert "secret" not in agent.seen[-1][-1].content
 
 
 async def test_empty_message_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:
@@ -174,11 +197,11 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     context = ContextGatherer(
         JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationStore(),  # type: ignore[arg-type]
     )  # fmt: skip
-    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, "SYSTEM", memory=memory)  # type: ignore[arg-type]
+    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)  # type: ignore[arg-type]
     done = (await collect(orchestrator, "what is my dog called?"))[-1]
     assert memory.calls == [("what is my dog called?", "factual_recall")]
-    system = agent.seen[0][0].content
-    assert "Relevant memories" in system and "my dog is Rex" in system
+    memories = section(agent.seen[0], "RELEVANT MEMORIES")
+    assert "[M1]" in memories and "User: my dog is Rex" in memories
     assert isinstance(done, Done) and memory.remembered == [done.turn_id]
     await collect(orchestrator, "I want to end it all", session_id=done.session_id)
     crisis_system = agent.seen[1][0].content
@@ -223,16 +246,32 @@ async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(JournalHistory(journal, 4), memory=memory, knowledge=knowledge)  # type: ignore[arg-type]
     orchestrator = Orchestrator(
-        [ModelChoice("rec", agent)], journal, context, "SYSTEM",
+        [ModelChoice("rec", agent)], journal, context, builder(),
         memory=memory, knowledge=knowledge, extractor=FakeFacts(),  # type: ignore[arg-type]
     )  # fmt: skip
     await collect(orchestrator, "how is my sister doing?")
-    system = agent.seen[0][0].content
-    assert "from the knowledge graph" in system and "- Jo lives in Boston." in system
+    graph = section(agent.seen[0], "KNOWLEDGE GRAPH")
+    assert "Jo is the user's sister." in graph and "Jo lives in Boston." in graph
     assert memory.calls[0][0] == "how is my sister doing? (Jo)"  # retrieval searches for what was meant
     assert memory.boosts == [len]
     assert knowledge.learned == []  # nothing stated, nothing learned
     done = (await collect(orchestrator, "I live in Denver"))[-1]
     assert isinstance(done, Done)
     assert knowledge.learned == [(["Denver"], done.turn_id)]
-    assert "knowledge graph" not in agent.seen[1][0].content  # no entity, no graph section
+    assert section(agent.seen[1], "KNOWLEDGE GRAPH") == ""  # no entity, no graph section
+
+
+async def test_citations_in_the_answer_map_to_the_items_the_prompt_showed(tmp_path: Path) -> None:
+    class Citing(RecordingAgent):
+        async def run(self, messages, *, cancel=None, max_tokens=None):  # type: ignore[no-untyped-def, override]
+            self.seen.append(messages)
+            yield Done(answer="Your dog is Rex [M1]. Also [M9] and [M1] again.", model="rec")
+
+    agent, memory = Citing(), FakeMemory()
+    journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(JournalHistory(journal, 4), memory=memory)  # type: ignore[arg-type]
+    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)  # type: ignore[arg-type]
+    done = (await collect(orchestrator, "what is my dog called?"))[-1]
+    assert isinstance(done, Done)
+    assert [(c["marker"], c["id"]) for c in done.citations] == [("M1", "conv_1")]  # M9 names nothing
+    assert journal.turn(done.turn_id).citations == list(done.citations)  # type: ignore[union-attr]

@@ -8,9 +8,15 @@ from pathlib import Path
 from core.pipeline.analyzer import Analysis
 from core.pipeline.rewrite import LlmRefiner
 from core.ports import RecalledMemory
+from core.prompt.builder import PromptBuilder
+from core.prompt.tokens import EstimateCounter
 from core.providers.fake import ScriptedProvider
-from core.turn_context import ContextGatherer, JournalHistory, messages_for
+from core.turn_context import ContextGatherer, JournalHistory, TurnContext
 from memory.journal import Journal
+
+
+async def prompt_text(gathered: TurnContext) -> str:
+    return (await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(gathered)).user_text()
 
 
 class FakeMemory:
@@ -49,12 +55,12 @@ async def test_the_rewritten_query_drives_retrieval_while_the_prompt_keeps_the_u
     gathered = await context.gather(session, "when is she going?")
     assert memory.queries == ["when is Jo moving to Lisbon"]
     assert gathered.analysis is not None and gathered.analysis.topics == ("Jo's move", "offline topic")
-    messages = messages_for("SYSTEM", gathered)
-    assert messages[-1].content == "when is she going?"
-    system = messages[0].content
-    assert "Recent topics: Jo's move, offline topic." in system
-    assert '"which neighbourhood will Jo live in?"' in system
-    assert "Jo moves to Lisbon on May 3" in system
+    text = await prompt_text(gathered)
+    assert text.endswith("The user says: when is she going?")  # the user's words, not the rewrite
+    assert "when is Jo moving" not in text
+    assert "Recent topics: Jo's move, offline topic." in text
+    assert "Still unanswered from this session: which neighbourhood will Jo live in?" in text
+    assert "[M1] Jo moves to Lisbon on May 3" in text
 
 
 async def test_without_a_refiner_the_message_itself_is_the_query(tmp_path: Path) -> None:
@@ -90,6 +96,5 @@ class FakeFacts:
 async def test_the_profile_of_current_facts_reaches_the_prompt(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(JournalHistory(journal, 4), facts=FakeFacts())  # type: ignore[arg-type]
-    system = messages_for("SYSTEM", await context.gather(journal.new_session(), "hi"))[0].content
-    assert "- Location: The user lives in Denver." in system
-    assert "- Family: Jo is the user's sister." in system
+    text = await prompt_text(await context.gather(journal.new_session(), "hi"))
+    assert "### USER PROFILE\nlocation: The user lives in Denver.\nfamily: Jo is the user's sister." in text

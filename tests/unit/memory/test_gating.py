@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from core.config import RerankerConfig
+from core.config_memory import RerankerConfig
 from memory.candidates import Candidate, GatedCandidate, QueryContext
 from memory.gating import CrossEncoderReranker, NoReranker, fuse, gate, reranker_from_config
 from memory.profiles import IntentProfile

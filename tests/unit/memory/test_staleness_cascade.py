@@ -10,7 +10,9 @@ import json
 from pathlib import Path
 
 from core.ports import ExtractedFact, TurnRecord
-from core.turn_context import STALE_PREFIX, render_memories
+from core.prompt.assembly import render_section
+from core.prompt.sources import memory_sections
+from core.turn_context import STALE_PREFIX, TurnContext
 from memory.embeddings import HashingEmbedder
 from memory.facts.claims import ClaimIndex
 from memory.facts.service import FactMemory
@@ -65,7 +67,9 @@ async def test_a_summary_citing_a_corrected_fact_is_stale_and_prefixed(tmp_path:
     recalled = await port.recall("where did I live near the harbour", session, 5)
     [stale] = [m for m in recalled if m.collection == SUMMARIES]
     assert stale.staleness == 1.0
-    assert f"[summaries] {STALE_PREFIX} Conversation of" in render_memories([stale])
+    sections = memory_sections(TurnContext("where did I live", memories=(stale,), now=T0 + 120))
+    rendered = render_section("RELEVANT SUMMARIES", sections["semantic_summaries"].items)
+    assert f"[M1] {STALE_PREFIX} (" in rendered and "Conversation of" in rendered
 
 
 async def test_a_summary_of_a_later_value_does_not_go_stale(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memory.temporal import (
+from core.temporal import (
     TimeWindow,
     absolute_windows,
     asks_for_time,

@@ -14,6 +14,8 @@ import pytest
 from core.errors import ConfigError
 from core.events import Done, RunError, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
 from core.orchestrator import ModelChoice, Orchestrator
+from core.prompt.builder import PromptBuilder
+from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from memory.journal import Journal
@@ -39,7 +41,7 @@ class ScriptedAgent:
 
 
 async def echo(messages: list[Message], cancel: asyncio.Event | None) -> AsyncIterator[RunEvent]:
-    answer = f"Echo: {messages[-1].content}"
+    answer = f"Echo: {messages[-1].content.rsplit('The user says: ', 1)[-1]}"
     for word in answer.split(" "):
         yield TextDelta(word + " ")
     yield Done(answer=answer, usage=Usage(10, 4), model="scripted")
@@ -50,7 +52,8 @@ def make(tmp_path: Path, script: Script = echo, **kw: Any) -> tuple[ChatControll
     journal = Journal(tmp_path / "j.db")
     orchestrator = Orchestrator(
         models=[ModelChoice("scripted", agent)], log=journal,
-        context=ContextGatherer(JournalHistory(journal, 8)), system_prompt="You are a test.",
+        context=ContextGatherer(JournalHistory(journal, 8)),
+        prompt=PromptBuilder("You are a test.", EstimateCounter(), 8000),
     )
     return ChatController(orchestrator, min_interval_s=0, **kw), journal, agent
 
@@ -90,7 +93,9 @@ async def test_second_message_continues_the_session_with_gradio6_history(tmp_pat
     second = await drive(controller, "two", session, history)
     assert texts(second[-1].messages) == [
         ("user", "one"), ("assistant", "Echo: one"), ("user", "two"), ("assistant", "Echo: two")]
-    assert [m.content for m in agent.seen[-1]] == ["You are a test.", "one", "Echo: one", "two"]
+    prompt = agent.seen[-1][-1].content
+    assert "### RECENT CONVERSATION\nUser: one\nAssistant: Echo: one" in prompt
+    assert prompt.endswith("The user says: two")
     assert {t.session_id for t in journal.turns()} == {session.session_id}
 
 
@@ -227,7 +232,8 @@ async def test_new_chat_starts_a_new_session(tmp_path: Path) -> None:
     controller.new_chat(session)
     await drive(controller, "two", session)
     assert first and session.session_id and first != session.session_id
-    assert [m.content for m in agent.seen[-1]] == ["You are a test.", "two"]
+    prompt = agent.seen[-1][-1].content
+    assert "RECENT CONVERSATION" not in prompt and prompt.endswith("The user says: two")
     assert len({t.session_id for t in journal.turns()}) == 2
 
 

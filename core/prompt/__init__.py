@@ -1,0 +1,1 @@
+"""Prompt assembly: the section registry, token counting, compression, budget fitting and the builder."""

@@ -1,0 +1,125 @@
+"""Section items from the gathered context: recalled memories routed by collection, the newest records,
+the conversation, the query, the time. Memories get citation markers and their date; a document some of
+whose facts were superseded since carries the HISTORICAL prefix."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from types import MappingProxyType
+
+from core.ports import RecalledMemory, TurnRecord
+from core.prompt.assembly import PromptItem, SectionContent
+from core.temporal import query_time_window
+from core.turn_context import STALE_PREFIX, TurnContext
+
+# collection -> the section its relevant (recalled) records go to
+RECALLED_SECTION = MappingProxyType(
+    {
+        "conversations": "relevant_memories",
+        "facts": "relevant_information",
+        "summaries": "semantic_summaries",
+        "reflections": "semantic_reflections",
+        "threads": "unresolved_threads",
+        "proposals": "proposed_features",
+        "procedural_skills": "adaptive_workflows",
+        "git_commits": "commit_history",
+        "reference_docs": "documentation",
+        "obsidian_notes": "personal_notes",
+        "wiki_knowledge": "background_knowledge",
+        "visual_memories": "visual_memories",
+        "synthesis_results": "proactive_insights",
+    }
+)
+# collection -> the section its newest records go to (shown whatever the query)
+LATEST_SECTION = MappingProxyType(
+    {
+        "summaries": "recent_summaries",
+        "reflections": "recent_reflections",
+        "threads": "unresolved_threads",
+        "proposals": "proposed_features",
+    }
+)
+
+
+def memory_sections(context: TurnContext) -> dict[str, SectionContent]:
+    """Recalled memories by section (relevance order), then the newest records not already shown."""
+    items: dict[str, list[PromptItem]] = {}
+    shown: set[str] = set()
+    counter = iter(range(1, 10_000))
+    for memory in context.memories:
+        section = RECALLED_SECTION.get(memory.collection, "relevant_memories")
+        item = _memory_item(memory, next(counter), f"relevance {memory.score:.2f}")
+        items.setdefault(section, []).append(item)
+        shown.add(memory.id)
+    for collection, records in context.latest.items():
+        section = LATEST_SECTION.get(collection)
+        for memory in records:
+            if section is None or memory.id in shown:
+                continue
+            items.setdefault(section, []).append(_memory_item(memory, next(counter), "newest of its kind"))
+            shown.add(memory.id)
+    for question in context.short_term.open_questions:
+        items.setdefault("unresolved_threads", []).append(
+            PromptItem(f"Still unanswered from this session: {question}", why="short-term: left open")
+        )
+    if grounding := _grounding(context):
+        items["temporal_grounding"] = [grounding]
+    return {key: SectionContent(key, tuple(value)) for key, value in items.items()}
+
+
+def _memory_item(memory: RecalledMemory, number: int, why: str) -> PromptItem:
+    when = f"({_date(memory.created_at)}) " if memory.created_at else ""
+    stale = f"{STALE_PREFIX} " if memory.staleness > 0 else ""
+    text = " ".join(memory.text.split())
+    reason = f"{memory.collection}, {why}"
+    if stale:
+        reason += f", {memory.staleness:.0%} of its facts superseded since"
+    cite = f"[M{number}]"
+    return PromptItem(f"{stale}{when}{text}", id=memory.id, score=memory.score, why=reason, cite=cite)
+
+
+def turn_item(turn: TurnRecord) -> PromptItem:
+    reply = f"\nAssistant: {turn.assistant}" if turn.assistant else ""
+    return PromptItem(f"User: {turn.user}{reply}", id=turn.turn_id, why="this session, in order")
+
+
+def query_item(context: TurnContext) -> PromptItem:
+    """The user's own words, with the exchange they follow (the prompt never shows the rewritten query)."""
+    last = context.history[-1] if context.history else None
+    before = ""
+    if last is not None and last.assistant:
+        before = f"(Your last reply was: {' '.join(last.assistant.split())[:400]})\n"
+    return PromptItem(f"{before}The user says: {context.text}", id="query", why="the message being answered")
+
+
+def time_items(now: float, last_session_at: float | None) -> tuple[PromptItem, ...]:
+    moment = datetime.fromtimestamp(now).astimezone()
+    items = [PromptItem(f"Now: {moment:%A %d %B %Y, %H:%M %Z}.", why="the clock")]
+    if last_session_at:
+        gap = _gap(now - last_session_at)
+        items.append(PromptItem(f"The previous conversation was {gap} ago ({_date(last_session_at)}).",
+                                why="the journal"))  # fmt: skip
+    return tuple(items)
+
+
+def _grounding(context: TurnContext) -> PromptItem | None:
+    window = query_time_window(context.text, datetime.fromtimestamp(context.now or 0.0))
+    if window is None or not context.now:
+        return None
+    last_day = window.end - timedelta(seconds=1)  # the window is [start, end)
+    start, end = window.start.strftime("%Y-%m-%d"), last_day.strftime("%Y-%m-%d")
+    span = start if start == end else f"{start} to {end}"
+    text = f"\"{window.expression}\" in the message means {span}."
+    return PromptItem(text, why="a time named in the query")
+
+
+def _date(at: float | None) -> str:
+    return datetime.fromtimestamp(at).strftime("%Y-%m-%d") if at else ""
+
+
+def _gap(seconds: float) -> str:
+    for unit, size in (("day", 86_400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return "moments"

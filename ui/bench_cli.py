@@ -1,0 +1,52 @@
+"""`bench retrieval | latency | session-end`: the measured figures of the README, reproducible."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.config import AppConfig
+from core.errors import UserInputError
+from memory.embeddings import Embedder
+from memory.service import MemoryService
+from ui.memory_cli import bench, retrieval_headline
+from ui.services import Services
+
+
+def bench_command(
+    args: argparse.Namespace,
+    config: AppConfig,
+    embedder: Embedder,
+    memory_in: Callable[[Path], MemoryService],
+    services_for: Callable[[AppConfig], Services],
+) -> int:
+    """Run one benchmark; `memory_in(folder)` opens a memory service, `services_for(config)` a whole app."""
+    as_json = args.json
+    if args.bench_command == "session-end":
+        from eval.benchmarks.session_end_bench import run_session_end_benchmark
+
+        def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
+            models = config.models.model_copy(update={"main": "local", "fast": None})
+            return services_for(config.model_copy(update={"data_dir": folder, "models": models}))
+
+        run = lambda: run_session_end_benchmark(offline_in, args.turns)  # noqa: E731
+        return bench(run, as_json=as_json, headline=_dump)
+    if args.bench_command == "retrieval":
+        from eval.benchmarks.retrieval_bench import run_retrieval_benchmark
+
+        if not args.dataset.is_file():
+            raise UserInputError(f"dataset not found: {args.dataset}")
+        run = lambda: run_retrieval_benchmark(args.dataset, memory_in, embedder, args.k)  # noqa: E731
+        return bench(run, as_json=as_json, headline=retrieval_headline)
+    from eval.benchmarks.latency_bench import run_latency_benchmark
+
+    return bench(
+        lambda: run_latency_benchmark(memory_in, args.memories, args.queries), as_json=as_json, headline=_dump
+    )
+
+
+def _dump(result: dict[str, Any]) -> str:
+    return json.dumps(result, indent=2)
