@@ -16,6 +16,7 @@ from typing import Protocol
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
+from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import PromptBuilder, citation_map, cited
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
 from core.types import Message
@@ -182,6 +183,17 @@ class Orchestrator:
                 await asyncio.to_thread(self._knowledge.learn, learned, turn.turn_id, turn.created_at)
         except Exception:  # noqa: BLE001 - never fail an answered turn over what it teaches memory
             logger.exception("could not learn facts from turn %s", turn.turn_id)
+
+    async def preview(
+        self, text: str, *, session_id: str | None = None, budget: int | None = None
+    ) -> AssembledPrompt:
+        """The prompt a turn would send, without journaling it or calling a model (`prompt` command).
+        It still advances the session's short-term and escalation state, as reading a message does."""
+        text = text.strip()
+        if not text:
+            raise UserInputError("the message is empty")
+        context = await self._context.gather(session_id or "preview", text)
+        return await self._prompt.build(context, budget=budget)
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         return self._log.turns(session_id, limit)

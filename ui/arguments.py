@@ -39,6 +39,7 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
 
     _add_memory_commands(commands)
+    _add_truth_commands(commands)
 
     tool = commands.add_parser("tool", help="list or run the agent's tools directly")
     tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
@@ -69,6 +70,32 @@ def _add_memory_commands(commands: Any) -> None:
     stats = memory_commands.add_parser("stats", help="records per collection")
     stats.add_argument("--json", action="store_true")
 
+    bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
+    bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
+    retrieval = bench_commands.add_parser(
+        "retrieval", help="LoCoMo recall@k/MRR with dense and BM25 baselines"
+    )
+    retrieval.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
+    retrieval.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
+    retrieval.add_argument("--json", action="store_true")
+    ending = bench_commands.add_parser("session-end", help="session-end processing time for N turns")
+    ending.add_argument("--turns", type=int, default=50)
+    ending.add_argument("--json", action="store_true")
+    latency = bench_commands.add_parser("latency", help="search latency against its floor on N memories")
+    latency.add_argument("--memories", type=int, default=10_000)
+    latency.add_argument("--queries", type=int, default=40)
+    latency.add_argument("--json", action="store_true")
+
+
+def _add_truth_commands(commands: Any) -> None:
+    """`prompt`, `facts`, `session` and `review`: what Daemon believes and shows the model."""
+    prompt = commands.add_parser("prompt", help="the prompt a message would get (no model call, no storing)")
+    prompt.add_argument("text")
+    prompt.add_argument("--budget", type=int, help="token budget (default: from the config and the model)")
+    prompt.add_argument("--session", help="assemble as part of this session (its recent turns)")
+    prompt.add_argument("--json", action="store_true", help="print one JSON object")
+    prompt.add_argument("--explain", action="store_true", help="why each section and item is there")
+
     facts = commands.add_parser("facts", help="what Daemon holds as true, with corrections kept as history")
     facts_commands = facts.add_subparsers(dest="facts_command", metavar="ACTION", required=True)
     facts_list = facts_commands.add_parser("list", help="list current and superseded facts")
@@ -90,19 +117,3 @@ def _add_memory_commands(commands: Any) -> None:
     approve.add_argument("--keep", help="the record to keep (default: the newest)")
     for action, text in (("dismiss", "leave the records as they are"), ("undo", "revert a decision")):
         review_commands.add_parser(action, help=text).add_argument("item")
-
-    bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
-    bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
-    retrieval = bench_commands.add_parser(
-        "retrieval", help="LoCoMo recall@k/MRR with dense and BM25 baselines"
-    )
-    retrieval.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
-    retrieval.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
-    retrieval.add_argument("--json", action="store_true")
-    ending = bench_commands.add_parser("session-end", help="session-end processing time for N turns")
-    ending.add_argument("--turns", type=int, default=50)
-    ending.add_argument("--json", action="store_true")
-    latency = bench_commands.add_parser("latency", help="search latency against its floor on N memories")
-    latency.add_argument("--memories", type=int, default=10_000)
-    latency.add_argument("--queries", type=int, default=40)
-    latency.add_argument("--json", action="store_true")

@@ -234,19 +234,38 @@ def test_facts_stated_in_a_turn_reach_the_persisted_knowledge_graph(tmp_path: Pa
     assert asked.returncode == 0 and "failed" not in asked.stderr, asked.stderr
 
 
+@pytest.mark.slow
 def test_state_confirm_correct_through_the_real_orchestrator(tmp_path: Path) -> None:
-    """The issue's scenario: the old fact is kept as superseded, the new one is current, the graph agrees."""
+    """The truth-maintenance scenario: the old fact is kept as superseded, the new one is current, the
+    summary written from the old fact is stale and labelled in the prompt, and the graph agrees."""
     config = str(echo_config(tmp_path))
-    for message in ["I live in Boston.", "Yes, I live in Boston.", "Actually, I moved to Denver."]:
-        result = run_main("--config", config, "ask", message, tmp_path=tmp_path)
-        assert result.returncode == 0, result.stderr
-    listed = run_main("--config", config, "facts", "list", "--json", tmp_path=tmp_path)
-    assert listed.returncode == 0, listed.stderr
-    facts = {(f["predicate"], f["object"]): f for f in json.loads(listed.stdout)["facts"]}
+
+    def daemon(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_main("--config", config, *args, tmp_path=tmp_path)
+
+    session = json.loads(daemon("ask", "I live in Boston.", "--json").stdout)["session_id"]
+    confirmed = daemon("ask", "Yes, I live in Boston.", "--session", session)
+    assert confirmed.returncode == 0, confirmed.stderr
+    ended = daemon("session", "end", "--session", session, "--json")
+    steps = {s["name"]: s for s in json.loads(ended.stdout)["steps"]}
+    assert steps["block_summaries"]["result"]["claims"] == 1  # the summary relies on the Boston fact
+    corrected = daemon("ask", "Actually, I moved to Denver.")
+    assert corrected.returncode == 0, corrected.stderr
+
+    listed = json.loads(daemon("facts", "list", "--json").stdout)["facts"]
+    facts = {(f["predicate"], f["object"]): f for f in listed}
     boston, denver = facts[("lives_in", "Boston")], facts[("lives_in", "Denver")]
     assert (boston["status"], denver["status"]) == ("superseded", "current")
     assert boston["superseded_by"] == denver["id"]
     assert set(boston) >= {"id", "subject", "predicate", "object", "status", "truth"}
+
+    prompt = json.loads(daemon("prompt", "where do I live?", "--json", "--explain").stdout)
+    summaries = [i for s in prompt["sections"] if "summaries" in s["key"] for i in s["items"]]
+    assert summaries and all(i["text"].startswith("[HISTORICAL -- PARTIALLY OUTDATED]") for i in summaries)
+    profile = next(s for s in prompt["sections"] if s["key"] == "user_profile")
+    assert [i["text"] for i in profile["items"]] == ["location: The user lives in Denver."]
+    assert prompt["sections"][-1]["key"] == "current_query" and prompt["total_tokens"] <= prompt["budget"]
+
     graph = json.loads((tmp_path / "data" / "knowledge_graph.json").read_text(encoding="utf-8"))["graph"]
     homes = {e["target"]: e.get("superseded", False) for e in graph["edges"] if e["relation"] == "lives_in"}
     assert homes == {"boston": True, "denver": False}
