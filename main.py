@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.agent.loop import AgentRunner
     from core.config import AppConfig
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, MemoryPort
@@ -230,9 +229,11 @@ def _build_memory(
 
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
     """Wire the lock, journal, providers, agent loop, memory, facts, graph and orchestrator together."""
-    from core.orchestrator import ModelChoice, Orchestrator
+    from core.generation.setup import model_choices
+    from core.orchestrator import Orchestrator
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
+    from core.tools.memory_tools import memory_tools
     from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
@@ -248,19 +249,15 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     factory = ProviderFactory(config, env, ledger)
     names = factory.available()
     toolset = build_toolset(config)
-    choices = [
-        ModelChoice(
-            name, _build_agent(factory.for_chat(name), toolset, config, name), config.providers[name].model
-        )
-        for name in names
-    ]
     history = JournalHistory(journal, config.history.recent_turns)
     if not with_memory:  # `history` reads the journal only: no models to load
+        choices = model_choices(config, factory, names, toolset)
         prompt = build_prompt(config, names[0], None)
         orchestrator = Orchestrator(choices, journal, ContextGatherer(history), prompt)
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
+    choices = model_choices(config, factory, names, toolset, memory_tools(parts.port, parts.facts), side)
     inventory = Inventory(
         names, side.name if side else None, parts.memory, parts.facts, parts.knowledge, toolset,
         idle_end_minutes=config.session.idle_end_minutes,
@@ -366,27 +363,7 @@ def build_prompt(
 def _side_model(config: AppConfig, factory: ProviderFactory, main_name: str) -> ChatProvider | None:
     """The model for side jobs (query rewrite, session-end summaries and facts): the `fast` role's, else
     the main one; never the tiny embedded model, which cannot do them reliably (offline heuristics do)."""
-    name = config.models.fast or main_name
-    return None if config.providers[name].kind == "local" else factory.wrapped(name)
-
-
-def _build_agent(provider: ChatProvider, toolset: Toolset, config: AppConfig, name: str) -> AgentRunner:
-    from core.agent.compaction import Compactor
-    from core.agent.limits import RunLimits
-    from core.agent.loop import AgentRunner
-    from core.agent.tool_gate import HintedToolGate, OfferAll
-
-    agent = config.agent
-    limits = RunLimits(
-        max_rounds=agent.max_rounds,
-        max_tool_output_chars=agent.max_tool_output_chars,
-        response_max_tokens=agent.max_tokens,
-        temperature=agent.temperature,
-    )
-    # The embedded model calls any tool it is offered: offer only the tools the message asks for.
-    gate = HintedToolGate() if config.providers[name].kind == "local" else OfferAll()
-    compactor = Compactor(threshold=agent.compaction_threshold)
-    return AgentRunner(provider, toolset, limits=limits, compactor=compactor, tool_gate=gate)
+    return factory.capable(config.models.fast or main_name)
 
 
 if __name__ == "__main__":

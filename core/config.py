@@ -92,6 +92,19 @@ class PromptConfig(_Frozen):
     disabled_sections: tuple[str, ...] = ()  # ablation: sections left out (the query and turns stay)
 
 
+class GenerationConfig(_Frozen):
+    """How answers are produced. Modes other than `stream` need a judge model (models.judge, else
+    models.fast, else a non-embedded main model); without one they fall back to streaming."""
+
+    mode: Literal["stream", "best_of", "duel", "ensemble"] = "stream"
+    n: int = Field(3, ge=2, le=8)  # best-of candidates
+    temperatures: tuple[float, ...] = (0.3, 0.7, 1.0)  # cycled over the best-of candidates
+    plan: bool = False  # a second model plans the answer first
+    review: bool = False  # ... and reviews it (one rewrite at most); the answer then arrives whole
+    uncertainty_retry: bool = True  # "I don't remember" about the user -> one retry that searches memory
+    judge_timeout_s: float = Field(30.0, gt=0)
+
+
 class GuiConfig(_Frozen):
     host: str = "127.0.0.1"
     port: int = Field(7860, ge=1, le=65535)
@@ -113,6 +126,7 @@ class AppConfig(_Frozen):
     context: ContextConfig = ContextConfig()
     session: SessionConfig = SessionConfig()
     prompt: PromptConfig = PromptConfig()
+    generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()
     memory: MemoryConfig = MemoryConfig()
 

@@ -27,6 +27,7 @@ class SectionSpec:
 
 
 QUERY = "current_query"
+QUERY_MARKER = "The user says: "  # starts the user's own words in the query section (judges, fakes find them)
 RECENT = "recent_conversation"
 
 _TABLE = (

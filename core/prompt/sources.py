@@ -9,6 +9,7 @@ from types import MappingProxyType
 
 from core.ports import RecalledMemory, TurnRecord
 from core.prompt.assembly import PromptItem, SectionContent
+from core.prompt.sections import QUERY_MARKER
 from core.temporal import query_time_window
 from core.turn_context import STALE_PREFIX, TurnContext
 
@@ -89,7 +90,7 @@ def query_item(context: TurnContext) -> PromptItem:
     before = ""
     if last is not None and last.assistant:
         before = f"(Your last reply was: {' '.join(last.assistant.split())[:400]})\n"
-    return PromptItem(f"{before}The user says: {context.text}", id="query", why="the message being answered")
+    return PromptItem(f"{before}{QUERY_MARKER}{context.text}", id="query", why="the message being answered")
 
 
 def time_items(now: float, last_session_at: float | None) -> tuple[PromptItem, ...]:

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.errors import ProviderError
+from core.prompt.sections import QUERY_MARKER
 from core.providers.base import ProviderProfile
 from core.types import (
     ChatRequest,
@@ -88,7 +89,7 @@ class ScriptedProvider:
 
 @dataclass
 class EchoProvider:
-    """Answers with the last user message (or the whole prompt with `full=True`). Never fails."""
+    """Answers with the user's last message (or the whole prompt with `full=True`). Never fails."""
 
     name: str = "echo"
     model: str = "echo"
@@ -99,7 +100,8 @@ class EchoProvider:
         if self.full:
             return "\n".join(f"{m.role}: {m.content}" for m in request.messages)
         users = [m.content for m in request.messages if m.role == "user"]
-        return users[-1] if users else ""
+        # An assembled prompt ends with the user's own words after the query marker: echo those.
+        return users[-1].rsplit(QUERY_MARKER, 1)[-1] if users else ""
 
     async def complete(self, request: ChatRequest) -> ModelResponse:
         text = self._answer(request)

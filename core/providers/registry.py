@@ -102,6 +102,11 @@ class ProviderFactory:
             self._built[name] = CostTrackingProvider(retrying, ledger=self._ledger)
         return self._built[name]
 
+    def capable(self, name: str) -> ChatProvider | None:
+        """`name`'s provider for side jobs (judging, rewriting, summarising), or None for the embedded
+        model, which is too small to do them reliably (callers fall back to heuristics)."""
+        return None if self._config.providers[name].kind == "local" else self.wrapped(name)
+
     def for_chat(self, name: str) -> ChatProvider:
         """The provider for answering: a remote one falls back to the local model when configured."""
         provider = self.wrapped(name)

@@ -1,0 +1,95 @@
+"""Choosing the generation mode from the config: which wrappers go around the main model's agent."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from itertools import cycle, islice
+
+from core.agent.factory import build_agent
+from core.config import AppConfig, GenerationConfig
+from core.generation.ensemble import Ensemble
+from core.generation.panel import BestOfN, Duel
+from core.generation.planned import PlannedGeneration
+from core.generation.uncertainty import UncertaintyRetry
+from core.orchestrator import Agent, ModelChoice
+from core.providers.base import ChatProvider
+from core.providers.registry import ProviderFactory
+from core.tools.base import Tool
+from core.tools.toolset import Toolset
+
+logger = logging.getLogger(__name__)
+
+
+def generation_agent(
+    agent_at: Callable[[float | None], Agent],
+    others: Mapping[str, Agent],
+    cfg: GenerationConfig,
+    *,
+    judge: ChatProvider | None,
+    planner: ChatProvider | None = None,
+    memory_tool: str | None = None,
+) -> Agent:
+    """The main model's agent wrapped per `cfg`. `agent_at(temperature)` builds the main agent (None: the
+    configured temperature); `others` are the other configured models' agents (duel, ensemble)."""
+    agent = _panel(agent_at, others, cfg, judge)
+    if cfg.plan and planner is not None:
+        reviewer = judge if cfg.review else None
+        agent = PlannedGeneration(agent, planner, reviewer, plan_timeout_s=cfg.judge_timeout_s)
+    if cfg.uncertainty_retry and memory_tool is not None:
+        agent = UncertaintyRetry(agent, tool_name=memory_tool)
+    return agent
+
+
+def _panel(
+    agent_at: Callable[[float | None], Agent],
+    others: Mapping[str, Agent],
+    cfg: GenerationConfig,
+    judge: ChatProvider | None,
+) -> Agent:
+    if cfg.mode == "stream":
+        return agent_at(None)
+    if judge is None:
+        logger.warning("generation mode %s needs a judge model (models.judge/fast); streaming", cfg.mode)
+        return agent_at(None)
+    timeout = cfg.judge_timeout_s
+    if cfg.mode == "best_of":
+        temperatures = list(islice(cycle(cfg.temperatures or (None,)), cfg.n))
+        return BestOfN([agent_at(t) for t in temperatures], judge, cfg.n, timeout_s=timeout)
+    if not others:
+        logger.warning("generation mode %s needs a second configured model; streaming", cfg.mode)
+        return agent_at(None)
+    if cfg.mode == "duel":
+        name, second = next(iter(others.items()))
+        return Duel(agent_at(None), second, judge, names=("main", name), timeout_s=timeout)
+    return Ensemble([agent_at(None), *others.values()], judge, names=["main", *others], timeout_s=timeout)
+
+
+def model_choices(
+    config: AppConfig,
+    factory: ProviderFactory,
+    names: Sequence[str],
+    toolset: Toolset,
+    memory_tools: Sequence[Tool] = (),
+    side: ChatProvider | None = None,
+) -> list[ModelChoice]:
+    """One choice per available model; the first (the default) wrapped in the configured generation mode.
+    Remote models also get the memory tools; the embedded one would call them for every "my"."""
+
+    def agent_for(name: str, temperature: float | None = None) -> Agent:
+        embedded = config.providers[name].kind == "local"
+        tools = toolset if embedded else toolset.merged(memory_tools)
+        provider = factory.for_chat(name)
+        return build_agent(provider, tools, config.agent, embedded=embedded, temperature=temperature)
+
+    main_name, others = names[0], {name: agent_for(name) for name in names[1:]}
+    embedded_main = config.providers[main_name].kind == "local"
+    main_agent = generation_agent(
+        lambda temperature: agent_for(main_name, temperature), others, config.generation,
+        judge=factory.capable(config.models.judge or config.models.fast or main_name), planner=side,
+        memory_tool="search_memory" if memory_tools and not embedded_main else None,
+    )  # fmt: skip
+    describe = {name: config.providers[name].model for name in names}
+    return [ModelChoice(main_name, main_agent, describe[main_name])] + [
+        ModelChoice(name, agent, describe[name]) for name, agent in others.items()
+    ]
