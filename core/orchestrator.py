@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, replace
@@ -185,15 +186,27 @@ class Orchestrator:
             logger.exception("could not learn facts from turn %s", turn.turn_id)
 
     async def preview(
-        self, text: str, *, session_id: str | None = None, budget: int | None = None
+        self,
+        text: str,
+        *,
+        session_id: str | None = None,
+        budget: int | None = None,
+        timings: dict[str, float] | None = None,
     ) -> AssembledPrompt:
         """The prompt a turn would send, without journaling it or calling a model (`prompt` command).
-        It still advances the session's short-term and escalation state, as reading a message does."""
+        It still advances the session's short-term and escalation state, as reading a message does.
+        `timings` receives the milliseconds spent gathering and assembling."""
         text = text.strip()
         if not text:
             raise UserInputError("the message is empty")
+        started = time.perf_counter()
         context = await self._context.gather(session_id or "preview", text)
-        return await self._prompt.build(context, budget=budget)
+        gathered = time.perf_counter()
+        prompt = await self._prompt.build(context, budget=budget)
+        if timings is not None:
+            timings["gather_ms"] = (gathered - started) * 1000
+            timings["assemble_ms"] = (time.perf_counter() - gathered) * 1000
+        return prompt
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         return self._log.turns(session_id, limit)

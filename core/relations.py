@@ -163,9 +163,24 @@ def to_epoch(value: float | int | datetime | str | None, default: float) -> floa
         return default
 
 
+_PHRASES: Mapping[str, str] = MappingProxyType(
+    {
+        "named": "is named",
+        "is_a": "is",
+        "has_pet": "has a pet named",
+        "wants": "wants",
+        "interested_in": "is interested in",
+        "skilled_at": "is good at",
+        "part_of": "is part of",
+        "born_in": "was born in",
+    }
+)
+
+
 def fact_sentence(subject: str, relation: str, obj: str) -> str:
     """A fact as a plain sentence for people and prompts: ("jo", "sister_of", "user") -> "Jo is the user's
-    sister."; ("user", "lives_in", "Denver") -> "The user lives in Denver."."""
+    sister."; ("user", "lives_in", "Denver") -> "The user lives in Denver."; ("my dog", "named", "Rex") ->
+    "My dog is named Rex."."""
     user = {"user", "i", "me"}
     who = "the user" if normalize(subject) in user else subject
     what = "the user" if normalize(obj) in user else obj
@@ -173,5 +188,10 @@ def fact_sentence(subject: str, relation: str, obj: str) -> str:
     if nouns and what == "the user":
         text = f"{who} is the user's {nouns[0]}."
     else:
-        text = f"{who} {relation.replace('_', ' ')} {what}."
+        verb = _PHRASES.get(relation, relation.replace("_", " "))
+        if relation == "is_a" and not re.match(r"(?i)(a|an|the)\s", what):
+            verb = "is " + ("an" if what[:1].lower() in "aeiou" else "a")
+        elif relation == "wants" and not re.match(r"(?i)(a|an|the|to)\s", what):
+            verb = "wants to"
+        text = f"{who} {verb} {what}."
     return text[:1].upper() + text[1:]

@@ -25,12 +25,18 @@ def bench_command(
 ) -> int:
     """Run one benchmark; `memory_in(folder)` opens a memory service, `services_for(config)` a whole app."""
     as_json = args.json
+
+    def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
+        models = config.models.model_copy(update={"main": "local", "fast": None})
+        return services_for(config.model_copy(update={"data_dir": folder, "models": models}))
+
+    if args.bench_command == "prompt":
+        from eval.benchmarks.prompt_bench import run_prompt_benchmark
+
+        run = lambda: run_prompt_benchmark(offline_in, args.budget)  # noqa: E731
+        return bench(run, as_json=as_json, headline=_dump)
     if args.bench_command == "session-end":
         from eval.benchmarks.session_end_bench import run_session_end_benchmark
-
-        def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
-            models = config.models.model_copy(update={"main": "local", "fast": None})
-            return services_for(config.model_copy(update={"data_dir": folder, "models": models}))
 
         run = lambda: run_session_end_benchmark(offline_in, args.turns)  # noqa: E731
         return bench(run, as_json=as_json, headline=_dump)

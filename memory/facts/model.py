@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass
 
 from core.ports import ExtractedFact
-from core.relations import canonical_relation, normalize
+from core.relations import canonical_relation, fact_sentence, normalize
 
 USER = "user"
 _USER_WORDS = frozenset({"i", "me", "my", "myself", "mine", "user", "the user"})
@@ -108,5 +108,5 @@ class StoredFact:
 
     @property
     def text(self) -> str:
-        """The sentence stored in the `facts` collection for retrieval."""
-        return f"{self.subject} {self.relation.replace('_', ' ')} {self.object}"
+        """The sentence stored in the `facts` collection for retrieval ("Jo lives in Denver.")."""
+        return fact_sentence(self.subject, self.relation, self.object)

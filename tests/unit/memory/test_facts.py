@@ -143,7 +143,7 @@ async def test_state_confirm_correct_keeps_the_history(store: FactStore, clock: 
     assert [v.object for v in outcome.superseded] == ["Boston"]
     assert [f.object for f in outcome.learned] == ["Denver"]
     assert index.records[boston.id].metadata["status"] == "superseded"  # retrieval ranks it down
-    assert index.records[denver.id].text == "user lives in Denver"
+    assert index.records[denver.id].text == "The user lives in Denver."
 
 
 async def test_a_turn_applied_twice_changes_nothing(store: FactStore) -> None:
@@ -209,7 +209,9 @@ def test_facts_read_as_plain_sentences() -> None:
 
     assert fact_sentence("user", "lives_in", "Denver") == "The user lives in Denver."
     assert fact_sentence("Jo", "sister_of", "user") == "Jo is the user's sister."
-    assert fact_sentence("my dog", "named", "Rex") == "My dog named Rex."
+    assert fact_sentence("my dog", "named", "Rex") == "My dog is named Rex."
+    assert fact_sentence("user", "wants", "learn Spanish") == "The user wants to learn Spanish."
+    assert fact_sentence("user", "is_a", "engineer") == "The user is an engineer."
 
 
 async def test_agreeing_with_a_reply_confirms_the_facts_it_stated(store: FactStore, clock: Clock) -> None:

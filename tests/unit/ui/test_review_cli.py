@@ -47,11 +47,11 @@ async def test_resolving_a_contradiction_hides_and_retires_and_undo_restores(tmp
     assert status == {"Boston": "superseded", "Paris": "current"}
     assert len(memory.store.get("facts")) == 2  # hidden, not deleted
     found = await memory.search(QueryContext(query="where does Jo live", now=T0 + 5), k=5)
-    assert [m.text for m in found if m.collection == "facts"] == ["Jo lives in Paris"]
+    assert [m.text for m in found if m.collection == "facts"] == ["Jo lives in Paris."]
 
     review_command("undo", queue, memory, facts, args(item=item.id))
     assert {f.object: f.status for f in facts.list_facts()} == {"Boston": "current", "Paris": "current"}
     found = await memory.search(QueryContext(query="where does Jo live", now=T0 + 5), k=5)
     shown = sorted(m.text for m in found if m.collection == "facts")
-    assert shown == ["Jo lives in Boston", "Jo lives in Paris"]
+    assert shown == ["Jo lives in Boston.", "Jo lives in Paris."]
     assert "undone" in capsys.readouterr().out
