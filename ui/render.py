@@ -86,9 +86,14 @@ def _citation_label(citation: Mapping[str, Any]) -> str:
 
 
 def render_citations(citations: Sequence[Mapping[str, Any]]) -> str:
-    """Numbered source lines (`[1] title — url`), or "" when there are none."""
+    """Source lines, or "" when there are none: a memory the answer cited by its marker shows under that
+    marker with the cited text (`[M2] Jo lives in Denver.`); other sources are numbered with their link."""
     lines = []
     for number, citation in enumerate(citations, start=1):
+        marker = citation.get("marker")
+        if marker:
+            lines.append(f"[{marker}] {truncate(' '.join(str(citation.get('text', '')).split()), 160)}")
+            continue
         label = _citation_label(citation)
         url = citation.get("url")
         lines.append(f"[{number}] {label} — {url}" if url else f"[{number}] {label}")

@@ -84,3 +84,8 @@ def test_unclosed_fence_while_streaming_stays_code() -> None:
 
 def test_plain_comparisons_survive() -> None:
     assert render.neutralize_remote_media("1 < 2 and a<=b") == "1 < 2 and a<=b"
+
+
+def test_cited_memories_show_under_their_marker_with_the_cited_text() -> None:
+    citations = [{"marker": "M2", "id": "fact_1", "text": "(2026-11-30)  Jo lives\nin Denver."}]
+    assert render.render_citations(citations) == "[M2] (2026-11-30) Jo lives in Denver."
