@@ -39,6 +39,7 @@ from core.events import (
     ToolCallStarted,
     UsageUpdate,
 )
+from core.prompt.sections import users_words
 from core.providers.base import ChatProvider
 from core.tools.toolset import Toolset
 from core.types import ChatRequest, Message, ModelResponse, ToolSpec, Usage
@@ -143,7 +144,7 @@ class AgentRunner:
         raises the configured `limits.response_max_tokens`.
         """
         pinned = _last_user(messages)
-        toolset = self.tool_gate.select(pinned.content if pinned else "", self.toolset)
+        toolset = self.tool_gate.select(users_words(pinned.content) if pinned else "", self.toolset)
         state = _RunState(list(messages), pinned, self.provider.model, _Offer.of(toolset, self))
         if max_tokens is not None:
             state.max_tokens = max(16, min(max_tokens, self.limits.response_max_tokens))
@@ -353,7 +354,7 @@ class AgentRunner:
     async def _input_tripped(self, state: _RunState) -> bool:
         if state.pinned is None or not self.input_guardrails:
             return False
-        tripped = await first_tripped(self.input_guardrails, state.pinned.content)
+        tripped = await first_tripped(self.input_guardrails, users_words(state.pinned.content))
         if tripped is not None:
             log.info("input guardrail tripped: %s", tripped.reason)
         return tripped is not None

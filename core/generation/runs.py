@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.agent.limits import cancel_and_wait, unless_cancelled
 from core.events import Done, RunError, RunEvent, TextDelta, UsageUpdate
-from core.prompt.sections import QUERY_MARKER
+from core.prompt.sections import users_words
 from core.types import Message, Usage
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ def total_usage(candidates: Iterable[Candidate], *more: Usage) -> Usage:
 def last_user_text(messages: Sequence[Message]) -> str:
     """The user's own words: after the query marker of an assembled prompt, else the last user message."""
     text = next((m.content for m in reversed(messages) if m.role == "user"), "")
-    return text.rsplit(QUERY_MARKER, 1)[-1]
+    return users_words(text)
 
 
 def with_note(messages: Sequence[Message], note: str) -> list[Message]:

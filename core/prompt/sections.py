@@ -28,6 +28,12 @@ class SectionSpec:
 
 QUERY = "current_query"
 QUERY_MARKER = "The user says: "  # starts the user's own words in the query section (judges, fakes find them)
+
+
+def users_words(prompt_text: str) -> str:
+    """The user's own message inside an assembled prompt (the whole text when it is not one): what tool
+    hints and input guardrails must look at, not the context around it."""
+    return prompt_text.rsplit(QUERY_MARKER, 1)[-1]
 RECENT = "recent_conversation"
 
 _TABLE = (

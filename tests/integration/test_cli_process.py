@@ -193,6 +193,13 @@ def test_ask_answers_from_the_embedded_model_with_no_key_and_no_network(tmp_path
     assert payload["usage"]["output_tokens"] > 0 and payload["usage"]["cost_usd"] == 0.0
     journal = Journal(tmp_path / "data" / "journal.sqlite3")
     assert [(t.user, t.status) for t in journal.turns()] == [("hello", "complete")]
+    # The model's tokenizer was saved on load: the next prompt counts real tokens.
+    cached = tmp_path / "data" / "cache" / "local-tokenizer.json"
+    if "llama_cpp" not in result.stderr:  # only the transformers backend has a tokenizer.json to save
+        assert cached.is_file()
+        from core.prompt.tokens import TokenizerCounter
+
+        assert TokenizerCounter(cached).count("Hello there, Daemon!") > 3
 
 
 def test_analyze_json_has_the_contract_keys_and_file_mode_keeps_order(tmp_path: Path) -> None:
