@@ -115,3 +115,32 @@ def _assert_nothing_twice(data: Path, config: Path, cwd: Path) -> None:
     user = [f for f in listed if f["subject"] == "user"]
     homes = {f["object"]: f["status"] for f in user if f["predicate"] == "lives_in"}
     assert homes == {"Boston": "superseded", "Chicago": "current"}
+
+
+@pytest.mark.slow
+def test_sigterm_ends_the_repl_and_its_session_end_steps_run_first(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    config = tmp_path / "echo.yaml"
+    config.write_text(ECHO_CONFIG)
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "cli"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.stdin and proc.stdout
+    proc.stdin.write("I live in Boston and I work at Acme Robotics.\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and "daemon> I live in Boston" not in proc.stdout.readline():
+        pass
+    proc.send_signal(signal.SIGTERM)  # the stdin pipe stays open: the REPL is waiting for input
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    assert "Saving what this session taught me" in stderr
+    with sqlite3.connect(tmp_path / "data" / "session_jobs.sqlite3") as db:
+        rows = list(db.execute("SELECT session_id, step, status FROM shutdown_jobs"))
+    assert {step for _, step, _ in rows} == set(STEPS)
+    assert {status for _, _, status in rows} <= {"done", "skipped"}

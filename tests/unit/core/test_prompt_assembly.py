@@ -98,3 +98,20 @@ def test_each_intent_includes_and_excludes_the_right_sections() -> None:
 def test_the_registry_covers_the_required_sections() -> None:
     assert len(SECTIONS) >= 26
     assert EMIT_ORDER[-1] == QUERY and "QUERY" in SECTIONS[QUERY].header
+
+
+async def test_model_compression_is_cut_to_the_limit_and_falls_back_to_middle_out() -> None:
+    from core.errors import ProviderError
+    from core.prompt.compression import ModelCompressor
+    from core.providers.fake import FailingProvider, ScriptedProvider
+
+    long = "head " + "detail " * 800 + "tail"
+    wordy = ScriptedProvider(["summary " * 400])  # ignores the length it was asked for
+    compressed = await ModelCompressor(wordy, COUNTER).compress(long, 50, purpose="the fence")
+    assert COUNTER.count(compressed) <= 50 and compressed.startswith("summary")
+    assert "the fence" in wordy.requests[0].messages[0].content
+    failing = FailingProvider(ProviderError("down"))
+    fallback = await ModelCompressor(failing, COUNTER).compress(long, 50)  # type: ignore[arg-type]
+    assert fallback.startswith("head") and fallback.endswith("tail") and COUNTER.count(fallback) <= 50
+    short = await ModelCompressor(failing, COUNTER).compress("already short", 50)  # type: ignore[arg-type]
+    assert short == "already short" and failing.calls == 1  # no call for what already fits
