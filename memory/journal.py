@@ -8,8 +8,6 @@ an acknowledged turn survives `kill -9`.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -18,6 +16,7 @@ from typing import Any
 
 from core.errors import StorageError, UserInputError
 from core.ports import SessionRecord, TurnRecord
+from memory.sqlite_db import DurableDB
 
 _MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -69,41 +68,16 @@ class Journal:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self._clock = clock
-        self._lock = threading.Lock()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
-        except sqlite3.DatabaseError as error:
-            raise StorageError(f"cannot open the journal at {path}: {error}") from None
-
-    def _migrate(self) -> None:
-        self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)")
-        done = {row[0] for row in self._db.execute("SELECT name FROM migrations")}
-        for name, sql in _MIGRATIONS:
-            if name in done:
-                continue
-            with self._transaction():
-                for statement in filter(str.strip, sql.split(";")):
-                    self._db.execute(statement)
-                self._db.execute("INSERT INTO migrations VALUES (?, ?)", (name, self._clock()))
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+        self._db = DurableDB(path, _MIGRATIONS, what="journal")
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._db.close()
 
     def new_session(self) -> str:
         session_id = uuid.uuid4().hex[:16]
         now = self._clock()
-        with self._lock, self._transaction():
-            self._db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, now, now))
+        with self._db.write() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, now, now))
         return session_id
 
     def begin_turn(self, session_id: str, user_text: str) -> str:
@@ -112,16 +86,16 @@ class Journal:
             raise UserInputError(f"message is {len(user_text)} characters; the limit is {MAX_USER_TEXT}")
         now = self._clock()
         turn_id = f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"
-        with self._lock, self._transaction():
-            self._db.execute(
+        with self._db.write() as db:
+            db.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?) ON CONFLICT(session_id) "
                 "DO UPDATE SET last_active_at = excluded.last_active_at",
                 (session_id, now, now),
             )
-            seq = self._db.execute(
+            seq = db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?", (session_id,)
             ).fetchone()[0]
-            self._db.execute(
+            db.execute(
                 "INSERT INTO turns (turn_id, session_id, seq, user_text, created_at) VALUES (?, ?, ?, ?, ?)",
                 (turn_id, session_id, seq, user_text, now),
             )
@@ -149,8 +123,8 @@ class Journal:
             self._clock(),
             turn_id,
         )
-        with self._lock, self._transaction():
-            cursor = self._db.execute(
+        with self._db.write() as db:
+            cursor = db.execute(
                 "UPDATE turns SET assistant_text=?, status=?, model=?, usage_json=?, tool_calls_json=?, "
                 "citations_json=?, completed_at=? WHERE turn_id=?",
                 values,
@@ -162,22 +136,18 @@ class Journal:
         return turn
 
     def turn(self, turn_id: str) -> TurnRecord | None:
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns WHERE turn_id = ?", (turn_id,)
-            ).fetchone()
-        return _to_record(row) if row else None
+        rows = self._db.rows(f"SELECT {_TURN_COLUMNS} FROM turns WHERE turn_id = ?", (turn_id,))
+        return _to_record(rows[0]) if rows else None
 
     def recent_turns(self, session_id: str, limit: int) -> list[TurnRecord]:
         """The last `limit` answered turns of a session, oldest first."""
         if limit <= 0:
             return []
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND status != 'pending' "
-                "AND status != 'failed' ORDER BY seq DESC LIMIT ?",
-                (session_id, limit),
-            ).fetchall()
+        rows = self._db.rows(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND status != 'pending' "
+            "AND status != 'failed' ORDER BY seq DESC LIMIT ?",
+            (session_id, limit),
+        )
         return [_to_record(row) for row in reversed(rows)]
 
     def turns(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
@@ -191,27 +161,24 @@ class Journal:
         if limit is not None:
             query += " LIMIT ?"
             params += (limit,)
-        with self._lock:
-            rows = self._db.execute(query, params).fetchall()
+        rows = self._db.rows(query, params)
         return [_to_record(row) for row in reversed(rows)]
 
     def sessions(self) -> list[SessionRecord]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT s.session_id, s.created_at, s.last_active_at, COUNT(t.turn_id) FROM sessions s "
-                "LEFT JOIN turns t ON t.session_id = s.session_id GROUP BY s.session_id "
-                "ORDER BY s.last_active_at DESC"
-            ).fetchall()
+        rows = self._db.rows(
+            "SELECT s.session_id, s.created_at, s.last_active_at, COUNT(t.turn_id) FROM sessions s "
+            "LEFT JOIN turns t ON t.session_id = s.session_id GROUP BY s.session_id "
+            "ORDER BY s.last_active_at DESC"
+        )
         return [SessionRecord(*row) for row in rows]
 
     def unindexed_turns(self, limit: int = 500) -> list[TurnRecord]:
         """Finished turns (complete or cancelled with text) not yet copied into long-term memory."""
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns WHERE indexed_at IS NULL AND status IN "
-                "('complete', 'cancelled') ORDER BY created_at LIMIT ?",
-                (limit,),
-            ).fetchall()
+        rows = self._db.rows(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE indexed_at IS NULL AND status IN "
+            "('complete', 'cancelled') ORDER BY created_at LIMIT ?",
+            (limit,),
+        )
         return [_to_record(row) for row in rows]
 
     def mark_indexed(self, turn_ids: list[str]) -> None:
@@ -219,23 +186,10 @@ class Journal:
         if not turn_ids:
             return
         now = self._clock()
-        with self._lock, self._transaction():
-            self._db.executemany(
+        with self._db.write() as db:
+            db.executemany(
                 "UPDATE turns SET indexed_at = ? WHERE turn_id = ?", [(now, t) for t in turn_ids]
             )
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on error. The caller holds the journal lock."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
 def _to_record(row: tuple[Any, ...]) -> TurnRecord:

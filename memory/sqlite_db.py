@@ -25,6 +25,7 @@ class DurableDB:
 
     def __init__(self, path: Path, migrations: Sequence[Migration], *, what: str) -> None:
         self.path = path
+        self._what = what
         self._lock = threading.RLock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,19 +51,30 @@ class DurableDB:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: everything inside commits together or not at all."""
+        """A write transaction: everything inside commits together or not at all. SQLite's own errors
+        (disk full, a damaged file) become a `StorageError` that names the database."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as error:
+                raise StorageError(f"cannot write the {self._what}: {error}") from None
             try:
                 yield self._db
-            except BaseException:
+            except BaseException as error:
                 self._db.execute("ROLLBACK")
+                if isinstance(error, sqlite3.DatabaseError):
+                    raise StorageError(f"cannot write the {self._what}: {error}") from None
                 raise
             self._db.execute("COMMIT")
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return list(self._db.execute(sql, params))
+
+    def pragma(self, name: str) -> Any:
+        """One PRAGMA's value (tests check the durability settings through this)."""
+        with self._lock:
+            return self._db.execute(f"PRAGMA {name}").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:

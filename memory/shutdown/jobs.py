@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.errors import StorageError
+from memory.sqlite_db import DurableDB
 
 PENDING, RUNNING, DONE, FAILED, SKIPPED = "pending", "running", "done", "failed", "skipped"
 STATUSES = (PENDING, RUNNING, DONE, FAILED, SKIPPED)
@@ -76,48 +75,10 @@ class JobTable:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self._clock = clock
-        self._lock = threading.Lock()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
-        except sqlite3.DatabaseError as error:
-            raise StorageError(f"cannot open the session-end job table at {path}: {error}") from None
-
-    def _migrate(self) -> None:
-        self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)")
-        done = {row[0] for row in self._db.execute("SELECT name FROM migrations")}
-        for name, sql in _MIGRATIONS:
-            if name in done:
-                continue
-            with self._transaction():
-                for statement in filter(str.strip, sql.split(";")):
-                    self._db.execute(statement)
-                self._db.execute("INSERT INTO migrations VALUES (?, ?)", (name, self._clock()))
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back on error; SQLite errors become `StorageError`."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as error:
-            raise StorageError(f"cannot write the session-end job table: {error}") from None
-        try:
-            yield
-        except BaseException as error:
-            self._db.execute("ROLLBACK")
-            if isinstance(error, sqlite3.DatabaseError):
-                raise StorageError(f"cannot write the session-end job table: {error}") from None
-            raise
-        else:
-            self._db.execute("COMMIT")
+        self._db = DurableDB(path, _MIGRATIONS, what="session-end job table")
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._db.close()
 
     def plan(self, session_id: str, steps: Sequence[str]) -> None:
         """Add a `pending` row for each step the session does not have yet; existing rows keep their state.
@@ -126,8 +87,8 @@ class JobTable:
         """
         now = self._clock()
         rows = [(session_id, step, position, now) for position, step in enumerate(steps)]
-        with self._lock, self._transaction():
-            self._db.executemany(
+        with self._db.write() as db:
+            db.executemany(
                 "INSERT INTO shutdown_jobs (session_id, step, position, planned_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (session_id, step) DO UPDATE SET position = excluded.position",
                 rows,
@@ -138,14 +99,14 @@ class JobTable:
 
         Returns the attempt number, 1 for the first run.
         """
-        with self._lock, self._transaction():
-            cursor = self._db.execute(
+        with self._db.write() as db:
+            cursor = db.execute(
                 "UPDATE shutdown_jobs SET status = 'running', attempts = attempts + 1, started_at = ?, "
                 "finished_at = NULL, error = NULL WHERE session_id = ? AND step = ?",
                 (self._clock(), session_id, step),
             )
             _require_row(cursor, session_id, step)
-            row = self._db.execute(
+            row = db.execute(
                 "SELECT attempts FROM shutdown_jobs WHERE session_id = ? AND step = ?", (session_id, step)
             ).fetchone()
         return int(row[0])
@@ -159,8 +120,8 @@ class JobTable:
         if status not in FINISHED:
             raise ValueError(f"finish() records a terminal status {FINISHED}, not {status!r}")
         encoded = json.dumps(result, sort_keys=True)
-        with self._lock, self._transaction():
-            cursor = self._db.execute(
+        with self._db.write() as db:
+            cursor = db.execute(
                 "UPDATE shutdown_jobs SET status = ?, result_json = ?, error = NULL, finished_at = ? "
                 "WHERE session_id = ? AND step = ?",
                 (status, encoded, self._clock(), session_id, step),
@@ -169,8 +130,8 @@ class JobTable:
 
     def fail(self, session_id: str, step: str, error: str) -> None:
         """Record that a step failed (it stays eligible for a retry until the caller's attempt limit)."""
-        with self._lock, self._transaction():
-            cursor = self._db.execute(
+        with self._db.write() as db:
+            cursor = db.execute(
                 "UPDATE shutdown_jobs SET status = 'failed', error = ?, finished_at = ? "
                 "WHERE session_id = ? AND step = ?",
                 (error, self._clock(), session_id, step),
@@ -179,11 +140,8 @@ class JobTable:
 
     def status(self, session_id: str) -> list[JobRecord]:
         """Every step recorded for a session, in run order (empty if the session was never planned)."""
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM shutdown_jobs WHERE session_id = ? ORDER BY position, step",
-                (session_id,),
-            ).fetchall()
+        query = f"SELECT {_COLUMNS} FROM shutdown_jobs WHERE session_id = ? ORDER BY position, step"
+        rows = self._db.rows(query, (session_id,))
         return [_to_record(row) for row in rows]
 
     def sessions_needing_work(
@@ -205,8 +163,7 @@ class JobTable:
             query += f" AND step IN ({', '.join('?' * len(names))})" if names else " AND 0"
             params.extend(names)
         query += " GROUP BY session_id ORDER BY MIN(planned_at), session_id"
-        with self._lock:
-            rows = self._db.execute(query, params).fetchall()
+        rows = self._db.rows(query, params)
         return [row[0] for row in rows]
 
 

@@ -20,7 +20,7 @@ def test_wal_and_full_sync_are_on(journal: Journal) -> None:
     db = sqlite3.connect(journal.path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     # synchronous is per connection: check the journal's own connection.
-    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert journal._db.pragma("synchronous") == 2  # FULL
 
 
 def test_user_text_is_stored_before_the_answer(journal: Journal) -> None:

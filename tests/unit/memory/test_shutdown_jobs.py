@@ -256,8 +256,8 @@ async def test_sessions_are_tracked_separately(jobs: JobTable, sink: Sink) -> No
 def test_job_table_uses_wal_and_full_sync_and_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "jobs.sqlite3"
     table = JobTable(path)
-    assert table._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert table._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert table._db.pragma("journal_mode") == "wal"
+    assert table._db.pragma("synchronous") == 2  # FULL
     table.plan(SESSION, ["a", "b"])
     assert table.start(SESSION, "a") == 1
     table.finish(SESSION, "a", {"n": 3})
