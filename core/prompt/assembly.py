@@ -4,7 +4,7 @@
    last `floor_turns` turns). Floors are part of the budget: when they do not fit whole they are cut
    (middle-out), never allowed to push the total over.
 2. The other sections get what is left in priority order, item by item (best first, at most
-   `max_items`, each cut to `item_tokens`); an item that does not fit is dropped with that reason.
+   the intent's item limit, each cut to `item_tokens`); an item that does not fit is dropped with that reason.
 3. Sections are emitted in `order`; empty ones are omitted. The total is counted on the rendered text,
    and if the counter disagrees with the sum of the parts, the lowest-priority items go until it fits.
 So the assembled prompt never exceeds the budget.
@@ -137,7 +137,7 @@ class Assembler:
         lost: list[tuple[str, str]] = []
         spent = head
         limit = spec.item_tokens if key != QUERY else max(0, left - head)
-        for item in items[: spec.max_items] if key != QUERY else items[:1]:
+        for item in items if key != QUERY else items[:1]:  # the builder applied the intent's item limit
             room = max(0, left - spent - 1)  # the line break after the item
             fitted = replace(item, text=middle_out(item.text, min(limit, room), self.counter))
             cost = self._cost(self._line(fitted)) + 1
@@ -146,7 +146,7 @@ class Assembler:
                 spent += cost
             else:
                 lost.append((_label(item), "no budget left"))
-        lost += [(_label(i), f"over the section's {spec.max_items} items") for i in items[spec.max_items :]]
+
         return (kept, spent, lost) if kept else ([], 0, lost)
 
     def _fill_floor(

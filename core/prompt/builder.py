@@ -16,7 +16,7 @@ from typing import Any
 
 from core.prompt.assembly import AssembledPrompt, Assembler, PromptItem, SectionContent
 from core.prompt.compression import ModelCompressor
-from core.prompt.sections import QUERY, RECENT, SECTIONS, sections_for
+from core.prompt.sections import QUERY, RECENT, SECTIONS, item_limit, sections_for
 from core.prompt.sources import memory_sections, query_item, time_items, turn_item
 from core.prompt.tokens import TokenCounter
 from core.relations import fact_sentence
@@ -59,7 +59,11 @@ class PromptBuilder:
         intent = context.analysis.intent if context.analysis else "general"
         allowed = sections_for(intent, self._disabled)
         offered = self._contents(context, allowed)
-        contents = {key: c for key, c in offered.items() if c.items and key in allowed}
+        contents = {
+            key: SectionContent(key, c.items[: item_limit(intent, key)], c.why)
+            for key, c in offered.items()
+            if c.items and key in allowed
+        }
         for key, why in _intent_reasons(intent, allowed).items():
             if key in contents:
                 contents[key] = SectionContent(key, contents[key].items, why)

@@ -108,6 +108,25 @@ INTENT_SECTIONS: Mapping[str, frozenset[str]] = MappingProxyType(
 )
 
 
+# Intent -> sections whose item limit differs from the table's: a fact question wants more facts and fewer
+# conversation turns; emotional support wants fewer, more personal items; small talk very little.
+INTENT_LIMITS: Mapping[str, Mapping[str, int]] = MappingProxyType(
+    {
+        "factual_recall": MappingProxyType({"relevant_information": 15, "relevant_memories": 6}),
+        "temporal_recall": MappingProxyType({"relevant_memories": 10, "recent_summaries": 3}),
+        "emotional_support": MappingProxyType({"relevant_memories": 4, "relevant_information": 4}),
+        "casual_social": MappingProxyType({"relevant_memories": 3, "knowledge_graph": 4}),
+        "technical_help": MappingProxyType({"relevant_memories": 4, "documentation": 6}),
+        "project_work": MappingProxyType({"unresolved_threads": 8, "commit_history": 10}),
+    }
+)
+
+
+def item_limit(intent: str, key: str) -> int:
+    """How many items section `key` may show for `intent`."""
+    return INTENT_LIMITS.get(intent, {}).get(key, SECTIONS[key].max_items)
+
+
 def sections_for(intent: str, disabled: frozenset[str] = frozenset()) -> frozenset[str]:
     """The section keys an intent may fill, minus ablated ones (the query and recent turns always stay)."""
     allowed = _ALWAYS | INTENT_SECTIONS.get(intent, INTENT_SECTIONS["general"])

@@ -115,3 +115,11 @@ async def test_model_compression_is_cut_to_the_limit_and_falls_back_to_middle_ou
     assert fallback.startswith("head") and fallback.endswith("tail") and COUNTER.count(fallback) <= 50
     short = await ModelCompressor(failing, COUNTER).compress("already short", 50)  # type: ignore[arg-type]
     assert short == "already short" and failing.calls == 1  # no call for what already fits
+
+
+def test_item_limits_depend_on_the_intent() -> None:
+    from core.prompt.sections import item_limit
+
+    assert item_limit("factual_recall", "relevant_information") > item_limit("general", "relevant_information")
+    assert item_limit("emotional_support", "relevant_memories") < item_limit("general", "relevant_memories")
+    assert item_limit("unknown", "relevant_memories") == SECTIONS["relevant_memories"].max_items
