@@ -120,6 +120,7 @@ async def test_model_compression_is_cut_to_the_limit_and_falls_back_to_middle_ou
 def test_item_limits_depend_on_the_intent() -> None:
     from core.prompt.sections import item_limit
 
-    assert item_limit("factual_recall", "relevant_information") > item_limit("general", "relevant_information")
+    facts = "relevant_information"
+    assert item_limit("factual_recall", facts) > item_limit("general", facts)
     assert item_limit("emotional_support", "relevant_memories") < item_limit("general", "relevant_memories")
     assert item_limit("unknown", "relevant_memories") == SECTIONS["relevant_memories"].max_items
