@@ -8,15 +8,13 @@ rewritten query is for retrieval only. Recent turns are given to the model as da
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.errors import DaemonError
 from core.ports import TurnRecord
 from core.providers.base import ChatProvider
+from core.providers.side_call import json_in, side_call
 from core.types import ChatRequest, Message
 
 logger = logging.getLogger(__name__)
@@ -77,13 +75,11 @@ class LlmRefiner:
             temperature=0.0,
             response_schema=SCHEMA,
         )
-        try:
-            response = await asyncio.wait_for(self._provider.complete(request), self._timeout_s)
-        except TimeoutError:
-            logger.info("query refinement took over %.1f s; using the offline analysis", self._timeout_s)
-            return None
-        except DaemonError as error:
-            logger.info("query refinement failed (%s); using the offline analysis", error)
+        response = await side_call(
+            self._provider, request, timeout_s=self._timeout_s, what="query refinement",
+            otherwise="using the offline analysis",
+        )  # fmt: skip
+        if response is None:
             return None
         refinement = parse_refinement(response.text)
         if refinement is None:
@@ -105,13 +101,7 @@ def _task(text: str, recent: Sequence[TurnRecord]) -> str:
 
 def parse_refinement(raw: str) -> Refinement | None:
     """A `Refinement` from the model's text (a JSON object, possibly fenced), or None if unusable."""
-    start, end = raw.find("{"), raw.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        data = json.loads(raw[start : end + 1])
-    except json.JSONDecodeError:
-        return None
+    data = json_in(raw)
     if not isinstance(data, dict):
         return None
     query = _clean(data.get("query"))

@@ -9,14 +9,10 @@ overrun the budget.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-
 from core.prompt.tokens import TokenCounter
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.types import ChatRequest, Message
-
-logger = logging.getLogger(__name__)
 
 CUT = " […] "
 
@@ -69,10 +65,9 @@ class ModelCompressor:
             max_tokens=max_tokens,
             temperature=0.0,
         )
-        try:
-            response = await asyncio.wait_for(self._provider.complete(request), self._timeout_s)
-            summary = response.text.strip()
-        except Exception:  # noqa: BLE001 - middle-out is always available
-            logger.info("model compression failed; cutting the middle instead")
-            summary = ""
+        response = await side_call(
+            self._provider, request, timeout_s=self._timeout_s, what="model compression",
+            otherwise="cutting the middle instead",
+        )  # fmt: skip
+        summary = response.text.strip() if response is not None else ""
         return middle_out(summary or text, max_tokens, self._counter)

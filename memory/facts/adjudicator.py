@@ -7,12 +7,12 @@ One tiny bounded call (a letter, a few tokens, temperature 0). The answer is par
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from types import MappingProxyType
 
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.types import ChatRequest, Message
 from memory.facts.model import Candidate, StoredFact
 
@@ -54,13 +54,11 @@ class LlmAdjudicator:
             max_tokens=5,
             temperature=0.0,
         )
-        try:
-            response = await asyncio.wait_for(self._provider.complete(request), self._timeout_s)
-        except TimeoutError:
-            logger.info("fact adjudication took over %.1f s; the rules decide", self._timeout_s)
-            return None
-        except Exception as error:  # noqa: BLE001 - no verdict is a valid outcome: the rules decide
-            logger.info("fact adjudication failed (%s); the rules decide", error)
+        response = await side_call(
+            self._provider, request, timeout_s=self._timeout_s, what="fact adjudication",
+            otherwise="the rules decide",
+        )  # fmt: skip
+        if response is None:
             return None
         verdict = parse_verdict(response.text)
         if verdict is None:

@@ -11,8 +11,6 @@ checked; passing states (moods, what the user is doing now) and facts about the 
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import math
 from collections.abc import Sequence
@@ -21,6 +19,7 @@ from typing import Any
 
 from core.ports import FACT_CATEGORIES, ExtractedFact, TurnRecord
 from core.providers.base import ChatProvider
+from core.providers.side_call import json_in, side_call
 from core.relations import canonical_relation, normalize
 from core.types import ChatRequest, Message
 from memory.facts.extraction_rules import EPHEMERAL as PASSING_MOMENT
@@ -135,13 +134,11 @@ class LlmFactExtractor:
             temperature=0.0,
             response_schema=SCHEMA,
         )
-        try:
-            response = await asyncio.wait_for(self._provider.complete(request), self._timeout_s)
-        except TimeoutError:
-            logger.info("fact extraction took over %.1f s; no model-extracted facts", self._timeout_s)
-            return []
-        except Exception as error:  # noqa: BLE001 - extraction is optional: any failure means no facts
-            logger.info("fact extraction failed (%s); no model-extracted facts", error)
+        response = await side_call(
+            self._provider, request, timeout_s=self._timeout_s, what="fact extraction",
+            otherwise="no model-extracted facts",
+        )  # fmt: skip
+        if response is None:
             return []
         facts = parse_facts(response.text, [turn.user for turn in recent], self._max_facts)
         if facts is None:
@@ -192,15 +189,7 @@ def parse_facts(raw: str, user_texts: Sequence[str], max_facts: int = 10) -> lis
 
 def _fact_items(raw: str) -> list[Any] | None:
     """The `facts` list of the answer's JSON object (a bare list is accepted too)."""
-    text = raw.strip()
-    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
-    end = max(text.rfind("}"), text.rfind("]"))
-    if start < 0 or end <= start:
-        return None
-    try:
-        data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError:
-        return None
+    data = json_in(raw)
     if isinstance(data, dict):
         data = data.get("facts")
     return data if isinstance(data, list) else None

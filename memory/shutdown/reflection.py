@@ -9,7 +9,6 @@ reflection. It registers the session's facts as claims, like a summary, so it go
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
@@ -18,6 +17,7 @@ from typing import Any
 from core.pipeline.short_term import is_question, leaves_question_open
 from core.ports import TurnRecord
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.types import ChatRequest, Message
 from memory.bm25 import tokenize
 from memory.collections import make_id
@@ -25,8 +25,6 @@ from memory.facts.service import FactMemory
 from memory.shutdown.processor import StepContext, StepSkipped
 from memory.turn_index import conversation_id
 from memory.vector_store import Record
-
-logger = logging.getLogger(__name__)
 
 REFLECTIONS = "reflections"
 _PROMPT = (
@@ -89,12 +87,11 @@ class ReflectionStep:
             return ""
         dialogue = "\n".join(f"User: {t.user[:600]}\nAssistant: {t.assistant[:300]}" for t in turns[-30:])
         request = ChatRequest((Message("system", _PROMPT), Message("user", dialogue)), max_tokens=300)
-        try:
-            response = await asyncio.wait_for(self._provider.complete(request), 60.0)
-        except Exception:  # noqa: BLE001 - the offline reflection is the fallback
-            logger.info("model reflection failed; writing the offline one")
-            return ""
-        return response.text.strip()[:2000]
+        response = await side_call(
+            self._provider, request, timeout_s=60.0, what="the model reflection",
+            otherwise="writing the offline one",
+        )  # fmt: skip
+        return response.text.strip()[:2000] if response is not None else ""
 
 
 def _topics(turns: Sequence[TurnRecord], limit: int = 5) -> list[str]:

@@ -11,7 +11,6 @@ and registers the facts of its turns as claims, so correcting one of those facts
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -20,6 +19,7 @@ from typing import Any, Protocol
 
 from core.ports import TurnRecord
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.types import ChatRequest, Message
 from memory.bm25 import tokenize
 from memory.collections import make_id
@@ -27,8 +27,6 @@ from memory.facts.service import FactMemory
 from memory.shutdown.processor import StepContext
 from memory.turn_index import conversation_id
 from memory.vector_store import Record
-
-logger = logging.getLogger(__name__)
 
 SUMMARIES = "summaries"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -65,12 +63,11 @@ class BlockSummarizer:
         request = ChatRequest(
             (Message("system", _LLM_INSTRUCTIONS), Message("user", dialogue)), max_tokens=300, temperature=0.2
         )
-        try:
-            response = await asyncio.wait_for(self._provider.complete(request), self._timeout_s)
-        except Exception:  # noqa: BLE001 - the extractive summary is always there to fall back on
-            logger.info("model summary failed; using the extractive summary")
-            return ""
-        return response.text.strip()[:2000]
+        response = await side_call(
+            self._provider, request, timeout_s=self._timeout_s, what="the model summary",
+            otherwise="using the extractive summary",
+        )  # fmt: skip
+        return response.text.strip()[:2000] if response is not None else ""
 
 
 def extractive_summary(turns: Sequence[TurnRecord], *, max_points: int = 6) -> str:
