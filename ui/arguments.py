@@ -120,3 +120,5 @@ def _add_truth_commands(commands: Any) -> None:
     approve.add_argument("--keep", help="the record to keep (default: the newest)")
     for action, text in (("dismiss", "leave the records as they are"), ("undo", "revert a decision")):
         review_commands.add_parser(action, help=text).add_argument("item")
+    purge = review_commands.add_parser("purge", help="remove the text of records you hid, for good")
+    purge.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")

@@ -1,5 +1,6 @@
 """`review`: the dedup scan's proposals, decided by the user. Approving hides (never deletes); undo shows
-again. Resolving a contradiction between facts also retires the fact not kept (kept as history)."""
+again. Resolving a contradiction between facts also retires the fact not kept (kept as history). Only
+`review purge --yes` removes text, and only of records the user hid."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def review_command(
 ) -> int:
     if action == "list":
         return _list(queue, memory, as_json=args.json)
+    if action == "purge":
+        return _purge(queue, memory, confirmed=args.yes)
     item = queue.get(args.item)
     if item is None:
         raise UserInputError(f"no review item {args.item!r}; `review list` shows the open ones")
@@ -47,6 +50,21 @@ def _list(queue: ReviewQueue, memory: MemoryService, *, as_json: bool) -> int:
         print(f"{row['id']}  {row['kind']} in {row['collection']}: {row['explanation']}")
         for record in row["records"]:
             print(f"    {record['id']}: {' '.join(record['text'].split())[:120]}")
+    return 0
+
+
+def _purge(queue: ReviewQueue, memory: MemoryService, *, confirmed: bool) -> int:
+    """Remove the text of approved, hidden records from the store for good (explicit and confirmed only).
+    They stay out of search at once; the in-process indexes drop them at the next start."""
+    eligible = [record for ids in queue.hidden.purgeable().values() for record in ids]
+    if not eligible:
+        print("Nothing to purge: only records you hid by approving a review item can be purged.")
+        return 0
+    if not confirmed:
+        print(f"{len(eligible)} hidden record(s) would be removed for good; `review purge --yes` does it.")
+        return 1
+    result = queue.hidden.purge(eligible, memory.store.delete, confirm=True)
+    print(f"purged {len(result.purged)} record(s); this cannot be undone")
     return 0
 
 

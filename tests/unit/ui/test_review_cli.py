@@ -55,3 +55,25 @@ async def test_resolving_a_contradiction_hides_and_retires_and_undo_restores(tmp
     shown = sorted(m.text for m in found if m.collection == "facts")
     assert shown == ["Jo lives in Boston.", "Jo lives in Paris."]
     assert "undone" in capsys.readouterr().out
+
+
+async def test_purge_needs_confirmation_and_removes_only_what_was_hidden(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from memory.vector_store import Record
+
+    queue = ReviewQueue(tmp_path / "review.sqlite3")
+    store = InMemoryStore(HashingEmbedder(256))
+    memory = MemoryService(store, default_profiles(), hidden=queue.hidden.hidden_ids)
+    memory.open()
+    text = "Jo adopted a grey cat called Miso."
+    twins = [Record("s1", text, {"created_at": T0}), Record("s2", text, {"created_at": T0 + 1})]
+    memory.add("summaries", twins)
+    memory.add("summaries", [Record("s3", "Unrelated: the router needs a reset.", {"created_at": T0})])
+    queue.propose(DedupScanner(queue).scan_store(memory.store, ["summaries"]))
+    [item] = queue.open_items()
+    assert review_command("purge", queue, memory, None, args(yes=False)) == 0  # nothing approved yet
+    review_command("approve", queue, memory, None, args(item=item.id, keep="s2"))
+    assert review_command("purge", queue, memory, None, args(yes=False)) == 1  # asks for --yes
+    assert {r.id for r in memory.store.get("summaries")} == {"s1", "s2", "s3"}
+    assert review_command("purge", queue, memory, None, args(yes=True)) == 0
+    assert {r.id for r in memory.store.get("summaries")} == {"s2", "s3"}
+    assert "purged 1 record(s)" in capsys.readouterr().out
