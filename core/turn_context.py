@@ -1,9 +1,10 @@
-"""Everything one turn knows before the model runs, and the messages built from it.
+"""Everything one turn knows before the model runs (core/prompt turns it into the prompt).
 
 Order per turn: recent history → offline analysis (intent refined by the short-term context, tone, topics)
 → LLM refinement when a capable model is configured (retrieval query, topics, relation; bounded) → the
-escalation state → knowledge-graph context → memory recall with the graph's names and boost. Every source is
-optional and a failing one is logged and skipped: a turn is answered with whatever context could be had.
+escalation state → knowledge-graph context → memory recall with the graph's names and boost → the newest
+summaries, threads and proposals the intent's sections show → the user profile. Every source is optional
+and a failing one is logged and skipped: a turn is answered with whatever context could be had.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.errors import UserInputError
 from core.prompt.compression import middle_out
-from core.prompt.sections import EMIT_ORDER, QUERY, RECENT, SECTIONS
+from core.prompt.sections import EMIT_ORDER, QUERY, QUERY_MARKER, RECENT, SECTIONS, users_words
 from core.prompt.tokens import MESSAGE_OVERHEAD, TokenCounter
 from core.types import Message
 
@@ -64,7 +64,17 @@ class AssembledPrompt:
         return "\n\n".join(section.text for section in self.sections)
 
     def messages(self) -> list[Message]:
-        return [Message("system", self.system), Message("user", self.user_text())]
+        """Chat messages: the system prompt with every context section, then the user's own words as the
+        user message (what chat models are trained on; no model sees "The user says:"). This sends at most
+        what `total_tokens` counted: the same text, minus the query's header and marker."""
+        context = [s.text for s in self.sections if s.key != QUERY]
+        query = next((s for s in self.sections if s.key == QUERY), None)
+        words = users_words(query.items[0].text) if query and query.items else ""
+        before = query.items[0].text[: -len(words) - len(QUERY_MARKER)].strip() if query and words else ""
+        if before:  # the last exchange the query follows stays in the context, under the query's header
+            context.append(f"### {query.header}\n{before}" if query else before)
+        system = "\n\n".join([self.system, *context])
+        return [Message("system", system), Message("user", words)]
 
     def as_dict(self, *, explain: bool = False) -> dict[str, Any]:
         """The `prompt --json` object: sections {key, header, tokens} in emitted order, totals, budget."""

@@ -24,8 +24,8 @@ def query_of(messages: list[Message]) -> str:
 
 
 def section(messages: list[Message], header: str) -> str:
-    """The body of one section of the assembled prompt ("" when it is absent)."""
-    text = messages[-1].content
+    """The body of one context section, which the system message carries ("" when it is absent)."""
+    text = messages[0].content
     if f"### {header}" not in text:
         return ""
     return text.split(f"### {header}", 1)[1].split("\n### ", 1)[0]
@@ -100,7 +100,7 @@ async def test_other_sessions_do_not_leak_into_history(tmp_path: Path) -> None:
     await collect(orchestrator, "secret in session A")
     await collect(orchestrator, "fresh question")  # no session id: a new session
     assert section(agent.seen[-1], "RECENT CONVERSATION") == ""
-    assert "secret" not in agent.seen[-1][-1].content
+    assert all("secret" not in m.content for m in agent.seen[-1])
 
 
 async def test_empty_message_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:

@@ -35,6 +35,8 @@ def test_the_assembled_prompt_never_exceeds_the_budget(contents, query, budget, 
     prompt = Assembler(COUNTER).assemble(system, with_query(contents, query), budget)
     assert prompt.total_tokens <= budget
     assert total_of(prompt) == prompt.total_tokens  # the reported total is the real count
+    sent = sum(COUNTER.count(m.content) for m in prompt.messages()) + 2 * MESSAGE_OVERHEAD
+    assert sent <= prompt.total_tokens  # the chat messages carry no more than was counted
     keys = [s.key for s in prompt.sections]
     assert keys == [k for k in EMIT_ORDER if k in keys]  # emitted in the table's order
     if keys:
