@@ -25,7 +25,7 @@ def prompt_command(
     elif explain:
         print(explain_text(prompt))
     else:
-        print(f"[system]\n{prompt.system}\n\n[user]\n{prompt.user_text()}")
+        print("\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt.messages()))  # exactly what is sent
     return 0
 
 
