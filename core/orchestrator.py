@@ -45,7 +45,7 @@ class ModelChoice:
 
 
 class Orchestrator:
-    """Runs user turns: journal → history → agent loop → commit → `Done`."""
+    """Runs user turns: journal → context → prompt → agent → commit → facts and graph → `Done`."""
 
     def __init__(
         self,
