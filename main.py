@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 from ui.arguments import build_parser
 
+log = logging.getLogger("daemon")
+
 PROJECT_DIR = Path(__file__).resolve().parent
 VERSION = "0.1.0"
 OFFLINE_DEFAULTS = {
@@ -117,7 +119,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         from ui.analyze_cli import analyze_command
 
         return analyze_command(
-            build_analyzer(MiniLMEmbedder(threads=1), config), args.text, args.file, as_json=args.json
+            build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json
         )
 
     from ui.commands import run_front_end
@@ -149,17 +151,21 @@ def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
     return run_tool(toolset, args.name, args.args, as_json=args.json)
 
 
-def build_analyzer(embedder: Embedder, config: AppConfig) -> ContextAnalyzer:
-    """The context pipeline's analyzer; MiniLM exemplars settle unsure intents and borderline tones."""
+def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
+    """The context pipeline's analyzer; MiniLM settles unsure intents (intent head) and borderline tones."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
-    from core.pipeline.intent_exemplars import load_exemplars
+    from core.pipeline.intent_head import IntentHeadError, load_head
     from core.pipeline.tone import ToneDetector
     from core.pipeline.topics import TopicExtractor
 
     tone = ToneDetector(embed=embedder.embed)
-    exemplars = load_exemplars(embedder.embed, cache_dir=config.data_dir / "cache")
-    return ContextAnalyzer(IntentClassifier(exemplars=exemplars), tone, TopicExtractor())
+    try:
+        head = load_head(embedder.embed_query, embedder.name)
+    except IntentHeadError as exc:  # the cues alone still classify every message
+        log.warning("intent head not used: %s", exc)
+        head = None
+    return ContextAnalyzer(IntentClassifier(second_opinion=head), tone, TopicExtractor())
 
 
 def build_knowledge(config: AppConfig) -> KnowledgeService:
@@ -298,7 +304,7 @@ def _build_remembering(
     from memory.review import REVIEW_FILE, ReviewQueue
     from memory.shutdown.session_end import open_session_end
 
-    embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the analyzer's exemplars
+    embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts, the intent head and tone exemplars
     review = ReviewQueue(config.data_dir / REVIEW_FILE)  # dedup proposals; what the user hid stays unseen
     closers.append(review.close)
     memory, port = _build_memory(config, journal, embedder, review)
@@ -306,7 +312,7 @@ def _build_remembering(
     facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None)
     closers.append(closer)
     knowledge, extractor = build_knowledge(config), build_extractor()
-    analyzer = build_analyzer(embedder, config)
+    analyzer = build_analyzer(embedder)
     refiner = None
     if model is not None and config.context.llm_refinement:
         from core.pipeline.rewrite import LlmRefiner

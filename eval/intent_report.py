@@ -1,9 +1,9 @@
 """Per-intent precision/recall of the intent classifier on a labelled TSV (`query<TAB>intent[<TAB>split]`).
 
-    python -m eval.intent_report tests/data/intent_labelled.tsv [--split test] [--exemplars]
+    python -m eval.intent_report tests/data/intent_labelled.tsv [--split test] [--head]
 
-Prints accuracy and a markdown table (the README's figures come from this). `--exemplars` adds the MiniLM
-exemplar fallback for unsure messages, as the running app does.
+Prints accuracy and a markdown table (the README's figures come from this). `--head` adds the MiniLM intent
+head's second opinion on unsure messages, as the running app does.
 """
 
 from __future__ import annotations
@@ -49,26 +49,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--split", default=None, help="only rows of this split (third column)")
-    parser.add_argument("--exemplars", action="store_true", help="use the MiniLM exemplar fallback")
+    parser.add_argument("--head", action="store_true", help="add the MiniLM intent head's second opinion")
     args = parser.parse_args(argv)
     rows = read_labelled(args.file, args.split)
-    predict = _predictor(args.exemplars)
+    predict = _predictor(args.head)
     accuracy, table = report(rows, predict)
     print(f"{args.file} ({args.split or 'all'}): {len(rows)} queries, accuracy {accuracy:.3f}\n")
     print(table)
     return 0
 
 
-def _predictor(with_exemplars: bool) -> Callable[[str], str]:
+def _predictor(with_head: bool) -> Callable[[str], str]:
     from core.pipeline.intent import IntentClassifier
 
-    if not with_exemplars:
+    if not with_head:
         classifier = IntentClassifier()
         return lambda query: classifier.classify(query).intent
-    from core.pipeline.intent_exemplars import load_exemplars
+    from core.pipeline.intent_head import load_head
     from memory.embeddings import MiniLMEmbedder
 
-    classifier = IntentClassifier(exemplars=load_exemplars(MiniLMEmbedder(threads=1).embed))
+    embedder = MiniLMEmbedder(threads=1)
+    classifier = IntentClassifier(second_opinion=load_head(embedder.embed_query, embedder.name))
     return lambda query: classifier.classify(query).intent
 
 

@@ -4,8 +4,8 @@ The cues need no model: a pass of precompiled patterns over the normalised query
 so it runs on every turn before retrieval and picks the retrieval profile (`memory/profiles.py`, keyed by the
 same names). Unlike the original's ordered first-match regex bank, every cue is scored and the evidence is
 summed per intent, so "what did I tell you yesterday about my landlord" weighs the time anchor against the
-fact question instead of stopping at whichever pattern came first. When the cues are unsure and exemplars
-are given (main.py passes MiniLM ones), the nearest labelled example queries vote too.
+fact question instead of stopping at whichever pattern came first. When the cues are unsure and a second
+opinion is given (main.py passes the MiniLM intent head, `intent_head.py`), its vote is blended in.
 
 `refine` lets the short-term context settle low-confidence turns: "and the second one?" inherits the intent
 of the turn it follows. A distressed tone pulls an unsure or general turn towards emotional support.
@@ -17,10 +17,10 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Protocol
 
 from core.config import INTENT_NAMES
 from core.pipeline.intent_cues import EMOTIONAL, FOLLOW_UP_CUE, GENERAL, Combo, Cue, normalise
-from core.pipeline.intent_exemplars import IntentExemplars, blend
 from core.pipeline.intent_lexicon import PERSONAL_CUES
 from core.pipeline.intent_lexicon_social import SOCIAL_CUES
 from core.pipeline.intent_lexicon_tasks import COMBOS, DEICTIC, FOLLOW_UP, GENERAL_CUES, TASK_CUES
@@ -28,9 +28,13 @@ from core.pipeline.intent_vocab import VOCAB_CUES
 
 DEFAULT_CUES: tuple[Cue, ...] = (*PERSONAL_CUES, *SOCIAL_CUES, *TASK_CUES, *GENERAL_CUES, *VOCAB_CUES)
 GENERAL_PRIOR = 0.6  # the evidence any other intent must beat; also the fallback's own score
-LOW_CONFIDENCE = 0.5  # below this, refinement may consult the exemplars and the short-term context
-EXEMPLAR_WEIGHT = 0.6  # the labelled examples' part of an unsure result
-EXEMPLAR_CEILING = 0.75  # a neighbour vote alone never claims more than this confidence
+LOW_CONFIDENCE = 0.5  # below this, the short-term context may settle the intent
+# Below this the second opinion is asked, and it carries this part of the blended scores. Chosen on batches
+# held out from the head's training (docs/intent_eval.md): cue results under 0.6 were wrong a third of the
+# time, the head's vote on them was right about nine times in ten.
+SECOND_OPINION_BELOW = 0.6
+SECOND_OPINION_WEIGHT = 0.6
+SECOND_OPINION_CEILING = 0.75  # a vote alone never claims more than this confidence
 DISTRESS_TONES = frozenset({"crisis", "elevated"})
 _FOLLOW_UP_MAX_WORDS = 8
 # Long pastes (logs, documents) are read at the head and the tail only: that is where the request and the
@@ -81,6 +85,12 @@ class StmHint:
     is_follow_up: bool = False  # the STM analysis judged this turn a continuation of the last one
 
 
+class IntentVoter(Protocol):
+    """A second opinion on a message's intent: each intent's share of the vote (empty: no opinion)."""
+
+    def vote(self, text: str) -> Mapping[str, float]: ...
+
+
 class IntentClassifier:
     """Scores a query against weighted cue patterns for each intent; `general` is the fallback.
 
@@ -95,8 +105,9 @@ class IntentClassifier:
         *,
         general_prior: float = GENERAL_PRIOR,
         low_confidence: float = LOW_CONFIDENCE,
-        exemplars: IntentExemplars | None = None,
-        exemplar_weight: float = EXEMPLAR_WEIGHT,
+        second_opinion: IntentVoter | None = None,
+        second_opinion_below: float = SECOND_OPINION_BELOW,
+        second_opinion_weight: float = SECOND_OPINION_WEIGHT,
     ) -> None:
         self._cues = tuple(cues)
         self._combos = tuple(combos)
@@ -105,26 +116,32 @@ class IntentClassifier:
             raise ValueError(f"cues name unknown intents: {sorted(unknown)}")
         self.general_prior = general_prior
         self.low_confidence = low_confidence
-        self._exemplars = exemplars
-        self._exemplar_weight = exemplar_weight
+        self._second_opinion = second_opinion
+        self._second_opinion_below = second_opinion_below
+        self._second_opinion_weight = second_opinion_weight
 
     def classify(self, text: str, short_term: StmHint | None = None) -> IntentResult:
         """The intent of `text`; with `short_term`, refined by the previous turn when confidence is low."""
         result = self._classify(text)
-        if self._exemplars is not None and result.confidence < self.low_confidence and text.strip():
-            result = self._consult_exemplars(text, result)
+        unsure = result.confidence < self._second_opinion_below
+        if self._second_opinion is not None and unsure and text.strip():
+            result = self._consult_second_opinion(text, result)
         return self.refine(result, short_term) if short_term is not None else result
 
-    def _consult_exemplars(self, text: str, result: IntentResult) -> IntentResult:
-        """An unsure result mixed with the vote of the nearest labelled examples (see intent_exemplars)."""
-        assert self._exemplars is not None
-        votes = self._exemplars.vote(text[:_HEAD_CHARS])
+    def _consult_second_opinion(self, text: str, result: IntentResult) -> IntentResult:
+        """An unsure result blended with the second opinion's vote; its winner is named in the cues."""
+        assert self._second_opinion is not None
+        votes = self._second_opinion.vote(text[:_HEAD_CHARS])
         if not votes:
             return result
-        blended = blend(result.scores, votes, self._exemplar_weight)
+        weight = self._second_opinion_weight
+        blended = {
+            name: (1.0 - weight) * result.scores.get(name, 0.0) + weight * votes.get(name, 0.0)
+            for name in INTENT_NAMES
+        }
         winner = max(blended, key=blended.__getitem__)
-        confidence = max(result.confidence, min(EXEMPLAR_CEILING, blended[winner]))
-        cues = (*result.cues, f"exemplars:{winner}")
+        confidence = max(result.confidence, min(SECOND_OPINION_CEILING, blended[winner]))
+        cues = (*result.cues, f"head:{winner}")
         return IntentResult(winner, round(confidence, 3), _rounded(blended), cues)
 
     def _classify(self, text: str) -> IntentResult:
