@@ -155,14 +155,14 @@ def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
     """The context pipeline's analyzer; MiniLM settles unsure intents (intent head) and borderline tones."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
-    from core.pipeline.intent_head import IntentHeadError, load_head
+    from core.pipeline.linear_head import INTENT_HEAD, HeadError, load_head
     from core.pipeline.tone import ToneDetector
     from core.pipeline.topics import TopicExtractor
 
     tone = ToneDetector(embed=embedder.embed)
     try:
-        head = load_head(embedder.embed_query, embedder.name)
-    except IntentHeadError as exc:  # the cues alone still classify every message
+        head = load_head(INTENT_HEAD, embedder.embed_query, embedder.name)
+    except HeadError as exc:  # the cues alone still classify every message
         log.warning("intent head not used: %s", exc)
         head = None
     return ContextAnalyzer(IntentClassifier(second_opinion=head), tone, TopicExtractor())

@@ -65,11 +65,11 @@ def _predictor(with_head: bool) -> Callable[[str], str]:
     if not with_head:
         classifier = IntentClassifier()
         return lambda query: classifier.classify(query).intent
-    from core.pipeline.intent_head import load_head
+    from core.pipeline.linear_head import INTENT_HEAD, load_head
     from memory.embeddings import MiniLMEmbedder
 
     embedder = MiniLMEmbedder(threads=1)
-    classifier = IntentClassifier(second_opinion=load_head(embedder.embed_query, embedder.name))
+    classifier = IntentClassifier(second_opinion=load_head(INTENT_HEAD, embedder.embed_query, embedder.name))
     return lambda query: classifier.classify(query).intent
 
 

@@ -15,18 +15,17 @@ import pytest
 
 from core.config import INTENT_NAMES
 from core.pipeline.intent import IntentClassifier
-from core.pipeline.intent_head import (
-    EXAMPLES_FILE,
-    HEAD_FILE,
-    IntentHead,
-    IntentHeadError,
+from core.pipeline.linear_head import (
+    INTENT_HEAD,
+    HeadError,
+    LinearHead,
     load_head,
     read_examples,
     read_head_digest,
     training_digest,
 )
 from eval.intent_report import read_labelled, report
-from eval.train_intent_head import fit
+from eval.train_head import fit
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DIM = 256
@@ -45,10 +44,11 @@ def bag_of_words(text: str) -> np.ndarray:
     return vector / (np.linalg.norm(vector) or 1.0)
 
 
-def toy_head() -> IntentHead:
+def toy_head() -> LinearHead:
     vectors = np.stack([bag_of_words(text) for text, _ in EXAMPLES])
-    weights, bias = fit(vectors, [INTENT_NAMES.index(intent) for _, intent in EXAMPLES], scale=10.0)
-    return IntentHead(bag_of_words, weights, bias, scale=10.0)
+    labels = [INTENT_NAMES.index(intent) for _, intent in EXAMPLES]
+    weights, bias = fit(vectors, labels, len(INTENT_NAMES), scale=10.0)
+    return LinearHead(bag_of_words, weights, bias, INTENT_NAMES, scale=10.0)
 
 
 def test_the_head_votes_for_the_intent_its_examples_taught() -> None:
@@ -75,45 +75,49 @@ def test_the_head_settles_an_unsure_message_but_never_overrides_a_confident_one(
 def test_a_read_only_cached_query_vector_is_not_modified() -> None:
     vector = bag_of_words("sourdough starter") * 3.0  # not unit length, and shared through a cache
     vector.setflags(write=False)
-    head = IntentHead(
-        lambda _text: vector, *fit(np.stack([bag_of_words(t) for t, _ in EXAMPLES]), [0, 0, 1, 1])
+    head = LinearHead(
+        lambda _text: vector,
+        *fit(np.stack([bag_of_words(t) for t, _ in EXAMPLES]), [0, 0, 1, 1], 2),
+        ("a", "b"),
     )
     assert sum(head.vote("anything").values()) == pytest.approx(1.0, abs=1e-5)
     assert float(np.linalg.norm(vector)) == pytest.approx(3.0)
 
 
 def test_weights_of_the_wrong_shape_are_refused() -> None:
-    with pytest.raises(IntentHeadError, match="weights"):
-        IntentHead(bag_of_words, np.zeros((DIM, 3)), np.zeros(len(INTENT_NAMES)))
-    head = IntentHead(bag_of_words, np.zeros((DIM + 1, len(INTENT_NAMES))), np.zeros(len(INTENT_NAMES)))
-    with pytest.raises(IntentHeadError, match="dims"):
+    with pytest.raises(HeadError, match="weights"):
+        LinearHead(bag_of_words, np.zeros((DIM, 3)), np.zeros(len(INTENT_NAMES)), INTENT_NAMES)
+    head = LinearHead(
+        bag_of_words, np.zeros((DIM + 1, len(INTENT_NAMES))), np.zeros(len(INTENT_NAMES)), INTENT_NAMES
+    )
+    with pytest.raises(HeadError, match="dims"):
         head.vote("hello")
 
 
 def test_a_head_trained_for_another_embedding_model_is_refused() -> None:
-    with pytest.raises(IntentHeadError, match="trained for"):
-        load_head(bag_of_words, "some-other-model")
+    with pytest.raises(HeadError, match="trained for"):
+        load_head(INTENT_HEAD, bag_of_words, "some-other-model")
 
 
 def test_a_missing_or_corrupt_weight_file_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(IntentHeadError, match="cannot read"):
-        load_head(bag_of_words, "x", tmp_path / "absent.npz")
+    with pytest.raises(HeadError, match="cannot read"):
+        load_head(INTENT_HEAD, bag_of_words, "x", tmp_path / "absent.npz")
     corrupt = tmp_path / "corrupt.npz"
     corrupt.write_bytes(b"not a zip file")
-    with pytest.raises(IntentHeadError, match="cannot read"):
-        load_head(bag_of_words, "x", corrupt)
+    with pytest.raises(HeadError, match="cannot read"):
+        load_head(INTENT_HEAD, bag_of_words, "x", corrupt)
 
 
 def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
-    # Editing data/intent_examples.tsv without retraining (python -m eval.train_intent_head) fails here.
-    assert read_head_digest(HEAD_FILE) == training_digest(read_examples(EXAMPLES_FILE))
+    # Editing data/intent_examples.tsv without retraining (python -m eval.train_head intent) fails here.
+    assert read_head_digest(INTENT_HEAD) == training_digest(read_examples(INTENT_HEAD))
 
 
 def test_no_held_out_or_blind_query_is_a_training_example() -> None:
     def key(query: str) -> str:
         return " ".join(query.lower().split()).rstrip("?!. ")
 
-    training = {key(query) for query, _ in read_examples(EXAMPLES_FILE)}
+    training = {key(query) for query, _ in read_examples(INTENT_HEAD)}
     held_out = read_labelled(DATA / "intent_labelled.tsv", "test")
     blind = read_labelled(DATA / "intent_blind.tsv")
     assert len(training) >= 2000
@@ -127,7 +131,7 @@ def minilm_classifier() -> IntentClassifier:
     from memory.embeddings import MiniLMEmbedder
 
     embedder = MiniLMEmbedder(threads=1)
-    return IntentClassifier(second_opinion=load_head(embedder.embed_query, embedder.name))
+    return IntentClassifier(second_opinion=load_head(INTENT_HEAD, embedder.embed_query, embedder.name))
 
 
 @pytest.mark.slow

@@ -1,0 +1,142 @@
+"""Linear heads over sentence embeddings: second opinions on what the lexicons are unsure of.
+
+Cue lexicons recognise forms ("what is my <x>", "I can't breathe"); a message phrased without any of them
+gets no evidence. A softmax regression over the message's MiniLM vector, trained offline on labelled
+messages (`python -m eval.train_head intent|tone`), says what such messages usually carry. It generalises
+to unseen phrasing better than a nearest-neighbour vote and ships as a small weight file, so nothing is
+computed at start-up: one embedding (shared with retrieval's query cache) and one 384×k product.
+
+Each head is a `HeadSpec`: its labels, its weight file and its examples file in `data/`. A weight file
+records the embedding model it was trained for, its labels and a digest of its training rows; a file for
+another model or other labels is refused (its numbers would mean nothing here), and a test keeps the digest
+in step with the examples file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.config import INTENT_NAMES
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+EmbedQuery = Callable[[str], Sequence[float]]  # one text → its vector (MiniLMEmbedder.embed_query, cached)
+
+
+@dataclass(frozen=True)
+class HeadSpec:
+    """A head's name and labels; its files are `data/<name>_head.npz` and `data/<name>_examples.tsv`."""
+
+    name: str
+    labels: tuple[str, ...]
+
+    @property
+    def weights_file(self) -> Path:
+        return DATA_DIR / f"{self.name}_head.npz"
+
+    @property
+    def examples_file(self) -> Path:
+        return DATA_DIR / f"{self.name}_examples.tsv"
+
+
+INTENT_HEAD = HeadSpec("intent", tuple(INTENT_NAMES))
+TONE_HEAD = HeadSpec("tone", ("conversational", "concern", "elevated", "crisis"))
+
+
+class HeadError(ValueError):
+    """The weight file cannot be used (missing, unreadable, or trained for another model or labels)."""
+
+
+class LinearHead:
+    """Label probabilities for a text from its embedding. Stateless after loading; thread-safe."""
+
+    def __init__(
+        self, embed_query: EmbedQuery, weights: Any, bias: Any, labels: Sequence[str], *, scale: float = 1.0
+    ) -> None:
+        import numpy as np
+
+        self.labels = tuple(labels)
+        self._embed_query = embed_query
+        self._weights = np.asarray(weights, dtype=np.float32)
+        self._bias = np.asarray(bias, dtype=np.float32)
+        if self._weights.ndim != 2 or self._weights.shape[1] != len(self.labels):
+            raise HeadError(f"weights must be (dim, {len(self.labels)}), got {self._weights.shape}")
+        if self._bias.shape != (len(self.labels),):
+            raise HeadError(f"bias must have {len(self.labels)} entries, got {self._bias.shape}")
+        self._scale = float(scale)
+
+    def vote(self, text: str) -> dict[str, float]:
+        """Each label's probability for `text` (they add up to 1)."""
+        import numpy as np
+
+        vector = np.asarray(self._embed_query(text), dtype=np.float32)
+        if vector.shape[0] != self._weights.shape[0]:
+            raise HeadError(
+                f"embedding has {vector.shape[0]} dims, the head expects {self._weights.shape[0]}"
+            )
+        vector = vector / (float(np.linalg.norm(vector)) or 1.0)  # a cached vector is read-only
+        shares = probabilities(vector, self._weights, self._bias, self._scale)
+        return {label: float(share) for label, share in zip(self.labels, shares, strict=True)}
+
+
+def probabilities(vectors: Any, weights: Any, bias: Any, scale: float) -> Any:
+    """Softmax of `scale · (vectors · weights + bias)`, row-wise (one row or a matrix of rows)."""
+    import numpy as np
+
+    logits = scale * (np.atleast_2d(vectors) @ weights + bias)
+    logits -= logits.max(axis=1, keepdims=True)
+    exp = np.exp(logits)
+    out = exp / exp.sum(axis=1, keepdims=True)
+    return out[0] if np.ndim(vectors) == 1 else out
+
+
+def read_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[str, str]]:
+    """(text, label) rows of a `text<TAB>label` file (the spec's by default); blank and `#` lines skipped."""
+    path = path or spec.examples_file
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            text, label = line.split("\t")[:2]
+            rows.append((text, label.strip()))
+    unknown = {label for _, label in rows} - set(spec.labels)
+    if unknown:
+        raise ValueError(f"{path} names unknown labels: {sorted(unknown)}")
+    return rows
+
+
+def training_digest(examples: Sequence[tuple[str, str]]) -> str:
+    """A short digest of (text, label) rows: the weight file names the data it was trained on."""
+    joined = "\n".join(f"{text}\t{label}" for text, label in examples)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+
+
+def load_head(
+    spec: HeadSpec, embed_query: EmbedQuery, model_name: str, path: Path | None = None
+) -> LinearHead:
+    """The spec's shipped head for `embed_query`, whose model must be the one the weights were trained for."""
+    import numpy as np
+
+    path = path or spec.weights_file
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            trained_for = str(data["model"])
+            labels = tuple(str(name) for name in data["labels"])
+            weights, bias, scale = data["weights"], data["bias"], float(data["scale"])
+    except (OSError, KeyError, ValueError) as exc:
+        raise HeadError(f"cannot read the {spec.name} head {path}: {exc}") from exc
+    if trained_for != model_name:
+        raise HeadError(f"{path} was trained for {trained_for!r}, not {model_name!r}")
+    if labels != spec.labels:
+        raise HeadError(f"{path} names labels {list(labels)}, expected {list(spec.labels)}")
+    return LinearHead(embed_query, weights, bias, labels, scale=scale)
+
+
+def read_head_digest(spec: HeadSpec, path: Path | None = None) -> str:
+    """The training-data digest recorded in a weight file."""
+    import numpy as np
+
+    with np.load(path or spec.weights_file, allow_pickle=False) as data:
+        return str(data["digest"])
