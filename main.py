@@ -152,20 +152,21 @@ def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
 
 
 def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
-    """The context pipeline's analyzer; MiniLM settles unsure intents (intent head) and borderline tones."""
+    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
-    from core.pipeline.linear_head import INTENT_HEAD, HeadError, load_head
+    from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead, load_head
     from core.pipeline.tone import ToneDetector
     from core.pipeline.topics import TopicExtractor
 
-    tone = ToneDetector(embed=embedder.embed)
-    try:
-        head = load_head(INTENT_HEAD, embedder.embed_query, embedder.name)
-    except HeadError as exc:  # the cues alone still classify every message
-        log.warning("intent head not used: %s", exc)
-        head = None
-    return ContextAnalyzer(IntentClassifier(second_opinion=head), tone, TopicExtractor())
+    heads: dict[str, LinearHead] = {}
+    for spec in (INTENT_HEAD, TONE_HEAD):
+        try:
+            heads[spec.name] = load_head(spec, embedder.embed_query, embedder.name)
+        except HeadError as exc:  # the cues and the lexicon alone still classify every message
+            log.warning("%s head not used: %s", spec.name, exc)
+    intent = IntentClassifier(second_opinion=heads.get(INTENT_HEAD.name))
+    return ContextAnalyzer(intent, ToneDetector(head=heads.get(TONE_HEAD.name)), TopicExtractor())
 
 
 def build_knowledge(config: AppConfig) -> KnowledgeService:
@@ -304,7 +305,7 @@ def _build_remembering(
     from memory.review import REVIEW_FILE, ReviewQueue
     from memory.shutdown.session_end import open_session_end
 
-    embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts, the intent head and tone exemplars
+    embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the intent and tone heads
     review = ReviewQueue(config.data_dir / REVIEW_FILE)  # dedup proposals; what the user hid stays unseen
     closers.append(review.close)
     memory, port = _build_memory(config, journal, embedder, review)

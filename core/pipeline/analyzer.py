@@ -1,6 +1,6 @@
 """The context pipeline's understanding of one message: intent, tone, topics, entities.
 
-Runs with no LLM: the intent lexicon, the tone lexicon (with embedding exemplars when an embedder is given)
+Runs with no LLM: the intent cues and tone lexicon (each with a linear head over MiniLM when one is given)
 and spaCy. `rewritten_query` is the message itself until an LLM rewriter is configured (the prompt always
 shows the original).
 """

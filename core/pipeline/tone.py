@@ -7,8 +7,12 @@
    raises the level to ``concern`` with guidance for helping them). Weights are summed with decay, strongest
    first, times the combination multipliers whose two categories both occur. Without an explicit crisis
    cue the score stays below the crisis threshold.
-2. **Embedding exemplars**, only if an ``embed`` callable was injected *and* the score is in an uncertain band
-   just below a threshold: promote one level when the text is clearly closer to the upper level's exemplars.
+2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a softmax regression over the
+   message's MiniLM vector, trained on ~1,000 labelled messages including observational negatives. The
+   lexicon only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to
+   everyone, that's everything sorted") carries none of them. The head raises the level when it is
+   confident of a higher one, and lowers a lexicon level only when it is very confident (never an explicit
+   crisis cue). Texts the lexicon has settled (negated or past-framed cues) keep the lexicon's reading.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
@@ -18,17 +22,21 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Protocol
 
 from core.pipeline import tone_lexicon as lex
 
 log = logging.getLogger(__name__)
 
-Embed = Callable[[Sequence[str]], Any]
-"""Maps texts to a numpy array of unit vectors, one row per text (e.g. ``MiniLMEmbedder.embed``)."""
+
+class ToneVoter(Protocol):
+    """A second opinion: each level's probability for a text, keyed by level value (the tone head)."""
+
+    def vote(self, text: str) -> Mapping[str, float]: ...
+
 
 CRISIS_SUPPORT = lex.CRISIS_SUPPORT
 THIRD_PARTY_SUPPORT = lex.THIRD_PARTY_SUPPORT
@@ -95,10 +103,9 @@ class ToneConfig:
     third_party_factor: float = 0.25
     world_factor: float = 0.1
     negation_window: int = 4
-    band_floor: float = 0.5  # weak cues from here up to the concern threshold are "uncertain"
-    band_ratio: float = 0.8  # scores within [ratio * threshold, threshold) are "uncertain"
-    embed_margin: float = 0.05
-    embed_min_similarity: float = 0.3
+    head_raise_at: float = 0.5  # the head's probability for a higher level needed to raise to it
+    head_crisis_at: float = 0.5  # ... and for crisis with no explicit crisis cue
+    head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
 
 
 @dataclass(frozen=True)
@@ -196,16 +203,15 @@ def _clause(tokens: Sequence[str], start: int, end: int, breaks: frozenset[str])
 class ToneDetector:
     """Scores a user message on the four tone levels. Cheap (pure Python) unless the band needs ``embed``.
 
-    ``embed`` is injected by the composition root (core never imports memory); the exemplar embeddings are
-    computed on first use and kept on this instance.
+    ``head`` (the tone head, injected by the composition root: core never imports memory) costs one
+    embedding per message, which retrieval reuses from the embedder's query cache.
     """
 
-    def __init__(self, embed: Embed | None = None, config: ToneConfig | None = None) -> None:
-        self._embed = embed
+    def __init__(self, head: ToneVoter | None = None, config: ToneConfig | None = None) -> None:
+        self._head = head
         self._config = config or ToneConfig()
         self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
         self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
-        self._centroids: dict[ToneLevel, Any] | None = None
 
     def detect(self, text: str) -> ToneResult:
         """Classify one message."""
@@ -216,10 +222,11 @@ class ToneDetector:
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
         stage = "lexicon"
-        if self._embed is not None and self._uncertain(score) and not self._settled(cues):
-            promoted = self._embedding_vote(text, level)
-            if promoted is not level:
-                level, stage = promoted, "embedding"
+        if self._head is not None and text.strip() and not any(c.qualified for c in cues):
+            explicit = any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
+            revised = self._head_level(text, level, explicit)
+            if revised is not level:
+                level, stage = revised, "head"
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
@@ -308,57 +315,32 @@ class ToneDetector:
         return ToneLevel.CONVERSATIONAL
 
     @staticmethod
-    def _settled(cues: Sequence[_Cue]) -> bool:
-        """The lexicon needs no second opinion: the user negated or past-framed a cue ("I'm not depressed,
-        just tired"), or every cue is about someone else. Embeddings read such texts as distress."""
-        if any(c.qualified for c in cues):
-            return True
-        return any(c.who != "self" for c in cues) and not any(c.who == "self" and c.weight > 0 for c in cues)
-
-    @staticmethod
     def _other_in_danger(cues: Sequence[_Cue], tokens: Sequence[str]) -> bool:
         """A third party (not a character or a news story) with crisis-level language."""
         if any(t in _FRAME_MARKERS for t in tokens):
             return False
         return any(c.who == "third" and c.phrase.level == "crisis" and not c.negated for c in cues)
 
-    # -- embedding stage -------------------------------------------------------------------------------
-    def _uncertain(self, score: float) -> bool:
-        """Is ``score`` in a band where the lexicon alone is unsure which of two levels applies?"""
-        cfg = self._config
-        if cfg.band_floor <= score < cfg.concern_threshold:
-            return True
-        return any(cfg.band_ratio * t <= score < t for t in (cfg.elevated_threshold, cfg.crisis_threshold))
-
-    def _embedding_vote(self, text: str, level: ToneLevel) -> ToneLevel:
-        """Promote ``level`` by one when the text is clearly closer to the next level's exemplars."""
-        if level is ToneLevel.CRISIS:
-            return level
-        upper = _ORDER[level.rank + 1]
+    # -- head stage ------------------------------------------------------------------------------------
+    def _head_level(self, text: str, level: ToneLevel, explicit_crisis: bool) -> ToneLevel:
+        """The lexicon's level revised by the head: raised when confident, lowered only when very sure."""
+        assert self._head is not None
         try:
-            centroids = self._exemplar_centroids()
-            query = self._embed([text])[0]  # type: ignore[misc]
-            sim_upper = float(centroids[upper] @ query)
-            sim_lower = float(centroids[level] @ query)
+            votes = self._head.vote(text)
         except Exception as exc:  # a failing embedder must never break the turn
-            log.warning("tone embedding stage skipped: %s", exc)
+            log.warning("tone head skipped: %s", exc)
             return level
+        if not votes:
+            return level
+        best = ToneLevel.parse(max(votes, key=votes.__getitem__))
+        share = votes[best.value]
         cfg = self._config
-        if sim_upper >= cfg.embed_min_similarity and sim_upper - sim_lower >= cfg.embed_margin:
-            return upper
+        if best.rank > level.rank:
+            needed = cfg.head_crisis_at if best is ToneLevel.CRISIS else cfg.head_raise_at
+            return best if share >= needed else level
+        if best.rank < level.rank and share >= cfg.head_lower_at and not explicit_crisis:
+            return best
         return level
-
-    def _exemplar_centroids(self) -> dict[ToneLevel, Any]:
-        """Unit-length mean exemplar vector per level, computed once per detector."""
-        if self._centroids is None:
-            import numpy as np
-
-            centroids: dict[ToneLevel, Any] = {}
-            for name, texts in lex.EXEMPLARS.items():
-                mean = np.asarray(self._embed(list(texts)), dtype=np.float32).mean(axis=0)  # type: ignore[misc]
-                centroids[ToneLevel(name)] = mean / (np.linalg.norm(mean) or 1.0)
-            self._centroids = centroids
-        return self._centroids
 
 
 def _attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str]) -> str:

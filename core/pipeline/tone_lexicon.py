@@ -1,4 +1,4 @@
-"""Curated tone lexicon: weighted phrases, modifiers, combination multipliers and embedding exemplars.
+"""Curated tone lexicon: weighted phrases, modifiers, combination multipliers.
 
 Pure data, no behaviour: :mod:`core.pipeline.tone` reads it. Phrases are written the way people type them;
 the detector normalises both the phrases and the user's text the same way (lower case, contractions
@@ -287,45 +287,6 @@ COMBINATIONS: tuple[tuple[str, str, float], ...] = (
     ("burnout", "hopelessness", 1.2),
     ("isolation", "sadness", 1.2),
 )
-
-# ---------------------------------------------------------------------------------------------------------
-# Embedding exemplars for the uncertain band (small on purpose: they are embedded once per detector).
-# ---------------------------------------------------------------------------------------------------------
-EXEMPLARS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
-    "crisis": (
-        "I don't want to be alive anymore.",
-        "I have been thinking about ending everything for good.",
-        "I don't think I can stay safe tonight.",
-        "Everyone would be happier if I were gone.",
-        "I have a plan to hurt myself.",
-        "I keep thinking about how to make it all stop forever.",
-        "I am saying goodbye because I won't be around much longer.",
-    ),
-    "elevated": (
-        "I'm shaking and I can't calm down, everything is too much.",
-        "I feel completely hopeless and I can't see any way forward.",
-        "I can barely function, I'm falling apart.",
-        "My chest is tight and I feel like something terrible is happening.",
-        "I've been crying nonstop and I can't pull myself together.",
-        "Nothing I do makes any difference and I'm desperate.",
-    ),
-    "concern": (
-        "I've been feeling a bit down and stressed lately.",
-        "Work is wearing me out and I'm tired all the time.",
-        "I'm nervous about what's coming up this week.",
-        "I feel kind of lonely these days.",
-        "It's been a hard week and I'm not really myself.",
-        "I keep worrying about things I can't control.",
-    ),
-    "conversational": (
-        "Can you help me with this code?",
-        "What's a good recipe for dinner tonight?",
-        "Thanks, that was helpful.",
-        "Tell me about the history of Rome.",
-        "I had a nice walk this morning.",
-        "Let's plan the trip for next month.",
-    ),
-})
 
 # Other spellings of the levels, including the original system's (HIGH, MEDIUM, crisis_support, ...).
 LEVEL_ALIASES: MappingProxyType[str, str] = MappingProxyType({
