@@ -30,7 +30,7 @@ ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "mother_of": ("mother", "mom", "mum"),
         "father_of": ("father", "dad"),
         "parent_of": ("parent",),
-        "child_of": ("child", "kid", "son", "daughter"),
+        "child_of": ("child", "kid", "son", "daughter", "baby"),
         "spouse_of": ("spouse", "wife", "husband", "partner"),
         "friend_of": ("friend", "best friend"),
         "boss_of": ("boss", "manager"),
@@ -43,6 +43,15 @@ ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "grandfather_of": ("grandfather", "grandpa"),
         "doctor_of": ("doctor",),
         "therapist_of": ("therapist",),
+        "boyfriend_of": ("boyfriend",),
+        "girlfriend_of": ("girlfriend",),
+        "fiance_of": ("fiance", "fiancé", "fiancee", "fiancée"),
+        "niece_of": ("niece",),
+        "nephew_of": ("nephew",),
+        "grandchild_of": ("grandchild", "grandson", "granddaughter"),
+        "stepmother_of": ("stepmother", "stepmom", "stepmum"),
+        "stepfather_of": ("stepfather", "stepdad"),
+        "stepchild_of": ("stepchild", "stepson", "stepdaughter"),
     }
 )
 

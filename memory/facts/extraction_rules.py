@@ -50,6 +50,7 @@ ROLE = _alt(_ROLE_TEXT)
 PET = _alt(_PET_TEXT)
 ROLES_PL = _alt(_ROLE_PLURAL_TEXT)
 PETS_PL = _alt(_PET_PLURAL_TEXT)
+ROLE_WORDS = frozenset(_ROLE_TEXT.split("|"))
 PET_WORDS = frozenset(_PET_TEXT.split("|")) | frozenset(_PET_PLURAL_TEXT.split("|"))
 WORK_ROLES = frozenset({"boss", "manager", "colleague", "coworker", "co-worker", "colleagues", "coworkers"})
 # "has a dog"/"has a cat" are relations the graph knows; other kinds become "has pet" + "<name> is a <kind>".

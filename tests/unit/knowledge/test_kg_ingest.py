@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from core.relations import USER_ID
+from core.relations import ROLES, USER_ID, normalize
+from knowledge.entities import EntityResolver
 from knowledge.graph import KnowledgeGraph
 from knowledge.ingest import Triple, graph_worthy, ingest_triples
 
@@ -159,3 +160,32 @@ def test_replaying_the_same_facts_changes_nothing(graph: KnowledgeGraph) -> None
     before = sorted(graph.edges(include_superseded=True), key=lambda e: e.key)
     ingest_triples(graph, facts)  # a resumed shutdown replays its facts
     assert sorted(graph.edges(include_superseded=True), key=lambda e: e.key) == before
+
+
+@pytest.mark.parametrize(
+    ("said", "relation"),
+    [
+        ("my boyfriend", "boyfriend_of"),
+        ("my girlfriend", "girlfriend_of"),
+        ("my fiancée", "fiance_of"),
+        ("my niece", "niece_of"),
+        ("my stepdad", "stepfather_of"),
+        ("my granddaughter", "grandchild_of"),
+    ],
+)
+def test_partners_and_extended_family_are_roles_not_entities(
+    graph: KnowledgeGraph, said: str, relation: str
+) -> None:
+    ingest_triples(graph, [(said, "is named", "Sam"), (said, "lives in", "Paris")])
+    assert relations(graph) == {("sam", relation, USER_ID), ("sam", "lives_in", "paris")}
+    assert EntityResolver(graph).resolve_ids(f"how is {said} doing?") == ["sam"]
+
+
+def test_every_role_the_fact_extractor_reads_is_a_graph_role() -> None:
+    # The extractor (memory) and the graph (knowledge) keep separate word lists; a role only the extractor
+    # knows used to become an entity called "my boyfriend".
+    from memory.facts.extraction_rules import ROLE_WORDS
+
+    extracted = {normalize(word) for word in ROLE_WORDS}
+    known = {normalize(noun) for nouns in ROLES.values() for noun in nouns}
+    assert extracted <= known, sorted(extracted - known)
