@@ -236,6 +236,7 @@ def _build_memory(
 
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
     """Wire the lock, journal, providers, agent loop, memory, facts, graph and orchestrator together."""
+    from core.errors import StorageError
     from core.generation.setup import model_choices
     from core.orchestrator import Orchestrator
     from core.providers.pricing import CostLedger
@@ -248,9 +249,15 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from ui.services import Services
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    lock = DataDirLock(config.data_dir)  # one process owns a data dir; a second one gets a clear error
-    closers = [lock.close]
-    journal = Journal(config.data_dir / "journal.sqlite3")
+    journal_path = config.data_dir / "journal.sqlite3"
+    try:
+        lock = DataDirLock(config.data_dir)  # one process owns a data dir; a second one gets a clear error
+    except StorageError:
+        if with_memory or not journal_path.exists():
+            raise
+        lock = None  # `history` only reads: SQLite's WAL lets it read beside the owner (the GUI, a REPL)
+    closers = [lock.close] if lock else []
+    journal = Journal(journal_path, read_only=lock is None)
     closers.append(journal.close)
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     factory = ProviderFactory(config, env, ledger)

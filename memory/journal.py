@@ -65,10 +65,13 @@ MAX_USER_TEXT = 200_000
 class Journal:
     """SQLite-backed `ConversationLog`. Safe to call from several threads (one connection, one lock)."""
 
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, path: Path, clock: Callable[[], float] = time.time, *, read_only: bool = False
+    ) -> None:
+        """`read_only`: only read an existing journal (while another process owns the data dir)."""
         self.path = path
         self._clock = clock
-        self._db = DurableDB(path, _MIGRATIONS, what="journal")
+        self._db = DurableDB(path, _MIGRATIONS, what="journal", read_only=read_only)
 
     def close(self) -> None:
         self._db.close()

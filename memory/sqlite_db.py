@@ -23,11 +23,21 @@ Migration = tuple[str, str]  # (unique name, SQL statements separated by ";")
 class DurableDB:
     """One SQLite file with its migrations applied."""
 
-    def __init__(self, path: Path, migrations: Sequence[Migration], *, what: str) -> None:
+    def __init__(
+        self, path: Path, migrations: Sequence[Migration], *, what: str, read_only: bool = False
+    ) -> None:
+        """Open (creating and migrating) the file; `read_only` opens an existing, migrated file for reading
+        only, so a reader can share it with the process that owns the data dir (WAL allows that)."""
         self.path = path
         self._what = what
         self._lock = threading.RLock()
         try:
+            if read_only:
+                uri = f"{path.resolve().as_uri()}?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+                self._db.execute("PRAGMA busy_timeout=5000")
+                self._require_migrated(migrations)
+                return
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -37,6 +47,16 @@ class DurableDB:
             self._migrate(migrations)
         except sqlite3.DatabaseError as error:
             raise StorageError(f"cannot open the {what} at {path}: {error}") from None
+
+    def _require_migrated(self, migrations: Sequence[Migration]) -> None:
+        done = {row[0] for row in self._db.execute("SELECT name FROM migrations")}
+        missing = [name for name, _ in migrations if name not in done]
+        if missing:
+            self._db.close()
+            raise StorageError(
+                f"the {self._what} at {self.path} needs an upgrade ({', '.join(missing)}); "
+                "open it once with no other Daemon instance running"
+            )
 
     def _migrate(self, migrations: Sequence[Migration]) -> None:
         self._db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL)")

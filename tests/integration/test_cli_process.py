@@ -276,3 +276,19 @@ def test_state_confirm_correct_through_the_real_orchestrator(tmp_path: Path) -> 
     graph = json.loads((tmp_path / "data" / "knowledge_graph.json").read_text(encoding="utf-8"))["graph"]
     homes = {e["target"]: e.get("superseded", False) for e in graph["edges"] if e["relation"] == "lives_in"}
     assert homes == {"boston": True, "denver": False}
+
+
+def test_history_reads_while_another_instance_owns_the_data_dir(tmp_path: Path) -> None:
+    from memory.lock import DataDirLock
+
+    config = str(echo_config(tmp_path))
+    first = json.loads(run_main("--config", config, "ask", "one", "--json", tmp_path=tmp_path).stdout)
+    with DataDirLock(tmp_path / "data"):  # the GUI or a REPL is running
+        journal = Journal(tmp_path / "data" / "journal.sqlite3")
+        journal.complete_turn(journal.begin_turn(first["session_id"], "two"), "2")
+        history = run_main("--config", config, "history", "--json", tmp_path=tmp_path)
+        assert history.returncode == 0, history.stderr
+        assert [t["user"] for t in json.loads(history.stdout)["turns"]] == ["one", "two"]
+        ask = run_main("--config", config, "ask", "three", "--json", tmp_path=tmp_path)
+        assert ask.returncode != 0 and "in use by another Daemon instance" in ask.stderr
+        journal.close()

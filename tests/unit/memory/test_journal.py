@@ -79,3 +79,28 @@ def test_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StorageError, match="cannot open the journal"):
         Journal(path)
+
+
+def test_a_read_only_journal_sees_the_writers_turns_as_they_commit(journal: Journal) -> None:
+    session = journal.new_session()
+    journal.complete_turn(journal.begin_turn(session, "first"), "one")
+    reader = Journal(journal.path, read_only=True)
+    assert [t.user for t in reader.turns(session)] == ["first"]
+    journal.complete_turn(journal.begin_turn(session, "second"), "two")  # the writer keeps writing
+    assert [t.user for t in reader.turns(session)] == ["first", "second"]
+    with pytest.raises(StorageError, match="cannot write the journal"):
+        reader.new_session()
+    assert [t.user for t in journal.turns(session)] == ["first", "second"]
+
+
+def test_a_read_only_journal_refuses_a_file_that_needs_migrating(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    db.commit()
+    db.close()
+    with pytest.raises(StorageError, match="needs an upgrade"):
+        Journal(path, read_only=True)
+    with pytest.raises(StorageError, match="cannot open the journal"):
+        Journal(tmp_path / "absent.sqlite3", read_only=True)
+    assert not (tmp_path / "absent.sqlite3").exists()
