@@ -68,6 +68,7 @@ class RecalledMemory:
     score: float
     created_at: float | None = None
     staleness: float = 0.0  # share of the facts it relied on that were superseded since (summaries)
+    superseded: bool = False  # a fact that is no longer true (kept as history: "where did Sam live before?")
 
 
 @dataclass(frozen=True)

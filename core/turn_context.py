@@ -36,6 +36,7 @@ from core.prompt.sections import sections_for
 logger = logging.getLogger(__name__)
 
 STALE_PREFIX = "[HISTORICAL -- PARTIALLY OUTDATED]"  # a summary some of whose facts were superseded since
+SUPERSEDED_PREFIX = "[NO LONGER TRUE]"  # a fact replaced by a newer one (kept as history)
 
 
 class JournalHistory:

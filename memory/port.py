@@ -46,12 +46,7 @@ class ConversationMemory:
         found = await self._service.search(ctx, k=limit + len(shown_turn_ids))
         shown = {conversation_id(t) for t in shown_turn_ids}
         memories = [
-            RecalledMemory(
-                m.id, m.collection, m.text, m.score, _number(m.metadata.get("created_at")),
-                _number(m.metadata.get("staleness_ratio")) or 0.0,
-            )  # fmt: skip
-            for m in found
-            if m.id not in shown
+            _recalled(m.id, m.collection, m.text, m.score, m.metadata) for m in found if m.id not in shown
         ]
         return memories[:limit]
 
@@ -60,13 +55,7 @@ class ConversationMemory:
     ) -> list[RecalledMemory]:
         """The newest records of a collection (minus what the user hid), newest first."""
         records = await asyncio.to_thread(self._service.latest, collection, limit, where)
-        return [
-            RecalledMemory(
-                r.id, collection, r.text, 0.0, _number(r.metadata.get("created_at")),
-                _number(r.metadata.get("staleness_ratio")) or 0.0,
-            )  # fmt: skip
-            for r in records
-        ]
+        return [_recalled(r.id, collection, r.text, 0.0, r.metadata) for r in records]
 
     async def remember(self, turn: TurnRecord) -> None:
         """Index a committed turn. A failure is logged: the journal has it and start-up repair retries."""
@@ -80,3 +69,13 @@ class ConversationMemory:
 
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
+
+
+def _recalled(
+    record_id: str, collection: str, text: str, score: float, meta: Mapping[str, Any]
+) -> RecalledMemory:
+    superseded = str(meta.get("status", "")).lower() == "superseded" or bool(meta.get("superseded_by"))
+    return RecalledMemory(
+        record_id, collection, text, score, _number(meta.get("created_at")),
+        _number(meta.get("staleness_ratio")) or 0.0, superseded,
+    )  # fmt: skip

@@ -26,7 +26,8 @@ CITATION_PROTOCOL = (
     "Citations: items in the context carry markers such as [M1] (memories) or [W1] (web results). When "
     "your answer relies on one, put its marker right after the claim, e.g. \"Jo lives in Denver [M2].\" "
     "Never invent a marker. Items marked [HISTORICAL -- PARTIALLY OUTDATED] may be superseded: prefer newer "
-    "facts and the user profile."
+    "facts and the user profile. Items marked [NO LONGER TRUE] were true once and have been replaced: use "
+    "them only for questions about the past."
 )
 
 

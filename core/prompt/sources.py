@@ -11,7 +11,7 @@ from core.ports import RecalledMemory, TurnRecord
 from core.prompt.assembly import PromptItem, SectionContent
 from core.prompt.sections import QUERY_MARKER
 from core.temporal import query_time_window
-from core.turn_context import STALE_PREFIX, TurnContext
+from core.turn_context import STALE_PREFIX, SUPERSEDED_PREFIX, TurnContext
 
 # collection -> the section its relevant (recalled) records go to
 RECALLED_SECTION = MappingProxyType(
@@ -73,7 +73,10 @@ def _memory_item(memory: RecalledMemory, number: int, why: str) -> PromptItem:
     stale = f"{STALE_PREFIX} " if memory.staleness > 0 else ""
     text = " ".join(memory.text.split())
     reason = f"{memory.collection}, {why}"
-    if stale:
+    if memory.superseded:  # history, not the present: the model must not answer from it as if current
+        stale = f"{SUPERSEDED_PREFIX} "
+        reason += ", superseded by a newer fact"
+    elif stale:
         reason += f", {memory.staleness:.0%} of its facts superseded since"
     cite = f"[M{number}]"
     return PromptItem(f"{stale}{when}{text}", id=memory.id, score=memory.score, why=reason, cite=cite)

@@ -17,6 +17,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from core.ports import ExtractedFact
+from core.relations import canonical_relation
 from memory.facts import extraction_rules as R
 from memory.facts.extraction_clauses import (
     DIRECT,
@@ -245,24 +246,47 @@ def _f_rest(c: Clause) -> list[ExtractedFact]:
     name, after = _peel_name(rest, c.cased)
     if name:
         facts, subject, rest = _naming(c, role, name), name, after
+    return facts + _about(c, subject, rest, _kin_category(role))
+
+
+def _f_person(c: Clause) -> list[ExtractedFact]:
+    """ "Sam moved to Porto", "Jo works at Acme now": where a named person lives, works or studies and
+    what they do. Only in cased text (a capital is what makes "Sam" a name) and only those relations, so
+    "Python is great" or "Monday works for me" say nothing."""
+    if not c.cased:
+        return []
+    name, rest = _peel_name(c.text, cased=True)
+    if name is None or name.split()[0].lower() in R.NOT_NAMES:
+        return []
+    facts = _about(c, name, rest, None)
+    return [f for f in facts if _teaches_about_a_person(f)]
+
+
+def _teaches_about_a_person(fact: ExtractedFact) -> bool:
+    """Where they live, work or study, and "is a" only as an occupation (not "Python is a language")."""
+    relation = canonical_relation(fact.predicate)[0]
+    return relation in R.PERSON_RELATIONS and (relation != "is_a" or fact.category == "work")
+
+
+def _about(c: Clause, subject: str, rest: str, category: str | None) -> list[ExtractedFact]:
+    """The user rules on "<subject> <rest>" read as "I <rest>": "lives in Lyon" -> "I live in Lyon"."""
     if not R.THIRD_PERSON_VERB.match(rest):
-        return facts
+        return []
     words = rest.split()
     first = _FIRST_PERSON.get(words[0].lower()) or f"I {base_form(words[0])}"
     inner = prepare(" ".join([first, *words[1:]]), c.sentence, c.cased)
-    if inner is not None:
-        inner = Clause(
-            inner.text,
-            c.sentence,
-            c.cased,
-            min(c.confidence, inner.confidence),
-            c.ephemeral,
-            inner.negated or c.negated,
-            c.replaces,
-        )
-        category = _kin_category(role)
-        facts.extend(schedule_facts(inner, subject, category) or user_facts(inner, subject, category))
-    return facts
+    if inner is None:
+        return []
+    inner = Clause(
+        inner.text,
+        c.sentence,
+        c.cased,
+        min(c.confidence, inner.confidence),
+        c.ephemeral,
+        inner.negated or c.negated,
+        c.replaces,
+    )
+    return schedule_facts(inner, subject, category) or user_facts(inner, subject, category)
 
 
 def _peel_name(rest: str, cased: bool) -> tuple[str | None, str]:
@@ -285,4 +309,9 @@ def _name_word(word: str, cased: bool, first: bool) -> bool:
     return word[:1].isupper() or (not cased and first)
 
 
-_FAMILY_READERS: tuple[Callable[[Clause], list[ExtractedFact]], ...] = (_f_named, _f_count, _f_rest)
+_FAMILY_READERS: tuple[Callable[[Clause], list[ExtractedFact]], ...] = (
+    _f_named,
+    _f_count,
+    _f_rest,
+    _f_person,
+)

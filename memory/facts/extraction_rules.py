@@ -274,10 +274,12 @@ DWELLING = _r(
     r"(?P<o>[A-Z].+)$"
 )
 F_REST = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})\s+(?P<rest>.+)$")
+# What a named person's own clause may teach ("Sam moved to Porto"): canonical relations (core.relations).
+PERSON_RELATIONS = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a", "works_as"})
 THIRD_PERSON_VERB = _r(
     r"^(?:is|are|was|were|has|have|lives?|works?|loves?|likes?|hates?|enjoys?|owns?|speaks?|stud(?:y|ies)|"
-    r"wants?|plans?|goes|go|doesn't|don't|does not|do not|just|also|still|really|recently|moved|grew|"
-    r"teaches|drives?|adores?|prefers?)\b"
+    r"wants?|plans?|goes|go|doesn't|don't|does not|do not|just|also|still|now|currently|really|recently|"
+    r"moved|grew|teaches|drives?|adores?|prefers?)\b"
 )
 
 

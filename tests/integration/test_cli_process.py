@@ -271,11 +271,22 @@ def test_state_confirm_correct_through_the_real_orchestrator(tmp_path: Path) -> 
     assert summaries and all(i["text"].startswith("[HISTORICAL -- PARTIALLY OUTDATED]") for i in summaries)
     profile = next(s for s in prompt["sections"] if s["key"] == "user_profile")
     assert [i["text"] for i in profile["items"]] == ["location: The user lives in Denver."]
+    relevant = next(s for s in prompt["sections"] if s["key"] == "relevant_information")
+    recalled = [i["text"] for i in relevant["items"]]
+    old = [text for text in recalled if "lives in Boston" in text]
+    assert old and all(text.startswith("[NO LONGER TRUE]") for text in old), recalled
     assert prompt["sections"][-1]["key"] == "current_query" and prompt["total_tokens"] <= prompt["budget"]
 
     graph = json.loads((tmp_path / "data" / "knowledge_graph.json").read_text(encoding="utf-8"))["graph"]
     homes = {e["target"]: e.get("superseded", False) for e in graph["edges"] if e["relation"] == "lives_in"}
     assert homes == {"boston": True, "denver": False}
+
+    # The same for someone else, named in their own sentence.
+    assert daemon("ask", "My boyfriend Sam lives in Lisbon.").returncode == 0
+    assert daemon("ask", "Actually, Sam moved to Porto last week.").returncode == 0
+    listed = json.loads(daemon("facts", "list", "--json").stdout)["facts"]
+    sams = {f["object"]: f["status"] for f in listed if (f["subject"], f["predicate"]) == ("Sam", "lives_in")}
+    assert sams == {"Lisbon": "superseded", "Porto": "current"}
 
 
 def test_history_reads_while_another_instance_owns_the_data_dir(tmp_path: Path) -> None:

@@ -134,6 +134,37 @@ def test_pets_are_recorded_by_name_with_their_kind(extractor: RuleFactExtractor)
     assert {f.category for f in extractor.extract("I have two cats, Milo and Otis.")} == {"pets"}
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Actually, Sam moved to Porto last week.", {("Sam", "moved to", "Porto")}),
+        ("Jo now lives in Denver.", {("Jo", "lives in", "Denver")}),
+        ("Tom studies at MIT", {("Tom", "studies at", "MIT")}),
+        ("Ben is an engineer at Spotify", {("Ben", "is a", "engineer"), ("Ben", "works at", "Spotify")}),
+    ],
+)
+def test_a_named_persons_home_work_and_studies_are_facts_about_them(
+    extractor: RuleFactExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert triples(extractor, text) == expected
+    assert {f.scope for f in extractor.extract(text)} == {"entity"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Python is a language that Google uses",  # not a person's job
+        "Monday works for me",
+        "Sam loves hiking in the Alps",  # tastes of others are not recorded from their own clause
+        "Netflix has a new show",
+        "sam moved to porto",  # no capitals: nothing says "sam" is a name
+        "He moved to Porto",
+    ],
+)
+def test_other_capitalised_subjects_teach_nothing(extractor: RuleFactExtractor, text: str) -> None:
+    assert extractor.extract(text) == []
+
+
 # ---------------------------------------------------------------------------- negation and corrections
 @pytest.mark.parametrize(
     "text, predicate, obj",

@@ -12,7 +12,7 @@ from pathlib import Path
 from core.ports import ExtractedFact, TurnRecord
 from core.prompt.assembly import render_section
 from core.prompt.sources import memory_sections
-from core.turn_context import STALE_PREFIX, TurnContext
+from core.turn_context import STALE_PREFIX, SUPERSEDED_PREFIX, TurnContext
 from memory.embeddings import HashingEmbedder
 from memory.facts.claims import ClaimIndex
 from memory.facts.service import FactMemory
@@ -83,3 +83,29 @@ async def test_a_summary_of_a_later_value_does_not_go_stale(tmp_path: Path) -> N
     claims.register("sum_c", SUMMARIES, ["fact_boston"])
     again = claims.mark_stale(["fact_boston"], at=T0 + 2)
     assert [d.doc_id for d in again] == ["sum_c"]  # sum_a was already stale: not restamped twice
+
+
+async def test_a_superseded_fact_is_recalled_as_history_not_as_the_present(tmp_path: Path) -> None:
+    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), default_profiles(), clock=lambda: T0)
+    memory.open()
+    store = FactStore(tmp_path / "facts.sqlite3")
+    facts = FactMemory(store, FactVerifier(), index=lambda r: memory.add("facts", r))
+    journal = Journal(tmp_path / "j.sqlite3", clock=lambda: T0)
+    session = journal.new_session()
+    said = journal.complete_turn(journal.begin_turn(session, "I live in Boston."), "Nice!")
+    await facts.record([fact("live in", "Boston")], said)
+    correction = TurnRecord("t-fix", session, "Actually I moved to Denver.", "Got it.", T0 + 60)
+    await facts.record([fact("moved to", "Denver")], correction, correcting=True)
+
+    port = ConversationMemory(memory, TurnIndexer(memory.write_turns, journal), clock=lambda: T0 + 120)
+    recalled = [m for m in await port.recall("where do I live", session, 5) if m.collection == "facts"]
+    assert {m.text: m.superseded for m in recalled} == {
+        "The user lives in Boston.": True,
+        "The user lives in Denver.": False,
+    }
+    sections = memory_sections(TurnContext("where do I live", memories=tuple(recalled), now=T0 + 120))
+    rendered = render_section("RELEVANT INFORMATION", sections["relevant_information"].items)
+    assert f"{SUPERSEDED_PREFIX} (" in rendered
+    [old] = [line for line in rendered.splitlines() if "Boston" in line]
+    [new] = [line for line in rendered.splitlines() if "Denver" in line]
+    assert SUPERSEDED_PREFIX in old and SUPERSEDED_PREFIX not in new
