@@ -16,6 +16,7 @@ from typing import Protocol
 
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
+from core.pipeline.tone import support_addendum
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import PromptBuilder, citation_map, cited
@@ -110,6 +111,10 @@ class Orchestrator:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True
+                        support = context.analysis.support if context.analysis else None
+                        if addendum := support_addendum(event.answer, support):
+                            yield TextDelta(addendum)
+                            event = replace(event, answer=event.answer + addendum)
                         cites = (*event.citations, *cited(event.answer, citation_map(prompt)))
                         event = replace(event, citations=cites)  # markers the answer used -> their items
                         yield await self._commit(turn_id, session_id, event, context)

@@ -40,6 +40,17 @@ class ToneVoter(Protocol):
 
 CRISIS_SUPPORT = lex.CRISIS_SUPPORT
 THIRD_PARTY_SUPPORT = lex.THIRD_PARTY_SUPPORT
+# A reply that names one of these already points to a crisis line.
+_SUPPORT_MARKERS = ("988", "116 123", "findahelpline")
+
+
+def support_addendum(answer: str, support: str | None) -> str:
+    """What to append to `answer` so that it carries `support`: nothing when there is no support text or
+    the answer already names a crisis line. The prompt asks the model to include it; small local models
+    often do not, and a reply to someone in crisis must never lack it."""
+    if not support or any(marker in answer.lower() for marker in _SUPPORT_MARKERS):
+        return ""
+    return ("\n\n" if answer.strip() else "") + support
 
 
 class ToneLevel(StrEnum):

@@ -214,6 +214,40 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     assert memory.shown == [frozenset(), frozenset({done.turn_id})]
 
 
+class HotlineAgent(RecordingAgent):
+    """Answers with a crisis line of its own."""
+
+    async def run(  # type: ignore[override]
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
+    ) -> AsyncIterator[RunEvent]:
+        yield TextDelta("Please call or text 988 now.")
+        yield Done(answer="Please call or text 988 now.", usage=Usage(5, 2), model="rec")
+
+
+def analysed(tmp_path: Path, agent: RecordingAgent) -> tuple[Orchestrator, Journal]:
+    journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(JournalHistory(journal, 4), analyzer=FakeAnalyzer())  # type: ignore[arg-type]
+    return Orchestrator([ModelChoice("rec", agent)], journal, context, builder()), journal
+
+
+async def test_a_crisis_reply_always_carries_the_support_text(tmp_path: Path) -> None:
+    orchestrator, journal = analysed(tmp_path, RecordingAgent())
+    events = await collect(orchestrator, "I want to end it all")
+    done = events[-1]
+    assert isinstance(done, Done) and done.answer == "answer:I want to end it all\n\nCALL-988"
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert shown == done.answer  # streamed too, so every front end shows it
+    assert journal.turns(done.session_id)[0].assistant == done.answer
+    calm = (await collect(orchestrator, "what is my dog called?", session_id=done.session_id))[-1]
+    assert isinstance(calm, Done) and "CALL-988" not in calm.answer
+
+
+async def test_a_reply_that_already_names_a_crisis_line_is_left_alone(tmp_path: Path) -> None:
+    orchestrator, _ = analysed(tmp_path, HotlineAgent())
+    done = (await collect(orchestrator, "I want to end it all"))[-1]
+    assert isinstance(done, Done) and done.answer == "Please call or text 988 now."
+
+
 class FakeKnowledge:
     """Knows that the user's sister is Jo; records what it is taught."""
 
