@@ -202,7 +202,7 @@ def _f_named(c: Clause) -> list[ExtractedFact]:
     names = names_in(match.group("o"), c.cased, strong=True, many=False) if match else []
     if not names:
         return []
-    return _naming(c, "spouse" if match.group("how").lower() == "married" else "partner", names[0])  # type: ignore[union-attr]
+    return _naming(c, "spouse" if match.group("how").lower() == "married" else "fiance", names[0])  # type: ignore[union-attr]
 
 
 def _singular(role: str) -> str:

@@ -259,7 +259,9 @@ F_HAVE_COUNT = _r(
     rf"^I\s+(?:have|own)\s+(?P<n>{NUMBER})\s+{MOD}(?P<role>{ROLES_PL}|{PETS_PL}|{ROLE}|{PET})\b"
     rf"(?:\s*[,:(]?\s*(?:named\s+|called\s+)?(?P<o>.+?)\)?)?$"
 )
-F_MARRIED = _r(r"^I'm\s+(?:happily\s+)?(?P<how>married|engaged)\s+to\s+(?P<o>.+)$")
+F_MARRIED = _r(
+    r"^I(?:'m|\s+(?:just\s+|recently\s+)?got)\s+(?:happily\s+)?(?P<how>married|engaged)\s+to\s+(?P<o>.+)$"
+)
 # "... with my wife Ana", "my sister Jo and I": a role and a capitalised name side by side, anywhere.
 APPOSITIVE = re.compile(
     rf"\b(?i:my|our)\s+(?i:{MOD})(?P<role>(?i:{ROLE}|{PET}))\s+(?P<o>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
@@ -335,6 +337,7 @@ works at; work; org
     | ^I'm\s+employed\s+(?:at|by)\s+(?P<o2>.+)$
     | ^I\s+(?:started|got|landed|accepted|took|have)\s+(?:a\s+|my\s+)?(?:new\s+)?job\s+(?:at|with)\s+
       (?P<o3>.+)$
+    | ^I\s+(?:just\s+|recently\s+)?(?:started|began)\s+(?:working|to\s+work)\s+(?:at|for)\s+(?P<o4>.+)$
 works on; work; project
     ^I(?:'m|\s+am)?\s+(?:work|working)\s+on\s+(?P<o>.+)$
 studies at; work; org

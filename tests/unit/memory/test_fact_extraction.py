@@ -165,6 +165,20 @@ def test_other_capitalised_subjects_teach_nothing(extractor: RuleFactExtractor, 
     assert extractor.extract(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I started working at Stripe last month", ("user", "works at", "Stripe")),
+        ("I just got engaged to Maria", ("my fiance", "named", "Maria")),
+        ("I got married to Ben in June", ("my spouse", "named", "Ben")),
+    ],
+)
+def test_new_jobs_and_engagements(
+    extractor: RuleFactExtractor, text: str, expected: tuple[str, str, str]
+) -> None:
+    assert triples(extractor, text) == {expected}
+
+
 # ---------------------------------------------------------------------------- negation and corrections
 @pytest.mark.parametrize(
     "text, predicate, obj",
