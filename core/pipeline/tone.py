@@ -367,7 +367,10 @@ def _attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str]
     framed = any(t in _FRAME_MARKERS for t in tokens[lo:hi])
     if framed and start > lo and tokens[start - 1] in lex.TOPIC_PREPOSITIONS:
         return "world"  # "a poem about grief", "signs of depression"
-    for token in reversed(tokens[lo:start]):
+    for i in range(start - 1, lo - 1, -1):
+        token = tokens[i]
+        if _owns_coursework(tokens, i):
+            return "world"  # "for my psych paper, ... self harm": the subject of the user's work
         if token in lex.FIRST_PERSON:
             return "self"
         if token in lex.THIRD_PERSON or token in lex.THIRD_PARTY_NOUNS:
@@ -382,10 +385,22 @@ def _attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str]
 def _attribute_by_context(sentence: Sequence[str], tokens: Sequence[str]) -> str:
     """No subject before the cue: decide from the sentence, then the whole message; default to the user."""
     for scope in (sentence, tokens):
-        if any(t in lex.FIRST_PERSON for t in scope):
+        coursework = [i for i in range(len(scope)) if _owns_coursework(scope, i)]
+        if any(t in lex.FIRST_PERSON for i, t in enumerate(scope) if i not in coursework):
             return "self"
-        if any(t in _FRAME_MARKERS for t in scope):
+        if coursework or any(t in _FRAME_MARKERS for t in scope):
             return "world"
         if any(t in lex.THIRD_PERSON or t in lex.THIRD_PARTY_NOUNS for t in scope):
             return "third"
     return "self"
+
+
+def _owns_coursework(tokens: Sequence[str], i: int) -> bool:
+    """ "my"/"our" at `i` owning a piece of coursework ("my psych paper", "our nursing exam") in a message
+    that asks something: "for my exam, how much paracetamol is an overdose?", but not "my project failed,
+    want to die"."""
+    return (
+        tokens[i] in ("my", "our")
+        and any(t in lex.STUDY_NOUNS for t in tokens[i + 1 : i + 4])
+        and any(t in lex.ASKING for t in tokens)
+    )

@@ -260,6 +260,18 @@ NEWS_MARKERS: frozenset[str] = frozenset({
 OBJECT_SELF: frozenset[str] = frozenset({"me", "myself"})
 OBJECT_OTHER: frozenset[str] = frozenset({"him", "her", "them", "himself", "herself", "themselves"})
 TOPIC_PREPOSITIONS: frozenset[str] = frozenset({"about", "on", "of", "regarding"})
+# Coursework and work products: "my" before one of these is the user's assignment, not the user's distress
+# ("for my nursing exam, how much paracetamol is an overdose?"). Not frame markers on their own: "my friend
+# said she wants to die before her exam" is still a friend in danger.
+STUDY_NOUNS: frozenset[str] = frozenset({
+    "exam", "exams", "homework", "assignment", "coursework", "course", "module", "class", "essay", "paper",
+    "thesis", "dissertation", "presentation", "project", "report", "quiz", "test", "lecture", "seminar",
+    "textbook", "syllabus", "research", "article", "blog", "podcast", "novel", "story", "script",
+})
+ASKING: frozenset[str] = frozenset({
+    "?", "what", "how", "why", "which", "where", "explain", "sources", "source", "references", "cite",
+    "summarize", "summarise", "outline", "define", "describe", "compare", "list",
+})
 INFO_MARKERS: frozenset[str] = frozenset({
     "signs", "symptoms", "statistics", "rates", "research", "study", "studies", "essay", "paper", "class",
     "psychology", "therapists", "causes", "definition", "prevalence", "lecture", "thesis", "summarize",

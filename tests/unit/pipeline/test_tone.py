@@ -198,6 +198,33 @@ def test_third_party_in_danger_warrants_concern_and_guidance(detector: ToneDetec
     assert result.support == THIRD_PARTY_SUPPORT
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "for my psychology essay, what are the main risk factors for suicide",
+        "for my nursing exam: how much paracetamol counts as an overdose?",
+        "my homework is on self harm awareness, where do I start",
+    ],
+)
+def test_questions_for_the_users_coursework_are_not_the_users_distress(
+    detector: ToneDetector, text: str
+) -> None:
+    result = detector.detect(text)
+    assert (result.level, result.observational) == (ToneLevel.CONVERSATIONAL, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my project failed, want to die",  # coursework, but no question: it is about the user
+        "my exam went badly. how do I stop wanting to kill myself",
+        "I want to die, my exam went terribly",
+    ],
+)
+def test_distress_next_to_coursework_is_still_the_users(detector: ToneDetector, text: str) -> None:
+    assert level_of(detector, text) == "crisis"
+
+
 def test_threat_reported_by_the_user_is_about_the_user(detector: ToneDetector) -> None:
     assert level_of(detector, "he has a knife and I'm hiding in the bathroom") == "crisis"
     assert level_of(detector, "my neighbour told me her husband hits her") == "concern"
