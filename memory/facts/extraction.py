@@ -36,6 +36,7 @@ from memory.facts.extraction_objects import (
     names_in,
     when,
 )
+from memory.facts.extraction_user_rules import USER_RULES
 
 # "my mom is a nurse" is read by the user rules as "I'm a nurse" about "my mom".
 _FIRST_PERSON = MappingProxyType(
@@ -97,7 +98,7 @@ def make_fact(c: Clause, subject: str, part: Part | tuple[str, str, str, float])
 
 def user_facts(c: Clause, subject: str = "user", category: str | None = None) -> list[ExtractedFact]:
     """Facts from the user rules; `subject`/`category` replace "user" for someone else's clause."""
-    for rule in R.USER_RULES:
+    for rule in USER_RULES:
         match = rule.pattern.match(c.text)
         if match is None or (subject != "user" and rule.kind == "selfname"):
             continue

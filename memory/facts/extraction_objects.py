@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from memory.facts import extraction_rules as R
+from memory.facts.extraction_user_rules import Rule
 
 
 class Part(NamedTuple):
@@ -24,12 +25,12 @@ class Part(NamedTuple):
     subject: str | None = None
 
 
-Reader = Callable[[bool, R.Rule, str], list[Part]]
+Reader = Callable[[bool, Rule, str], list[Part]]
 _NAME_PARTICLES = frozenset("van von de da del der la le di du bin al".split())
 _NOT_POSSESSION_START = frozenset("to been had no got some any lots nothing fun always never".split())
 
 
-def _part(rule: R.Rule, obj: str, predicate: str | None = None, category: str | None = None) -> Part:
+def _part(rule: Rule, obj: str, predicate: str | None = None, category: str | None = None) -> Part:
     return Part(predicate or rule.predicate, obj, category or rule.category, rule.confidence)
 
 
@@ -137,12 +138,12 @@ def base_form(verb: str) -> str:
     return verb[:-1] if low.endswith("s") and not low.endswith("ss") else verb
 
 
-def _read_name(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_name(cased: bool, rule: Rule, obj: str) -> list[Part]:
     names = names_in(obj, cased, strong=True, many=False)
     return [_part(rule, names[0])] if names else []
 
 
-def _read_selfname(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_selfname(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "I'm Priya": only a capitalised word that is not a nationality or a state."""
     words = obj.split()
     low = {w.lower() for w in words}
@@ -151,17 +152,17 @@ def _read_selfname(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     return [_part(rule, obj)]
 
 
-def _read_age(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_age(cased: bool, rule: Rule, obj: str) -> list[Part]:
     return [_part(rule, obj)] if 0 < int(obj) < 120 else []
 
 
-def _read_adjective(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_adjective(cased: bool, rule: Rule, obj: str) -> list[Part]:
     low = obj.lower()
     keep = low in R.IDENTITY_ADJECTIVES or low in R.NATIONALITIES
     return [_part(rule, obj)] if keep else []
 
 
-def _read_place(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_place(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "Portland, Oregon" stays whole; "Austin for work" -> "Austin"."""
     head, _, region = trim(obj).partition(",")
     head = R.PLACE_CUT.sub("", head).strip()
@@ -175,7 +176,7 @@ def _read_place(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     return [_part(rule, place)] if is_object(place) else []
 
 
-def _read_org(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_org(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "the city council as a planner" -> works at "city council" and is a "planner"."""
     parts: list[Part] = []
     role = R.AS_ROLE.search(obj)
@@ -188,12 +189,12 @@ def _read_org(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     return parts if is_object(org) else []
 
 
-def _read_project(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_project(cased: bool, rule: Rule, obj: str) -> list[Part]:
     project = R.ARTICLE.sub("", trim(R.ORG_CUT.sub("", R.NAMED_AS.sub("", trim(obj)))))
     return [_part(rule, project)] if is_object(project) else []
 
 
-def _read_isa(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_isa(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "a nurse"; "a software engineer at Google" (+ works at); "a student at MIT"; "a fan of X"."""
     obj = R.ARTICLE.sub("", trim(obj))
     words = obj.split()
@@ -203,15 +204,15 @@ def _read_isa(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     based = R.BASED_IN.match(obj)
     if based:
         place = _read_place(
-            cased, R.Rule(rule.pattern, "lives in", "location", "place"), based.group("place")
+            cased, Rule(rule.pattern, "lives in", "location", "place"), based.group("place")
         )
         return [*_read_isa(cased, rule, based.group("role")), *place]
     student = R.STUDENT.match(obj)
     if student:
-        return _read_org(cased, R.Rule(rule.pattern, "studies at", "work", "org"), student.group("o"))
+        return _read_org(cased, Rule(rule.pattern, "studies at", "work", "org"), student.group("o"))
     at_org = R.AT_ORG.match(obj)
     if at_org:
-        works = _read_org(cased, R.Rule(rule.pattern, "works at", "work", "org"), at_org.group("org"))
+        works = _read_org(cased, Rule(rule.pattern, "works at", "work", "org"), at_org.group("org"))
         role = trim(at_org.group("role"))
         return [_part(rule, role, "is a", "work"), *works] if works and len(role.split()) <= 4 else []
     role = trim(R.ROLE_CUT.sub("", R.THING_CUT.sub("", obj)))
@@ -220,23 +221,23 @@ def _read_isa(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     return [_part(rule, role)]
 
 
-def _read_job(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_job(cased: bool, rule: Rule, obj: str) -> list[Part]:
     if re.match(r"^(?:a|an)\s", obj, re.I):
-        return _read_isa(cased, R.Rule(rule.pattern, "is a", "work", "isa"), obj)
+        return _read_isa(cased, Rule(rule.pattern, "is a", "work", "isa"), obj)
     if re.match(r"^(?:at|with|for)\s", obj, re.I):
-        return _read_org(cased, R.Rule(rule.pattern, "works at", "work", "org"), obj.split(None, 1)[1])
+        return _read_org(cased, Rule(rule.pattern, "works at", "work", "org"), obj.split(None, 1)[1])
     job = trim(R.VP_CUT.sub("", obj))
     return [_part(rule, job)] if is_object(job) else []
 
 
-def _read_things(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_things(cased: bool, rule: Rule, obj: str) -> list[Part]:
     things = _things(obj)
     if rule.predicate == "speaks":  # "a little Japanese" -> "Japanese"
         things = [R.LANGUAGE_LEVEL.sub("", thing) for thing in things]
     return [_part(rule, thing) for thing in things]
 
 
-def _read_likes(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_likes(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "hiking and jazz" -> two; "to cook Thai food" -> "cooking Thai food"."""
     infinitive = re.match(r"^to\s+(\w+)(.*)$", obj.strip(), re.I)
     if infinitive:
@@ -244,11 +245,11 @@ def _read_likes(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     return _read_things(cased, rule, obj)
 
 
-def _read_prefer(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_prefer(cased: bool, rule: Rule, obj: str) -> list[Part]:
     return _read_likes(cased, rule, R.PREFER_CUT.sub("", obj))
 
 
-def _read_vp(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_vp(cased: bool, rule: Rule, obj: str) -> list[Part]:
     goal = trim(R.VP_CUT.sub("", trim(obj)))
     words = goal.split()
     pointing = {w.lower().strip(",.") for w in words[1:]} & R.PRONOUN_OBJECTS  # "sort them", "fix this bug"
@@ -257,17 +258,17 @@ def _read_vp(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
     return [_part(rule, goal)]
 
 
-def _read_learning(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_learning(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "I'm learning Spanish" -> wants to "learn Spanish"."""
     return _read_vp(cased, rule, re.sub(r"^learning\b", "learn", obj, flags=re.I))
 
 
-def _read_text(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_text(cased: bool, rule: Rule, obj: str) -> list[Part]:
     text = trim(obj)
     return [_part(rule, text)] if is_object(text) else []
 
 
-def _read_possess(cased: bool, rule: R.Rule, obj: str) -> list[Part]:
+def _read_possess(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "a Raspberry Pi", "a PS5 and a Nintendo Switch"; not "a question", "a headache", "to go"."""
     obj = trim(obj)
     first = obj.split()[0].lower() if obj else ""

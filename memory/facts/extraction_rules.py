@@ -1,6 +1,7 @@
 """Patterns and word lists for the rule-based fact extractor (`memory.facts.extraction`).
 
-Everything here is an immutable constant: compiled patterns, frozen word sets and the ordered rule table.
+Everything here is an immutable constant: compiled patterns and frozen word sets (the user rule table is in
+`extraction_user_rules`).
 Patterns read a *normalised clause*: straight apostrophes, "I" capitalised, "I am"/"Im" -> "I'm", discourse
 openers, hedges, negation and trailing corrections already removed (`extraction_clauses`). Role and pet
 nouns mirror `core.relations.ROLES` / `knowledge.entities.PET_KINDS`, which memory may not import.
@@ -10,10 +11,9 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
-from typing import NamedTuple
 
 
-def _alt(words: str) -> str:
+def alternation(words: str) -> str:
     """A regex alternation over `|`-separated words, longest first, spaces matching any whitespace."""
     items = sorted({w.strip() for w in words.split("|") if w.strip()}, key=len, reverse=True)
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in items)
@@ -46,10 +46,10 @@ _PET_PLURAL_TEXT = (
     "dogs|puppies|cats|kittens|birds|parrots|budgies|fish|goldfish|hamsters|rabbits|bunnies|horses|"
     "ponies|turtles|tortoises|snakes|lizards|geckos|ferrets|chinchillas|rats|mice|guinea pigs"
 )
-ROLE = _alt(_ROLE_TEXT)
-PET = _alt(_PET_TEXT)
-ROLES_PL = _alt(_ROLE_PLURAL_TEXT)
-PETS_PL = _alt(_PET_PLURAL_TEXT)
+ROLE = alternation(_ROLE_TEXT)
+PET = alternation(_PET_TEXT)
+ROLES_PL = alternation(_ROLE_PLURAL_TEXT)
+PETS_PL = alternation(_PET_PLURAL_TEXT)
 ROLE_WORDS = frozenset(_ROLE_TEXT.split("|"))
 PET_WORDS = frozenset(_PET_TEXT.split("|")) | frozenset(_PET_PLURAL_TEXT.split("|"))
 WORK_ROLES = frozenset({"boss", "manager", "colleague", "coworker", "co-worker", "colleagues", "coworkers"})
@@ -283,117 +283,3 @@ THIRD_PERSON_VERB = _r(
     r"wants?|plans?|goes|go|doesn't|don't|does not|do not|just|also|still|now|currently|really|recently|"
     r"moved|grew|teaches|drives?|adores?|prefers?)\b"
 )
-
-
-# ----------------------------------------------------------------------------------------------- the rules
-class Rule(NamedTuple):
-    """One user-clause pattern: the object is group `o` (or `o2`, `o3`), read as `kind`."""
-
-    pattern: re.Pattern[str]
-    predicate: str
-    category: str
-    kind: str  # which reader turns the object into facts (extraction_objects.READERS)
-    confidence: float = 0.9
-
-
-_GOAL_VERBS = _alt(
-    "want|wanna|hope|'d like|would like|'d love|would love|'m hoping|'m trying|'m aiming|aim|"
-    "'ve always wanted|have always wanted|'m determined|dream|really want|'m going to try|'m working"
-)
-# The user rules, first match wins. Each block: "predicate; category; kind[; confidence]", then the
-# pattern on indented lines (verbose regex: layout whitespace is ignored, so spaces are written \s).
-_USER_RULE_TABLE = r"""
-named; identity; name
-    ^my\s+name(?:'s|\s+is)\s+(?P<o>.+)$
-    | ^(?:(?:people|everyone|friends|you\s+can|you\s+may|just|please|most\s+people)\s+)*
-      call\s+me\s+(?P<o2>.+)$
-    | ^I(?:'m\s+(?:called|named|known\s+as)|\s+go\s+by)\s+(?P<o3>.+)$
-age; identity; age
-    ^I'm\s+(?P<o>\d{1,3})(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*)?$
-    | ^I\s+(?:just\s+)?turned\s+(?P<o2>\d{1,3})\b | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
-allergic to; identity; things
-    ^I'm\s+(?:(?:severely|very|quite|deathly)\s+)?allergic\s+to\s+(?P<o>.+)$
-speaks; identity; things
-    ^I(?:\s+speak|'m\s+fluent\s+in)\s+(?P<o>.+)$
-birthday; identity; text
-    ^(?:my\s+birthday\s+is(?:\s+on)?|I\s+was\s+born\s+on)\s+(?P<o>.+)$
-lives in; location; place; 0.6
-    ^I(?:'ll|\s+will|\s+might|\s+may|'m\s+going\s+to|'m\s+gonna|'m\s+about\s+to|\s+plan\s+to|'m\s+planning\s+to
-      |'m\s+thinking\s+of)\s+(?:move|moving|relocate|relocating)\s+(?:back\s+)?to\s+(?P<o>.+)$
-    | ^I'm\s+(?:moving|relocating)\s+(?:back\s+)?to\s+(?P<o2>.+)$
-lives in; location; place
-    ^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:live|lives|lived|living|reside|resided|residing)\s+(?:in|at)\s+(?P<o>.+)$
-    | ^I'm\s+(?:living|residing|based|located|settled)\s+in\s+(?P<o2>.+)$
-moved to; location; place
-    ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<o>.+)$
-born in; location; place
-    ^I\s+was\s+born\s+(?:and\s+raised\s+)?in\s+(?P<o>.+)$
-is from; location; place
-    ^(?:I'm|I\s+come|I\s+came)\s+(?:originally\s+)?from\s+(?P<o>.+)$ | ^I\s+grew\s+up\s+in\s+(?P<o2>.+)$
-    | ^my\s+(?:hometown|home\s+town)\s+is\s+(?P<o3>.+)$
-works at; work; org
-    ^I(?:'ve|'m|\s+have)?(?:\s+been)?\s+(?:work|worked|working)
-      (?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|there))?\s+(?:at|for)\s+(?P<o>.+)$
-    | ^I'm\s+employed\s+(?:at|by)\s+(?P<o2>.+)$
-    | ^I\s+(?:started|got|landed|accepted|took|have)\s+(?:a\s+|my\s+)?(?:new\s+)?job\s+(?:at|with)\s+
-      (?P<o3>.+)$
-    | ^I\s+(?:just\s+|recently\s+)?(?:started|began)\s+(?:working|to\s+work)\s+(?:at|for)\s+(?P<o4>.+)$
-works on; work; project
-    ^I(?:'m|\s+am)?\s+(?:work|working)\s+on\s+(?P<o>.+)$
-studies at; work; org
-    ^I(?:'m)?\s+(?:study|studying|studied)\s+(?:[\w -]+?\s+)?at\s+(?P<o>.+)$
-    | ^I\s+(?:go\s+to|attend)\s+(?:school|college|university|uni)\s+at\s+(?P<o2>.+)$
-is a; work; isa
-    ^I\s+work\s+as\s+(?P<o>(?:a|an)\s+.+)$
-job; work; job
-    ^my\s+(?:job|profession|occupation)\s+is\s+(?P<o>.+)$
-dislikes; preferences; things
-    ^I'm\s+not\s+(?:a\s+|really\s+|that\s+)?(?:big\s+|huge\s+)?fan\s+of\s+(?P<o>.+)$
-likes; preferences; things
-    ^I'm\s+(?:a\s+)?(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$
-    | ^I'm\s+(?:so\s+|very\s+)?into\s+(?P<o2>.+)$
-    | ^I'm\s+(?:(?:obsessed|in\s+love)\s+with|passionate\s+about|crazy\s+about|a\s+sucker\s+for)\s+(?P<o3>.+)$
-is a; identity; isa
-    ^I'm\s+(?P<o>(?:a|an)\s+.+)$
-is a; identity; adjective
-    ^I'm\s+(?P<o>[\w-]+)(?:\s+(?:for|since|now|too|as\s+well)\b.*)?$
-named; identity; selfname; 0.8
-    ^I'm\s+(?P<o>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)$
-likes; preferences; likes
-    ^I\s+(?:love|like|enjoy|adore|dig|fancy)\s+(?P<o>.+)$
-dislikes; preferences; likes
-    ^I\s+(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand
-      |(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
-likes; preferences; prefer
-    ^I\s+(?:much\s+)?prefer\s+(?P<o>.+)$
-likes; preferences; things
-    ^my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\s+[\w -]{1,30}?\s+(?:is|are)\s+(?P<o>.+)$
-    | ^(?P<o2>.+?)\s+(?:is|are)\s+my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\b.*$
-plans to; goals; vp
-    ^I(?:'m|\s+am)?\s+(?:plan|planning|intend|intending)\s+to\s+(?P<o>.+)$
-wants to; goals; vp
-    ^I(?:\s+really)?(?:\s+|(?='))(?:GOAL_VERBS)\s+to\s+(?P<o>.+)$
-    | ^my\s+(?:[\w'-]+\s+){0,2}(?:goal|dream|plan|aim|ambition|resolution)(?:\s+for\s+[\w ]+?)?\s+
-      is\s+to\s+(?P<o2>.+)$
-wants to; goals; learning; 0.8
-    ^I'm\s+(?P<o>learning\s+(?!to\b).+)$
-wants; goals; things
-    ^I'm\s+saving\s+(?:up\s+)?(?:money\s+)?for\s+(?P<o>.+)$
-owns; possessions; things
-    ^my\s+(?:car|laptop|phone|bike|computer|truck|motorcycle|motorbike|van|camera)\s+is\s+(?:a|an)\s+(?P<o>.+)$
-owns; possessions; possess
-    ^I\s+(?:own|have|bought|drive|ride|purchased)\s+(?P<o>.+)$ | ^I\s+got\s+(?P<o2>(?:a|an)\s+new\s+.+)$
-"""
-
-
-def _parse_rules(table: str) -> tuple[Rule, ...]:
-    rules: list[Rule] = []
-    for block in re.split(r"\n(?=\S)", table.strip()):
-        header, *body = block.splitlines()
-        predicate, category, kind, *confidence = (part.strip() for part in header.split(";"))
-        pattern = re.compile("".join(body).replace("GOAL_VERBS", _GOAL_VERBS), re.I | re.X)
-        rules.append(Rule(pattern, predicate, category, kind, float(confidence[0]) if confidence else 0.9))
-    return tuple(rules)
-
-
-USER_RULES = _parse_rules(_USER_RULE_TABLE)
