@@ -30,7 +30,10 @@ _WE_ARE = re.compile(r"^(?:we're|we\s+are)\b", re.I)
 _OUR = re.compile(r"^our\b", re.I)
 _HYPO_START = re.compile(r"^(?:if|unless|suppose|imagine|what if|hypothetically|in theory)\b", re.I)
 _CLAUSE = re.compile(
-    r"\s*;\s*|\s+-+\s+|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
+    r"\s*;\s*|\s+-+\s+|\s*[—–]\s*|,\s+(?=(?i:like|please|so|if|which|hence|mostly|honestly|anyway|who|"
+    r"where|when|though|although|because|since|just|still|that's|it's|its|especially|except|even|"
+    r"lol|haha|thanks|after|before|as|but|plus|and\s+(?:it|the|that|this|she|he|they|so))\b)"
+    r"|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
     r"cause)\s+(?:(?i:now|then|also|actually|still)\s+)?(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
     r"[Hh]e\b|[Tt]hey\b|(?i:if|unless)\b))|,\s+(?=I\b|I')"
 )
@@ -151,6 +154,7 @@ def prepare(text: str, sentence: str, cased: bool) -> Clause | None:
         text = R.HEDGE_LEAD.sub("", R.LEAD.sub("", text))
     text = R.HEDGE_INNER.sub("", text)
     text = _OUR.sub("my", _WE_ARE.sub("I'm", R.WE.sub("I", text)))
+    text = _GOT.sub("I have", _subject_back(text))
     while (adverb := R.ADVERB.match(text)) is not None:
         text = f"{adverb.group(1)} {text[adverb.end() :]}"
     text, replaces = _correction(text)
@@ -159,6 +163,17 @@ def prepare(text: str, sentence: str, cased: bool) -> Clause | None:
     if not text:
         return None
     return Clause(text, sentence, cased, confidence, ephemeral, negated, replaces)
+
+
+def _subject_back(text: str) -> str:
+    """A clause chat drops its subject from: "Just got hired by Spotify", "Living in Lima these days"."""
+    match = R.SUBJECTLESS.match(text)
+    if match is None:
+        return text
+    verb = match.group("verb").lower()
+    if verb == "born":
+        return f"I was {text}"
+    return f"I'm {text}" if verb.endswith("ing") or verb in R.SUBJECTLESS_STATES else f"I {text}"
 
 
 def _correction(text: str) -> tuple[str, str | None]:

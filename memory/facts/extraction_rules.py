@@ -137,6 +137,13 @@ LEAD = _r(
     r"(?=[\s,:!.-])[\s,:!.-]*)+"
 )
 WE = _r(r"^(?:we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]\w+ and I)(?=\s)")
+# Chat drops the subject: "Just got hired by Spotify", "Living in Lima these days", "allergic to cats".
+SUBJECTLESS_STATES = frozenset("allergic based married engaged originally vegan vegetarian".split())
+SUBJECTLESS = _r(
+    r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|"
+    r"left|quit|bought|adopted|graduated|turned|live|work|love|hate|born|living|working|studying|doing|"
+    r"saving|learning|training|allergic|based|married|engaged|originally)\b"
+)
 ADVERB = _r(
     r"^(I(?:'m|'ve)?)\s+(?:really|just|currently|still|also|absolutely|actually|totally|truly|definitely|"
     r"now|recently|originally|mostly|honestly|genuinely|seriously|finally|officially)\s+"
@@ -167,7 +174,9 @@ TAIL = _r(
     r"yesterday|today|tonight|recently|last (?:night|weekend)|this (?:morning|afternoon|evening|week)|"
     r"(?:for|over) (?:about |almost |over |nearly |the (?:last|past) )?(?:\w+|\d+) (?:years?|months?|"
     r"weeks?|days?)|since \w+|(?:last|next|this) (?:year|month|week|summer|spring|fall|autumn|winter)|"
-    r"in \d{4}|(?:a few|two|three|\d+) (?:years?|months?) ago)|[\s.,!?;:)]+)$"
+    r"in \d{4}|(?:a few|two|three|\d+) (?:years?|months?) ago|(?:in|last|this|next) (?:early |late |mid-?)?"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)(?: \d{4})?|"
+    r"by (?:next|this|the end of(?: the)?) \w+)|[\s.,!?;:)]+)$"
 )
 PLACE_CUT = _r(
     r"\s+(?:and|but|with|for|because|since|where|which|who|when|as|to|after|before|while|near|so|"
@@ -179,11 +188,12 @@ ORG_CUT = _r(
 )
 THING_CUT = _r(
     r"\s+(?:because|since|but|when|so|although|though|if|unless|except|while|whenever|more than|"
-    r"as long as|which|that I|than)\b.*$|\s+and\s+(?:I|it|they|that|so)\b.*$"
+    r"as long as|which|that I|than)\b.*$|\s+and\s+(?:I|it|they|that|so|the|my|its|she|he|we)\b.*$"
+    r"|\s+from\s+(?:19|20)\d\d\b.*$"
 )
 PREFER_CUT = _r(r"\s+(?:over|to|rather than|more than|instead of|than)\b.*$")
 POSSESS_CUT = _r(r"\s+(?:about|for|with|to|that|which|because|from|on|at|since|but|so)\b.*$")
-VP_CUT = _r(r"\s+(?:because|since|but|so that|so I|although|though|before I|and I|when I)\b.*$")
+VP_CUT = _r(r"\s+(?:because|since|but|so that|so I|although|though|before|and I|when I)\b.*$")
 SPLIT = _r(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&)\s+")
 ARTICLE = _r(r"^(?:a|an|the)\s+")
 NAMED_AS = _r(

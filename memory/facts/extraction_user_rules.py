@@ -49,14 +49,18 @@ lives in; location; place; 0.6
       |'m\s+thinking\s+of)\s+(?:move|moving|relocate|relocating)\s+(?:back\s+)?to\s+(?P<o>.+)$
     | ^I'm\s+(?:moving|relocating)\s+(?:back\s+)?to\s+(?P<o2>.+)$
 lives in; location; place
-    ^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:live|lives|lived|living|reside|resided|residing)\s+(?:in|at)\s+(?P<o>.+)$
-    | ^I'm\s+(?:living|residing|based|located|settled)\s+in\s+(?P<o2>.+)$
+    ^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:live|lives|lived|living|reside|resided|residing)
+      \s+(?:in|at|(?:just\s+)?(?:outside(?:\s+of)?|near))\s+(?P<o>.+)$
+    | ^I'm\s+(?:living|residing|based|located|settled)
+      \s+(?:in|(?:just\s+)?(?:outside(?:\s+of)?|near))\s+(?P<o2>.+)$
+    | ^I(?:'ve|\s+have)\s+been\s+in\s+(?P<o3>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)\s+for\b.*$
 moved to; location; place
     ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<o>.+)$
 born in; location; place
     ^I\s+was\s+born\s+(?:and\s+raised\s+)?in\s+(?P<o>.+)$
 is from; location; place
-    ^(?:I'm|I\s+come|I\s+came)\s+(?:originally\s+)?from\s+(?P<o>.+)$ | ^I\s+grew\s+up\s+in\s+(?P<o2>.+)$
+    ^(?:I'm|I\s+come|I\s+came)\s+(?:originally\s+)?from\s+(?P<o>.+)$
+    | ^I\s+(?:grew\s+up|(?:was\s+)?raised)\s+in\s+(?P<o2>.+)$
     | ^my\s+(?:hometown|home\s+town)\s+is\s+(?P<o3>.+)$
 works at; work; org
     ^I(?:'ve|'m|\s+have)?(?:\s+been)?\s+(?:work|worked|working)
@@ -90,7 +94,7 @@ likes; preferences; likes
     ^I\s+(?:love|like|enjoy|adore|dig|fancy)\s+(?P<o>.+)$
 dislikes; preferences; likes
     ^I\s+(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand
-      |(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
+      |(?:'ve\s+)?(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
 likes; preferences; prefer
     ^I\s+(?:much\s+)?prefer\s+(?P<o>.+)$
 likes; preferences; things
@@ -100,8 +104,11 @@ plans to; goals; vp
     ^I(?:'m|\s+am)?\s+(?:plan|planning|intend|intending)\s+to\s+(?P<o>.+)$
 wants to; goals; vp
     ^I(?:\s+really)?(?:\s+|(?='))(?:GOAL_VERBS)\s+to\s+(?P<o>.+)$
-    | ^my\s+(?:[\w'-]+\s+){0,2}(?:goal|dream|plan|aim|ambition|resolution)(?:\s+for\s+[\w ]+?)?\s+
-      is\s+to\s+(?P<o2>.+)$
+    | ^my\s+(?:[\w'-]+\s+){0,2}(?:goal|dream|plan|aim|ambition|resolution)
+      (?:\s+(?:for|this|next)\s+[\w ]+?)?\s+is\s+to\s+(?P<o2>.+)$
+    | ^one\s+of\s+my\s+(?:[\w'-]+\s+)?(?:goals|dreams|plans|aims|ambitions|resolutions)
+      (?:\s+(?:for|this|next)\s+[\w ]+?)?\s+is\s+to\s+(?P<o3>.+)$
+    | ^I'm\s+saving\s+(?:up\s+)?(?:money\s+)?to\s+(?P<o4>.+)$
 wants to; goals; learning; 0.8
     ^I'm\s+(?P<o>learning\s+(?!to\b).+)$
 wants; goals; things
@@ -109,7 +116,9 @@ wants; goals; things
 owns; possessions; things
     ^my\s+(?:car|laptop|phone|bike|computer|truck|motorcycle|motorbike|van|camera)\s+is\s+(?:a|an)\s+(?P<o>.+)$
 owns; possessions; possess
-    ^I\s+(?:own|have|bought|drive|ride|purchased)\s+(?P<o>.+)$ | ^I\s+got\s+(?P<o2>(?:a|an)\s+new\s+.+)$
+    ^I\s+(?:own|have|bought|drive|ride|purchased)\s+(?P<o>.+)$
+    | ^I\s+got\s+(?:myself\s+)?(?P<o2>(?:a|an)\s+.+)$
+    | ^I\s+keep\s+(?P<o3>(?:a|an|two|three|four)\s+.+)$
 """
 
 
