@@ -35,14 +35,14 @@ _CLAUSE = re.compile(
     r"lol|haha|thanks|after|before|as|but|plus|and\s+(?:it|the|that|this|she|he|they|so))\b)"
     r"|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
     r"cause)\s+(?:(?i:now|then|also|actually|still)\s+)?(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
-    r"[Hh]e\b|[Tt]hey\b|(?i:if|unless)\b))|,\s+(?=I\b|I')"
+    r"[Hh]e\b|[Tt]hey\b|(?i:if|unless)\b))|,\s+(?=I\b|I'|(?i:we|she|he|they)\b)"
 )
 _CONTINUE = re.compile(
     r",?\s+(?i:and|but)\s+(?:(?i:also)\s+)?(?=(?i:live|lives|work|works|love|loves|like|likes|hate|hates|"
     r"enjoy|enjoys|own|owns|have|has|speak|speaks|study|studies|want|wants|plan|plans|drive|drives|"
-    r"prefer|prefers|moved|is|am)\b)"
+    r"prefer|prefers|moved|raised|started|joined|is|am)\b)"
 )
-_PRONOUN = re.compile(r"^(?:he|she)\s+", re.I)
+_PRONOUN = re.compile(r"^(?:he|she)(?:\s+|(?='s\s))", re.I)
 _MORE_PETS = re.compile(rf",?\s+and\s+(?=(?:a|an)\s+(?:{R.KIN})\s+(?:named|called)\b)", re.I)
 _SUBJECT = re.compile(
     r"^(?P<s>.+?)\s+(?:is|are|was|lives?|works?|loves?|likes?|hates?|enjoys?|owns?|has|have|speaks?|"
@@ -102,7 +102,8 @@ def split_clauses(sentence: str) -> list[str]:
     for part in _CLAUSE.split(sentence):
         pronoun = _PRONOUN.match(part)
         if pronoun and previous and previous.lower().startswith("my "):
-            part = f"{previous} {part[pronoun.end() :]}"  # "my wife Ana is a doctor and she loves tennis"
+            rest = re.sub(r"^'s\s+", "is ", part[pronoun.end() :])  # "and she's a vet"
+            part = f"{previous} {rest}"  # "my wife Ana is a doctor and she loves tennis"
         previous = _subject_of(part)
         pieces = _MORE_PETS.split(part)
         for k, piece in enumerate(pieces):

@@ -86,7 +86,8 @@ NOT_OWNED = frozenset(
     """question questions idea ideas problem problems issue issues headache migraine cold flu fever cough
     feeling doubt doubts suggestion request favor favour moment minute second time chance plan plans bug
     error concern concerns thought thoughts answer lot few bit way job date crush dream deadline test exam
-    interview class lecture presentation call party meeting appointment point clue hunch sense fun work
+    opinion opinions interview class lecture presentation call party meeting appointment point clue hunch
+    sense fun work promotion raise ticket ticket offer grade score haircut tattoo vaccine shot refund
     practice lesson lessons training shift session game match rehearsal checkup homework stomachache
     toothache hangover backache cramp rash reason feelings choice option access script list file document
     code function program table spreadsheet dataset email message text essay draft assignment task query
@@ -136,13 +137,13 @@ LEAD = _r(
     r"lately|this year|next year|last year|in \d{4}|as of now|honestly|basically|um|uh)(?:\s+there)?"
     r"(?=[\s,:!.-])[\s,:!.-]*)+"
 )
-WE = _r(r"^(?:we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]\w+ and I)(?=\s)")
+WE = _r(r"^(?:we(?='ve\b)|we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]\w+ and I)(?=\s|'ve\b)")
 # Chat drops the subject: "Just got hired by Spotify", "Living in Lima these days", "allergic to cats".
-SUBJECTLESS_STATES = frozenset("allergic based married engaged originally vegan vegetarian".split())
+SUBJECTLESS_STATES = frozenset("allergic based married engaged originally vegan vegetarian big huge".split())
 SUBJECTLESS = _r(
     r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|"
     r"left|quit|bought|adopted|graduated|turned|live|work|love|hate|born|living|working|studying|doing|"
-    r"saving|learning|training|allergic|based|married|engaged|originally)\b"
+    r"saving|learning|training|allergic|based|married|engaged|originally|(?:big|huge)(?=\s+fan\b))\b"
 )
 ADVERB = _r(
     r"^(I(?:'m|'ve)?)\s+(?:really|just|currently|still|also|absolutely|actually|totally|truly|definitely|"
@@ -192,7 +193,10 @@ THING_CUT = _r(
     r"|\s+from\s+(?:19|20)\d\d\b.*$"
 )
 PREFER_CUT = _r(r"\s+(?:over|to|rather than|more than|instead of|than)\b.*$")
-POSSESS_CUT = _r(r"\s+(?:about|for|with|to|that|which|because|from|on|at|since|but|so)\b.*$")
+POSSESS_CUT = _r(
+    r"\s+(?:about|for|with|to|that|which|because|from|on|at|since|but|so)\b.*$"
+    r"|\s+and\s+(?:the|my|it|its|it's|I|I'm|she|he|they)\b.*$"
+)
 VP_CUT = _r(r"\s+(?:because|since|but|so that|so I|although|though|before|and I|when I)\b.*$")
 SPLIT = _r(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&)\s+")
 ARTICLE = _r(r"^(?:a|an|the)\s+")
@@ -204,7 +208,7 @@ AS_ROLE = _r(r"\s+as\s+(?:a|an)\s+(?P<role>[\w -]+?)(?=\s+(?:at|for|in|and|since
 AT_ORG = _r(r"^(?P<role>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$")
 FAN = _r(r"^(?:(?:big|huge|massive|great|die-hard)\s+)?(?P<o>.+?)\s+fan$")
 BASED_IN = _r(r"^(?P<role>.+?)\s+(?:based|living|located)\s+in\s+(?P<place>.+)$")
-ROLE_CUT = _r(r"\s+(?:in|from|with|who|that|for|since|and|but|because)\b.*$")
+ROLE_CUT = _r(r"\s+(?:in|from|with|who|that|for|since|and|but|because|of)\b.*$")
 NAMED_THING = _r(r"^(?P<what>.+?)\s+(?:named|called)\s+(?P<o>.+)$")
 LANGUAGE_LEVEL = _r(r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken)\s+")
 FAN_OF = _r(r"^(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$")
@@ -262,7 +266,8 @@ F_CALLED = _r(
 F_IS_MY = _r(rf"^(?P<o>[\w'’ .-]+?)\s+is\s+my\s+{MOD}(?P<role>{KIN})$")
 F_MY_IS = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})\s+(?:is|are)\s+(?P<o>[\w'’ ,&.-]+)$")
 F_HAVE_NAMED = _r(
-    rf"^I\s+(?:have|adopted|rescued|own|got)\s+(?:a|an|one|another)\s+{MOD}(?P<role>{KIN})\s+"
+    rf"^I\s+(?:have|adopted|rescued|own|got|keep)\s+(?:a|an|one|another)\s+{MOD}(?:[\w-]+\s+)?"
+    rf"(?P<role>{KIN})\s+"
     rf"(?:named|called)\s+(?P<o>.+)$"
 )
 F_HAVE_COUNT = _r(
@@ -291,5 +296,5 @@ PERSON_RELATIONS = frozenset({"lives_in", "works_at", "studies_at", "born_in", "
 THIRD_PERSON_VERB = _r(
     r"^(?:is|are|was|were|has|have|lives?|works?|loves?|likes?|hates?|enjoys?|owns?|speaks?|stud(?:y|ies)|"
     r"wants?|plans?|goes|go|doesn't|don't|does not|do not|just|also|still|now|currently|really|recently|"
-    r"moved|grew|teaches|drives?|adores?|prefers?)\b"
+    r"only|moved|grew|started|joined|teaches|drives?|adores?|prefers?)\b"
 )

@@ -36,7 +36,7 @@ named; identity; name
       call\s+me\s+(?P<o2>.+)$
     | ^I(?:'m\s+(?:called|named|known\s+as)|\s+go\s+by)\s+(?P<o3>.+)$
 age; identity; age
-    ^I'm\s+(?P<o>\d{1,3})(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*)?$
+    ^I'm\s+(?P<o>\d{1,3})(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*|\s+and\s.*)?$
     | ^I\s+(?:just\s+)?turned\s+(?P<o2>\d{1,3})\b | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
 allergic to; identity; things
     ^I'm\s+(?:(?:severely|very|quite|deathly)\s+)?allergic\s+to\s+(?P<o>.+)$
@@ -53,7 +53,8 @@ lives in; location; place
       \s+(?:in|at|(?:just\s+)?(?:outside(?:\s+of)?|near))\s+(?P<o>.+)$
     | ^I'm\s+(?:living|residing|based|located|settled)
       \s+(?:in|(?:just\s+)?(?:outside(?:\s+of)?|near))\s+(?P<o2>.+)$
-    | ^I(?:'ve|\s+have)\s+been\s+in\s+(?P<o3>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)\s+for\b.*$
+    | ^I(?:'m|'ve\s+been|\s+have\s+been)\s+in\s+(?P<o3>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)
+      \s+(?:for\s+(?:(?:about|almost|over|nearly|the\s+(?:last|past))\s+)?\S+\s+(?:years?|decades?)|since)\b.*$
 moved to; location; place
     ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<o>.+)$
 born in; location; place
@@ -66,6 +67,8 @@ works at; work; org
     ^I(?:'ve|'m|\s+have)?(?:\s+been)?\s+(?:work|worked|working)
       (?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|there))?\s+(?:at|for)\s+(?P<o>.+)$
     | ^I'm\s+employed\s+(?:at|by)\s+(?P<o2>.+)$
+    | ^I\s+(?:got\s+hired|was\s+hired|started)\s+(?:by|at)\s+(?P<o5>.+)$
+    | ^I\s+joined\s+(?P<o6>(?-i:[A-Z]).+)$
     | ^I\s+(?:started|got|landed|accepted|took|have)\s+(?:a\s+|my\s+)?(?:new\s+)?job\s+(?:at|with)\s+
       (?P<o3>.+)$
     | ^I\s+(?:just\s+|recently\s+)?(?:started|began)\s+(?:working|to\s+work)\s+(?:at|for)\s+(?P<o4>.+)$
@@ -94,7 +97,9 @@ likes; preferences; likes
     ^I\s+(?:love|like|enjoy|adore|dig|fancy)\s+(?P<o>.+)$
 dislikes; preferences; likes
     ^I\s+(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand
-      |(?:'ve\s+)?(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
+      |(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
+    | ^I've\s+never\s+(?:really\s+)?(?:liked|loved|enjoyed)\s+(?P<o2>.+)$
+    | ^(?P<o3>.+?)\s+(?:is|are)\s+(?:just\s+|really\s+|honestly\s+)?not\s+(?:really\s+)?my\s+thing$
 likes; preferences; prefer
     ^I\s+(?:much\s+)?prefer\s+(?P<o>.+)$
 likes; preferences; things
@@ -110,7 +115,7 @@ wants to; goals; vp
       (?:\s+(?:for|this|next)\s+[\w ]+?)?\s+is\s+to\s+(?P<o3>.+)$
     | ^I'm\s+saving\s+(?:up\s+)?(?:money\s+)?to\s+(?P<o4>.+)$
 wants to; goals; learning; 0.8
-    ^I'm\s+(?P<o>learning\s+(?!to\b).+)$
+    ^I'm\s+(?P<o>learning\s+(?!to\b|all\b|the\b|how\b|about\b|a\s+lot\b).+)$
 wants; goals; things
     ^I'm\s+saving\s+(?:up\s+)?(?:money\s+)?for\s+(?P<o>.+)$
 owns; possessions; things
