@@ -38,6 +38,13 @@ from memory.facts.extraction_objects import (
 )
 from memory.facts.extraction_user_rules import USER_RULES
 
+# Quoted passages of several words are someone else's text ("Translate 'I live in Madrid' into Spanish").
+_QUOTED = re.compile(
+    "|".join(
+        rf"{opening}[^{closing}\n]*\s[^{closing}\n]*\s[^{closing}\n]*{closing}"
+        for opening, closing in ((r"(?<!\w)'", "'"), ('"', '"'), ("“", "”"))
+    )
+)
 # "my mom is a nurse" is read by the user rules as "I'm a nurse" about "my mom".
 _FIRST_PERSON = MappingProxyType(
     dict.fromkeys(("is", "are"), "I'm")
@@ -54,7 +61,7 @@ class RuleFactExtractor:
         """Durable facts stated in `text`, in order, without duplicates."""
         facts: list[ExtractedFact] = []
         seen: set[tuple[str, str, str, bool]] = set()
-        for sentence in split_sentences(text or ""):
+        for sentence in split_sentences(_QUOTED.sub(" ", text or "")):
             for fact in sentence_facts(sentence, is_cased(sentence)):
                 key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.negated)
                 if key not in seen:
@@ -196,6 +203,9 @@ def _f_named(c: Clause) -> list[ExtractedFact]:
         names = names_in(match.group("o"), c.cased, strong=strong, many=singular != role)
         if names:
             return [fact for name in names for fact in _naming(c, singular, name)]
+    adopted = R.F_ADOPTED.match(c.text) if c.cased else None
+    if adopted and adopted.group("o").lower() not in R.COMMON | R.NOT_NAMES:  # "We adopted Pickles!"
+        return [make_fact(c, "user", ("has pet", adopted.group("o"), "pets", DIRECT))]
     match = R.F_HAVE_NAMED.match(c.text)
     if match:
         return _named_kin(c, match.group("role"), names_in(match.group("o"), c.cased, strong=True))

@@ -81,7 +81,8 @@ def _things(obj: str, cut: re.Pattern[str] = R.THING_CUT) -> list[str]:
     out = []
     for part in R.SPLIT.split(cut.sub("", trim(obj))):
         part = R.ARTICLE.sub("", trim(part))
-        if not is_object(part) or part.split()[0].lower() in R.DEICTIC:
+        first = part.split()[0].lower() if part else ""
+        if not is_object(part) or first in R.DEICTIC or (out and first in R.NOT_LIST_ITEM):
             if not out:
                 return []  # "I love how this turned out, thanks": not a list of tastes
             continue

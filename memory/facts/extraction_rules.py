@@ -147,7 +147,7 @@ SUBJECTLESS = _r(
 )
 ADVERB = _r(
     r"^(I(?:'m|'ve)?)\s+(?:really|just|currently|still|also|absolutely|actually|totally|truly|definitely|"
-    r"now|recently|originally|mostly|honestly|genuinely|seriously|finally|officially)\s+"
+    r"now|recently|originally|mostly|honestly|genuinely|seriously|finally|officially|only)\s+"
 )
 
 # ---------------------------------------------------------------------------- negation and corrections
@@ -184,6 +184,7 @@ PLACE_CUT = _r(
     r"about|from)\b.*$"
 )
 ORG_CUT = _r(
+    r",\s*(?:our|my|a|an|the|which|who|where)\b.*$|"
     r"\s+(?:and|but|with|because|since|where|which|who|when|as|in|on|near|so|during|doing|while|"
     r"for (?=\d|a |the |over|about|almost|nearly|\w+ (?:years?|months?)))\b.*$"
 )
@@ -201,7 +202,8 @@ VP_CUT = _r(r"\s+(?:because|since|but|so that|so I|although|though|before|and I|
 SPLIT = _r(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&)\s+")
 ARTICLE = _r(r"^(?:a|an|the)\s+")
 NAMED_AS = _r(
-    r"^(?:a|an|the)?\s*(?:project|app|startup|book|novel|game|company|product|tool|website)\s+"
+    r"^(?:a|an|the)?\s*(?:[\w-]+\s+)?(?:project|app|startup|book|novel|game|company|product|tool|website|"
+    r"firm|business|shop|agency|nonprofit|charity)\s+"
     r"(?:called|named)\s+"
 )
 AS_ROLE = _r(r"\s+as\s+(?:a|an)\s+(?P<role>[\w -]+?)(?=\s+(?:at|for|in|and|since)\b|[,.;!]|$)")
@@ -259,7 +261,10 @@ NOT_ACTIVITY = frozenset(
 KIN = rf"(?:{ROLE}|{PET})"
 # "my younger sister", "my twin brother": the role is still "sister"/"brother" ("my ex-wife" is not a wife).
 MOD = r"(?:(?:older|younger|big|little|twin|baby|elder|eldest|oldest|youngest|new|old|step)\s+)?"
-F_NAME_IS = _r(rf"^my\s+{MOD}(?P<role>{KIN})(?:'s)?\s+name\s+is\s+(?P<o>.+)$")
+F_NAME_IS = _r(rf"^(?:my|the)\s+{MOD}(?P<role>{KIN})(?:'s)?\s+name\s+is\s+(?P<o>.+)$")
+F_ADOPTED = _r(r"^I\s+(?:adopted|rescued)\s+(?P<o>(?-i:[A-Z])[\w'-]+)\b")
+# Not items of a list: "ramen, no contest", "the beach, too much sand".
+NOT_LIST_ITEM = frozenset("no not too so very super really totally".split())
 F_CALLED = _r(
     rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})(?:'s|\s+is|\s+are)?\s+(?:called|named)\s+(?P<o>.+)$"
 )

@@ -179,6 +179,41 @@ def test_new_jobs_and_engagements(
     assert triples(extractor, text) == {expected}
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # chatter after a comma or a dash is not part of the fact
+        ("I'm allergic to shellfish, like properly allergic", {("user", "allergic to", "shellfish")}),
+        ("my favourite band is Low, no question", {("user", "likes", "Low")}),
+        ("I moved to Bristol in March — still unpacking", {("user", "moved to", "Bristol")}),
+        ("I work at Acme Labs, mostly remote", {("user", "works at", "Acme Labs")}),
+        # chat drops the subject
+        ("Just got hired by Stripe!!", {("user", "works at", "Stripe")}),
+        ("Living in Lima these days", {("user", "lives in", "Lima")}),
+        ("big fan of Agatha Christie novels", {("user", "likes", "Agatha Christie novels")}),
+        # 'we', 'she's', 'I've never', 'not my thing'
+        ("We've got a canoe", {("user", "owns", "canoe")}),
+        (
+            "My sister's name is Ada and she's a pilot",
+            {("my sister", "named", "Ada"), ("my sister", "is a", "pilot")},
+        ),
+        ("Honestly I've never liked opera", {("user", "dislikes", "opera")}),
+        ("Karaoke is just not my thing", {("user", "dislikes", "Karaoke")}),
+        ("We adopted Biscuit last week!", {("user", "has pet", "Biscuit")}),
+        ("One of my resolutions is to swim twice a week", {("user", "wants to", "swim twice a week")}),
+    ],
+)
+def test_chatty_phrasing(
+    extractor: RuleFactExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert triples(extractor, text) == expected
+
+
+def test_quoted_text_is_not_the_users_statement(extractor: RuleFactExtractor) -> None:
+    assert extractor.extract("Translate 'I live in Madrid and I have two cats' into Spanish") == []
+    assert triples(extractor, 'My dog is called "Rex".') == {("my dog", "named", "Rex")}
+
+
 # ---------------------------------------------------------------------------- negation and corrections
 @pytest.mark.parametrize(
     "text, predicate, obj",
@@ -331,9 +366,19 @@ def test_precision_and_recall_on_the_labelled_set(extractor: RuleFactExtractor) 
 
 
 def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) -> None:
-    """Written after tuning and never tuned towards: first measurement 0.95 precision, 0.83 recall."""
+    """Written after tuning and never tuned towards: first measurement 0.95 precision, 0.83 recall
+    (0.98 / 0.89 after the chat-phrasing changes, which were made on another set)."""
     precision, recall = precision_recall(extractor, "facts_heldout.yaml")
     assert precision >= 0.9 and recall >= 0.78, (precision, recall)
+
+
+def test_precision_and_recall_on_chat_style_messages(extractor: RuleFactExtractor) -> None:
+    """Chat phrasing written without the code: the dev set was tuned on (0.80/0.53 -> 0.95/0.79), the
+    blind set only measured (0.69/0.37 -> 0.71/0.42): offline rules miss much of how people chat."""
+    precision, recall = precision_recall(extractor, "facts_chat_dev.yaml")
+    assert precision >= 0.92 and recall >= 0.76, (precision, recall)
+    precision, recall = precision_recall(extractor, "facts_chat_blind.yaml")
+    assert precision >= 0.68 and recall >= 0.4, (precision, recall)
 
 
 def test_a_typical_message_takes_well_under_a_millisecond(extractor: RuleFactExtractor) -> None:
