@@ -28,6 +28,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from core.pipeline import tone_lexicon as lex
+from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, clause_bounds
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,6 @@ class _Cue:
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[.!?;,:]")
 _PATTERN_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")  # lexicon words may end in *
-_FRAME_MARKERS = lex.FICTION_MARKERS | lex.NEWS_MARKERS | lex.INFO_MARKERS
 
 
 def normalise(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[str]:
@@ -200,17 +200,6 @@ def _compile(groups: Sequence[lex.PhraseGroup]) -> list[_Phrase]:
     ]
 
 
-def _clause(tokens: Sequence[str], start: int, end: int, breaks: frozenset[str]) -> tuple[int, int]:
-    """Bounds of the clause around tokens[start:end], delimited by ``breaks``."""
-    lo = start
-    while lo > 0 and tokens[lo - 1] not in breaks:
-        lo -= 1
-    hi = end
-    while hi < len(tokens) and tokens[hi] not in breaks:
-        hi += 1
-    return lo, hi
-
-
 class ToneDetector:
     """Scores a user message on the four tone levels. Cheap (pure Python) unless the band needs ``embed``.
 
@@ -260,7 +249,7 @@ class ToneDetector:
                 weight = self._config.negated_crisis_weight if phrase.level == "crisis" else 0.0
             else:
                 weight = phrase.weight * factor
-            who = _attribute(tokens, start, end, phrase.words)
+            who = attribute(tokens, start, end, phrase.words)
             if phrase.category == "immediate_danger" and speaks_for_self and who == "third":
                 # "he has a gun", "he's following me home": a threat reported by the user is about them,
                 # unless the phrase names the victim ("hits her").
@@ -294,7 +283,7 @@ class ToneDetector:
             factor *= self._config.intensifier
         elif any(t in lex.DIMINISHERS for t in before):
             factor *= self._config.diminisher
-        lo, hi = _clause(tokens, start, end, lex.CLAUSE_BREAKS - {"and"})
+        lo, hi = clause_bounds(tokens, start, end, lex.CLAUSE_BREAKS - {"and"})
         clause = " " + " ".join(tokens[lo:hi]) + " "
         past = any(f" {cue} " in clause for cue in lex.PAST_CUES)
         if past:
@@ -328,7 +317,7 @@ class ToneDetector:
     @staticmethod
     def _other_in_danger(cues: Sequence[_Cue], tokens: Sequence[str]) -> bool:
         """A third party (not a character or a news story) with crisis-level language."""
-        if any(t in _FRAME_MARKERS for t in tokens):
+        if any(t in FRAME_MARKERS for t in tokens):
             return False
         return any(c.who == "third" and c.phrase.level == "crisis" and not c.negated for c in cues)
 
@@ -352,55 +341,3 @@ class ToneDetector:
         if best.rank < level.rank and share >= cfg.head_lower_at and not explicit_crisis:
             return best
         return level
-
-
-def _attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str]) -> str:
-    """Who a cue is about: "self", "third" (another person) or "world" (news, fiction, research)."""
-    if any(w in lex.FIRST_PERSON for w in words):
-        return "self"
-    following = tokens[end] if end < len(tokens) else ""
-    if following in lex.OBJECT_SELF:
-        return "self"
-    if following in lex.OBJECT_OTHER:
-        return "third"
-    lo, hi = _clause(tokens, start, end, lex.SENTENCE_BREAKS)
-    framed = any(t in _FRAME_MARKERS for t in tokens[lo:hi])
-    if framed and start > lo and tokens[start - 1] in lex.TOPIC_PREPOSITIONS:
-        return "world"  # "a poem about grief", "signs of depression"
-    for i in range(start - 1, lo - 1, -1):
-        token = tokens[i]
-        if _owns_coursework(tokens, i):
-            return "world"  # "for my psych paper, ... self harm": the subject of the user's work
-        if token in lex.FIRST_PERSON:
-            return "self"
-        if token in lex.THIRD_PERSON or token in lex.THIRD_PARTY_NOUNS:
-            return "third"
-        if token in _FRAME_MARKERS:
-            return "world"
-    if any(w in lex.THIRD_PERSON for w in words):
-        return "third"
-    return _attribute_by_context(tokens[lo:hi], tokens)
-
-
-def _attribute_by_context(sentence: Sequence[str], tokens: Sequence[str]) -> str:
-    """No subject before the cue: decide from the sentence, then the whole message; default to the user."""
-    for scope in (sentence, tokens):
-        coursework = [i for i in range(len(scope)) if _owns_coursework(scope, i)]
-        if any(t in lex.FIRST_PERSON for i, t in enumerate(scope) if i not in coursework):
-            return "self"
-        if coursework or any(t in _FRAME_MARKERS for t in scope):
-            return "world"
-        if any(t in lex.THIRD_PERSON or t in lex.THIRD_PARTY_NOUNS for t in scope):
-            return "third"
-    return "self"
-
-
-def _owns_coursework(tokens: Sequence[str], i: int) -> bool:
-    """ "my"/"our" at `i` owning a piece of coursework ("my psych paper", "our nursing exam") in a message
-    that asks something: "for my exam, how much paracetamol is an overdose?", but not "my project failed,
-    want to die"."""
-    return (
-        tokens[i] in ("my", "our")
-        and any(t in lex.STUDY_NOUNS for t in tokens[i + 1 : i + 4])
-        and any(t in lex.ASKING for t in tokens)
-    )
