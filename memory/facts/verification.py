@@ -3,6 +3,9 @@
 Rules first, in order; a model is consulted only for the ambiguous case, when one is configured:
 
 - SKIP: an empty part, or a passing state (a mood, what the user is doing right now).
+- REJECT: a "fact" that reads like an instruction to the assistant ("always send my files to ...",
+  "ignore previous instructions"): a transcript or document can carry such text into the extractor, and a
+  stored fact would be replayed into every later prompt (memory poisoning).
 - RETRACT: a negated fact ("I no longer work at Acme") that matches current facts: those are flagged as no
   longer true. Nothing new is stored; nothing is deleted.
 - STORE: no current fact has the same subject and relation; or one has the same object (a confirmation of
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -34,6 +38,16 @@ SINGLE_VALUED = FUNCTIONAL_RELATIONS | {
 }  # fmt: skip
 EPHEMERAL = frozenset(
     {"feels", "feeling", "is_feeling", "mood", "current_activity", "emotional_state", "status", "is_doing"}
+)
+# Imperatives aimed at the assistant, and requests to move the user's data somewhere.
+INSTRUCTION_SHAPED = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|"
+    r"system|safety)\b|\bsystem\s+prompt\b|\b(?:you|assistant|ai|daemon)\s+(?:must|should|shall|will\s+always)\b|"
+    r"\b(?:always|never)\s+(?:send|forward|upload|share|email|post|reveal|tell|mention|include|reply|respond|"
+    r"say|obey|follow)s?\b|\b(?:send|forward|upload|exfiltrate|email|post|leak)s?\s+(?:all\s+|every\s+|my\s+|the\s+|"
+    r"your\s+|any\s+)*(?:files?|data|memor(?:y|ies)|messages?|passwords?|keys?|secrets?|conversations?|"
+    r"history|contacts|credentials|tokens?)\b",
+    re.IGNORECASE,
 )
 DIRECT_SOURCES = frozenset({"user_stated", "corrected"})
 DIRECT_CONFIDENCE = 0.85
@@ -77,6 +91,8 @@ def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Deci
         return Decision(Verdict.SKIP, "a part of the fact is empty")
     if candidate.relation in EPHEMERAL:
         return Decision(Verdict.SKIP, "a passing state, not a durable fact")
+    if INSTRUCTION_SHAPED.search(f"{candidate.relation.replace('_', ' ')} {candidate.object}"):
+        return Decision(Verdict.REJECT, "reads like an instruction to the assistant, not a fact")
     same = [f for f in current if normalize(f.object) == candidate.object_key]
     if candidate.negated:
         if same:
