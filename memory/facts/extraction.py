@@ -89,10 +89,15 @@ def clause_facts(c: Clause) -> list[ExtractedFact]:
 def _appositives(c: Clause) -> list[ExtractedFact]:
     """ "I went hiking with my sister Jo": Jo is the user's sister, whatever the clause is about."""
     facts: list[ExtractedFact] = []
-    for match in R.APPOSITIVE.finditer(c.text):
-        name = match.group("o")
+    plain = replace(c, negated=False, replaces=None)
+    pairs = [(m.group("role"), m.group("o")) for m in R.APPOSITIVE.finditer(c.text)]
+    pairs += [
+        (m.group("role") or m.group("role2"), m.group("o") or m.group("o2"))
+        for m in R.APPOSITIVE_COMMA.finditer(c.text)
+    ]
+    for role, name in pairs:
         if name.split()[0].lower() not in R.NOT_NAMES | R.COMMON:
-            facts.extend(_naming(replace(c, negated=False, replaces=None), match.group("role"), name))
+            facts.extend(_naming(plain, role, name))
     return facts
 
 

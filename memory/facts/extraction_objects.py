@@ -202,6 +202,11 @@ def _read_isa(cased: bool, rule: Rule, obj: str) -> list[Part]:
     fan = R.FAN_OF.match(obj) or R.FAN.match(obj)
     if fan or not words or words[0].lower() in R.NOT_A_ROLE:
         return [_part(rule, t, "likes", "preferences") for t in _things(fan.group("o"))] if fan else []
+    named = R.NAMED_THING.match(obj)
+    names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
+    if named and names:  # "my dog is a golden retriever named Biscuit"
+        what = R.ARTICLE.sub("", trim(named.group("what")))
+        return [_part(rule, names[0], "named"), Part("is a", what, rule.category, rule.confidence, names[0])]
     based = R.BASED_IN.match(obj)
     if based:
         place = _read_place(

@@ -286,6 +286,11 @@ F_MARRIED = _r(
 APPOSITIVE = re.compile(
     rf"\b(?i:my|our)\s+(?i:{MOD})(?P<role>(?i:{ROLE}|{PET}))\s+(?P<o>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
 )
+# "My manager, Aisha, is great", "Luna, our husky, hates the vacuum" (our -> my before matching).
+APPOSITIVE_COMMA = re.compile(
+    rf"\b(?i:my|our)\s+(?i:{MOD})(?P<role>(?i:{ROLE}|{PET})),\s+(?P<o>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?),"
+    rf"|^(?P<o2>[A-Z][\w'’-]+),\s+(?i:my|our)\s+(?i:{MOD})(?P<role2>(?i:{ROLE}|{PET})),"
+)
 NOT_NAMES = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april may june july
     august september october november december i""".split()

@@ -201,6 +201,10 @@ def test_new_jobs_and_engagements(
         ("Karaoke is just not my thing", {("user", "dislikes", "Karaoke")}),
         ("We adopted Biscuit last week!", {("user", "has pet", "Biscuit")}),
         ("One of my resolutions is to swim twice a week", {("user", "wants to", "swim twice a week")}),
+        # names set off by commas, and "a <kind> named <name>"
+        ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
+        ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
+        ("My cat is a tabby named Miso", {("my cat", "named", "Miso"), ("Miso", "is a", "tabby")}),
     ],
 )
 def test_chatty_phrasing(
