@@ -42,6 +42,8 @@ _CONTINUE = re.compile(
     r"enjoy|enjoys|own|owns|have|has|speak|speaks|study|studies|want|wants|plan|plans|drive|drives|"
     r"prefer|prefers|moved|raised|started|joined|is|am)\b)"
 )
+_LABEL = re.compile(r"^[\w ]{1,30}:\s+(?=I\b|I'|[Mm]y\b)")
+_INTRO_ITEM = re.compile(r",\s*(?:and\s+)?(?=\d{1,3}\b|(?:a|an)\s)")  # an age or a role after a comma
 _PRONOUN = re.compile(r"^(?:he|she)(?:\s+|(?='s\s))", re.I)
 _MORE_PETS = re.compile(rf",?\s+and\s+(?=(?:a|an)\s+(?:{R.KIN})\s+(?:named|called)\b)", re.I)
 _SUBJECT = re.compile(
@@ -92,6 +94,7 @@ def normalise(text: str) -> str:
     text = _IVE.sub("I've", text)
     text = _GOT.sub("I have", text)
     text = _BEEN.sub("I'm ", text)  # "I've been vegan for years" reads as "I'm vegan"
+    text = _LABEL.sub("", text.strip())  # "quick intro: I'm Priya"
     return " ".join(text.split())
 
 
@@ -117,8 +120,16 @@ def split_clauses(sentence: str) -> list[str]:
                     chunk = f"{subject} {chunk}"
                 chunk = chunk.strip(" ,.!;:")
                 if chunk:
-                    clauses.append(chunk)
+                    clauses.extend(_intro_items(chunk))
     return clauses
+
+
+def _intro_items(clause: str) -> list[str]:
+    """ "I'm Priya, 29, and a software engineer" -> "I'm Priya", "I'm 29", "I'm a software engineer"."""
+    if not clause.startswith("I'm "):
+        return [clause]
+    items = _INTRO_ITEM.split(clause)
+    return [items[0], *(f"I'm {item}" for item in items[1:])]
 
 
 def _subject_of(clause: str) -> str | None:

@@ -201,6 +201,10 @@ def test_new_jobs_and_engagements(
         ("Karaoke is just not my thing", {("user", "dislikes", "Karaoke")}),
         ("We adopted Biscuit last week!", {("user", "has pet", "Biscuit")}),
         ("One of my resolutions is to swim twice a week", {("user", "wants to", "swim twice a week")}),
+        (
+            "quick intro: I'm Noor, 41, and a pharmacist",
+            {("user", "named", "Noor"), ("user", "age", "41"), ("user", "is a", "pharmacist")},
+        ),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
