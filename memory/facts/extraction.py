@@ -289,6 +289,8 @@ def _about(c: Clause, subject: str, rest: str, category: str | None) -> list[Ext
     if not R.THIRD_PERSON_VERB.match(rest):
         return []
     words = rest.split()
+    while len(words) > 1 and words[0].lower() in R.VERB_ADVERBS:  # "only speaks", "now lives"
+        words.pop(0)
     first = _FIRST_PERSON.get(words[0].lower()) or f"I {base_form(words[0])}"
     inner = prepare(" ".join([first, *words[1:]]), c.sentence, c.cased)
     if inner is None:

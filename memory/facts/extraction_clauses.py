@@ -104,7 +104,7 @@ def split_clauses(sentence: str) -> list[str]:
     previous: str | None = None
     for part in _CLAUSE.split(sentence):
         pronoun = _PRONOUN.match(part)
-        if pronoun and previous and previous.lower().startswith("my "):
+        if pronoun and previous and previous.lower().startswith(("my ", "our ")):
             rest = re.sub(r"^'s\s+", "is ", part[pronoun.end() :])  # "and she's a vet"
             part = f"{previous} {rest}"  # "my wife Ana is a doctor and she loves tennis"
         previous = _subject_of(part)

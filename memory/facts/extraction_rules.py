@@ -184,7 +184,7 @@ PLACE_CUT = _r(
     r"about|from)\b.*$"
 )
 ORG_CUT = _r(
-    r",\s*(?:our|my|a|an|the|which|who|where)\b.*$|"
+    r",\s*(?:our|my|a|an|the|which|who|where|\w+ing)\b.*$|"
     r"\s+(?:and|but|with|because|since|where|which|who|when|as|in|on|near|so|during|doing|while|"
     r"for (?=\d|a |the |over|about|almost|nearly|\w+ (?:years?|months?)))\b.*$"
 )
@@ -302,6 +302,7 @@ DWELLING = _r(
 )
 F_REST = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})\s+(?P<rest>.+)$")
 # What a named person's own clause may teach ("Sam moved to Porto"): canonical relations (core.relations).
+VERB_ADVERBS = frozenset("just also still now currently really recently only".split())
 PERSON_RELATIONS = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a", "works_as"})
 THIRD_PERSON_VERB = _r(
     r"^(?:is|are|was|were|has|have|lives?|works?|loves?|likes?|hates?|enjoys?|owns?|speaks?|stud(?:y|ies)|"

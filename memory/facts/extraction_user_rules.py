@@ -77,6 +77,8 @@ works on; work; project
 studies at; work; org
     ^I(?:'m)?\s+(?:study|studying|studied)\s+(?:[\w -]+?\s+)?at\s+(?P<o>.+)$
     | ^I\s+(?:go\s+to|attend)\s+(?:school|college|university|uni)\s+at\s+(?P<o2>.+)$
+    | ^I'm\s+(?:doing|pursuing|finishing|starting)\s+(?:my\s+|a\s+)?(?:phd|doctorate|masters?|master's|mba|
+      degree|bachelor's|undergrad)(?:\s+[\w-]+){0,3}?\s+at\s+(?P<o3>.+)$
 is a; work; isa
     ^I\s+work\s+as\s+(?P<o>(?:a|an)\s+.+)$
 job; work; job

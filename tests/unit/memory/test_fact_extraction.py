@@ -205,6 +205,8 @@ def test_new_jobs_and_engagements(
             "quick intro: I'm Noor, 41, and a pharmacist",
             {("user", "named", "Noor"), ("user", "age", "41"), ("user", "is a", "pharmacist")},
         ),
+        ("doing my PhD at Leiden University, mostly on bats", {("user", "studies at", "Leiden University")}),
+        ("my grandpa only speaks Welsh", {("my grandpa", "speaks", "Welsh")}),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
