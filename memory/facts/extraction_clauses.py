@@ -43,6 +43,11 @@ _CONTINUE = re.compile(
     r"prefer|prefers|moved|raised|started|joined|is|am)\b)"
 )
 _LABEL = re.compile(r"^[\w ]{1,30}:\s+(?=I\b|I'|[Mm]y\b)")
+_TOGETHER = re.compile(
+    r"^(?P<who>(?i:my|our)\s+[\w-]+(?:\s+[A-Z][\w'-]+)?)\s+and\s+I\s+"
+    r"(?P<rest>(?i:(?:just\s+|recently\s+)?(?:live|lived|moved|relocated|work|worked|own|have|speak|love|"
+    r"like|hate|adopted|bought))\b.*)$"
+)
 _INTRO_ITEM = re.compile(r",\s*(?:and\s+)?(?=\d{1,3}\b|(?:a|an)\s)")  # an age or a role after a comma
 _PRONOUN = re.compile(r"^(?:he|she)(?:\s+|(?='s\s))", re.I)
 _MORE_PETS = re.compile(rf",?\s+and\s+(?=(?:a|an)\s+(?:{R.KIN})\s+(?:named|called)\b)", re.I)
@@ -121,7 +126,14 @@ def split_clauses(sentence: str) -> list[str]:
                 chunk = chunk.strip(" ,.!;:")
                 if chunk:
                     clauses.extend(_intro_items(chunk))
-    return clauses
+    return clauses + _partner_too(sentence)
+
+
+def _partner_too(clause: str) -> list[str]:
+    """ "My wife and I live in Sacramento": the same fact about the wife (the user's clause is split off
+    by `_CLAUSE` as usual)."""
+    together = _TOGETHER.match(clause)
+    return [f"{together.group('who')} {together.group('rest')}"] if together else []
 
 
 def _intro_items(clause: str) -> list[str]:

@@ -207,6 +207,10 @@ def test_new_jobs_and_engagements(
         ),
         ("doing my PhD at Leiden University, mostly on bats", {("user", "studies at", "Leiden University")}),
         ("my grandpa only speaks Welsh", {("my grandpa", "speaks", "Welsh")}),
+        (
+            "My husband and I just moved to Galway",
+            {("user", "moved to", "Galway"), ("my husband", "moved to", "Galway")},
+        ),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
