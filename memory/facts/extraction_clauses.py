@@ -48,6 +48,11 @@ _TOGETHER = re.compile(
     r"(?P<rest>(?i:(?:just\s+|recently\s+)?(?:live|lived|moved|relocated|work|worked|own|have|speak|love|"
     r"like|hate|adopted|bought))\b.*)$"
 )
+_ASKS = re.compile(
+    r"^(?:(?:so|and|but|also|ok|okay|hey|hi)\s+)?(?:do|does|did|is|are|am|was|were|can|could|would|should|"
+    r"will|have|has|what|where|who|when|why|how|which)\b",
+    re.I,
+)
 _INTRO_ITEM = re.compile(r",\s*(?:and\s+)?(?=\d{1,3}\b|(?:a|an)\s)")  # an age or a role after a comma
 _PRONOUN = re.compile(r"^(?:he|she)(?:\s+|(?='s\s))", re.I)
 _MORE_PETS = re.compile(rf",?\s+and\s+(?=(?:a|an)\s+(?:{R.KIN})\s+(?:named|called)\b)", re.I)
@@ -156,14 +161,19 @@ def _subject_of(clause: str) -> str | None:
 
 def clause_texts(sentence: str) -> list[str]:
     """The normalised clauses of a sentence that may state facts (not questions, hypotheticals, hearsay)."""
-    if sentence.rstrip(" \"')").endswith("?"):
-        return []
     norm = normalise(sentence)
     if _HYPO_START.match(norm):
         return []
+    clauses = split_clauses(norm)
+    if sentence.rstrip(" \"')").endswith("?"):
+        # "I have a bearded dragon named Spike, what temperature should his tank be?": the last clause asks;
+        # a sentence that opens with a question ("Do I live in Paris, or ...?") states nothing.
+        if not clauses or R.QUESTION_START.search(clauses[0]) or _ASKS.match(clauses[0]):
+            return []
+        clauses = clauses[:-1]
     return [
         text
-        for text in split_clauses(norm)
+        for text in clauses
         if not (_HYPO_START.match(text) or R.HYPOTHETICAL.search(text) or R.REPORTED.search(text))
         and not R.QUESTION_START.search(text)
     ]

@@ -154,7 +154,8 @@ def _read_selfname(cased: bool, rule: Rule, obj: str) -> list[Part]:
 
 
 def _read_age(cased: bool, rule: Rule, obj: str) -> list[Part]:
-    return [_part(rule, obj)] if 0 < int(obj) < 120 else []
+    age = R.age_value(obj)
+    return [_part(rule, str(age))] if age is not None and 0 < age < 120 else []
 
 
 def _read_adjective(cased: bool, rule: Rule, obj: str) -> list[Part]:

@@ -58,6 +58,26 @@ PET_PREDICATES = MappingProxyType({"dog": "has a dog", "cat": "has a cat"})
 PLURAL_ROLE_NAMES = MappingProxyType({"kids": "children", "babies": "children"})
 SINGULAR = _pairs("children=child mice=mouse puppies=puppy babies=baby bunnies=bunny ponies=pony fish=fish")
 NUMBERS = _pairs("a=1 an=1 one=1 another=1 two=2 three=3 four=4 five=5 six=6 seven=7 eight=8 nine=9 ten=10")
+_UNITS = "one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+# An age in words, "nine" to "ninety-nine" ("fifty-two", "seventy"); `age_value` turns it into digits.
+AGE_WORDS = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)}|{'|'.join(_UNITS)})"
+
+
+def age_value(text: str) -> int | None:
+    """ "52" -> 52, "fifty-two" -> 52, "seventy" -> 70; None when it is neither."""
+    text = text.lower().strip()
+    if text.isdigit():
+        return int(text)
+    tens, _, unit = text.replace(" ", "-").partition("-")
+    if tens in _TENS:
+        return 20 + 10 * _TENS.index(tens) + (_UNITS.index(unit) + 1 if unit in _UNITS else 0)
+    if tens in _TEENS and not unit:
+        return 10 + _TEENS.index(tens)
+    return _UNITS.index(tens) + 1 if tens in _UNITS and not unit else None
+
+
 NUMBER = r"(?:\d{1,2}|a|an|one|another|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of)"
 
 # Words that are never a name, a thing owned or liked on their own.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from memory.facts.extraction_rules import alternation
+from memory.facts.extraction_rules import AGE_WORDS, alternation
 
 
 class Rule(NamedTuple):
@@ -36,8 +36,8 @@ named; identity; name
       call\s+me\s+(?P<o2>.+)$
     | ^I(?:'m\s+(?:called|named|known\s+as)|\s+go\s+by)\s+(?P<o3>.+)$
 age; identity; age
-    ^I'm\s+(?P<o>\d{1,3})(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*|\s+and\s.*)?$
-    | ^I\s+(?:just\s+)?turned\s+(?P<o2>\d{1,3})\b | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
+    ^I'm\s+(?P<o>\d{1,3}|AGE_WORDS)(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*|\s+and\s.*)?$
+    | ^I\s+(?:just\s+)?turned\s+(?P<o2>\d{1,3}|AGE_WORDS)\b | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
 allergic to; identity; things
     ^I'm\s+(?:(?:severely|very|quite|deathly)\s+)?allergic\s+to\s+(?P<o>.+)$
 speaks; identity; things
@@ -134,7 +134,8 @@ def _parse_rules(table: str) -> tuple[Rule, ...]:
     for block in re.split(r"\n(?=\S)", table.strip()):
         header, *body = block.splitlines()
         predicate, category, kind, *confidence = (part.strip() for part in header.split(";"))
-        pattern = re.compile("".join(body).replace("GOAL_VERBS", _GOAL_VERBS), re.I | re.X)
+        source = "".join(body).replace("GOAL_VERBS", _GOAL_VERBS).replace("AGE_WORDS", AGE_WORDS)
+        pattern = re.compile(source, re.I | re.X)
         rules.append(Rule(pattern, predicate, category, kind, float(confidence[0]) if confidence else 0.9))
     return tuple(rules)
 
