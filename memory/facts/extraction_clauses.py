@@ -32,7 +32,8 @@ _HYPO_START = re.compile(r"^(?:if|unless|suppose|imagine|what if|hypothetically|
 _CLAUSE = re.compile(
     r"\s*;\s*|\s+-+\s+|\s*[—–]\s*|,\s+(?=(?i:like|please|so|if|which|hence|mostly|honestly|anyway|who|"
     r"where|when|though|although|because|since|just|still|that's|it's|its|especially|except|even|"
-    r"lol|haha|thanks|after|before|as|but|plus|and\s+(?:it|the|that|this|she|he|they|so))\b)"
+    r"lol|haha|thanks|after|before|as|but|plus|keep|let|tell|any|and\s+(?:it|the|that|this|she|he|they|so)|"
+    r"(?:now\s+)?(?:live|living|based|working|moved|been)\s+(?:in|at|to|for|as)|born|raised|grew\s+up)\b)"
     r"|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
     r"cause)\s+(?:(?i:now|then|also|actually|still)\s+)?(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
     r"[Hh]e\b|[Tt]hey\b|(?i:if|unless)\b))|,\s+(?=I\b|I'|(?i:we|she|he|they)\b)"
@@ -207,6 +208,8 @@ def _subject_back(text: str) -> str:
     verb = match.group("verb").lower()
     if verb == "born":
         return f"I was {text}"
+    if verb == "been":  # "been vegan since 2019"
+        return f"I'm {text[match.start('verb') + len('been') :].strip()}"
     return f"I'm {text}" if verb.endswith("ing") or verb in R.SUBJECTLESS_STATES else f"I {text}"
 
 

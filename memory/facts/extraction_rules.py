@@ -161,7 +161,8 @@ WE = _r(r"^(?:we(?='ve\b)|we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]
 # Chat drops the subject: "Just got hired by Spotify", "Living in Lima these days", "allergic to cats".
 SUBJECTLESS_STATES = frozenset("allergic based married engaged originally vegan vegetarian big huge".split())
 SUBJECTLESS = _r(
-    r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|"
+    r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|grew|"
+    r"been|raised|"
     r"left|quit|bought|adopted|graduated|turned|live|work|love|hate|born|living|working|studying|doing|"
     r"saving|learning|training|allergic|based|married|engaged|originally|(?:big|huge)(?=\s+fan\b))\b"
 )
@@ -222,8 +223,7 @@ VP_CUT = _r(r"\s+(?:because|since|but|so that|so I|although|though|before|and I|
 SPLIT = _r(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&)\s+")
 ARTICLE = _r(r"^(?:a|an|the)\s+")
 NAMED_AS = _r(
-    r"^(?:a|an|the)?\s*(?:[\w-]+\s+)?(?:project|app|startup|book|novel|game|company|product|tool|website|"
-    r"firm|business|shop|agency|nonprofit|charity)\s+"
+    r"^(?:a|an|the)?\s*(?:[\w-]+\s+){0,2}?"
     r"(?:called|named)\s+"
 )
 AS_ROLE = _r(r"\s+as\s+(?:a|an)\s+(?P<role>[\w -]+?)(?=\s+(?:at|for|in|and|since)\b|[,.;!]|$)")
@@ -308,8 +308,9 @@ APPOSITIVE = re.compile(
 )
 # "My manager, Aisha, is great", "Luna, our husky, hates the vacuum" (our -> my before matching).
 APPOSITIVE_COMMA = re.compile(
-    rf"\b(?i:my|our)\s+(?i:{MOD})(?P<role>(?i:{ROLE}|{PET})),\s+(?P<o>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?),"
-    rf"|^(?P<o2>[A-Z][\w'’-]+),\s+(?i:my|our)\s+(?i:{MOD})(?P<role2>(?i:{ROLE}|{PET})),"
+    rf"\b(?i:my|our)\s+(?i:{MOD})(?P<role>(?i:{ROLE}|{PET}))(?:,\s+|\s*\()"
+    rf"(?P<o>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)(?:,|\)|$)"
+    rf"|^(?P<o2>[A-Z][\w'’-]+),\s+(?i:my|our)\s+(?i:{MOD})(?P<role2>(?i:{ROLE}|{PET}))(?:,|$)"
 )
 NOT_NAMES = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april may june july

@@ -211,9 +211,15 @@ def test_new_jobs_and_engagements(
             "My husband and I just moved to Galway",
             {("user", "moved to", "Galway"), ("my husband", "moved to", "Galway")},
         ),
+        ("been vegetarian since 2015, so no bacon", {("user", "is a", "vegetarian")}),
+        ("grew up in Porto, live in Lyon now", {("user", "is from", "Porto"), ("user", "lives in", "Lyon")}),
+        ("My dad just turned sixty-one and still cycles", {("my dad", "age", "61")}),
+        ("I have a gecko named Zap, any tips?", {("user", "has pet", "Zap"), ("Zap", "is a", "gecko")}),
+        ("i work at a cafe called Beans", {("user", "works at", "Beans")}),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
+        ("My aunt (Rosa) is visiting", {("my aunt", "named", "Rosa")}),
         ("My cat is a tabby named Miso", {("my cat", "named", "Miso"), ("Miso", "is a", "tabby")}),
     ],
 )
