@@ -31,7 +31,7 @@ ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "father_of": ("father", "dad"),
         "parent_of": ("parent",),
         "child_of": ("child", "kid", "son", "daughter", "baby"),
-        "spouse_of": ("spouse", "wife", "husband", "partner"),
+        "spouse_of": ("spouse", "wife", "husband", "partner", "hubby", "missus", "other half"),
         "friend_of": ("friend", "best friend"),
         "boss_of": ("boss", "manager"),
         "colleague_of": ("colleague", "coworker", "co worker"),

@@ -43,6 +43,18 @@ _CONTINUE = re.compile(
     r"enjoy|enjoys|own|owns|have|has|speak|speaks|study|studies|want|wants|plan|plans|drive|drives|"
     r"prefer|prefers|moved|raised|started|joined|is|am)\b)"
 )
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
+_ROLE_IS = re.compile(r"\b((?i:my|our)\s+[\w-]+)'s\s+(?=(?:a|an|not|from|in|at|still|now|\d+)\s)")
+_CLAUSE_REST = r"[^.!?,]*?(?=\s+(?:but|and|so)\s|[,.!?]|$)"
+_POLITE_IF = re.compile(
+    r",?\s*\b(?:if|in case)\s+(?:that|it|this)\s+(?:helps|matters|makes\s+sense|is\s+relevant)\b"
+    + _CLAUSE_REST
+    + r"|,?\s*\bif\s+you\s+(?:need|needed|want|were\s+wondering|care|must\s+know|ask\s+me)\b"
+    + _CLAUSE_REST
+    + r"|,?\s*\bin\s+case\s+you\s+(?:need|needed|want|were\s+wondering)\b"
+    + _CLAUSE_REST,
+    re.I,
+)
 _LABEL = re.compile(r"^[\w ]{1,30}:\s+(?=I\b|I'|[Mm]y\b)")
 _TOGETHER = re.compile(
     r"^(?P<who>(?i:my|our)\s+[\w-]+(?:\s+[A-Z][\w'-]+)?)\s+and\s+I\s+"
@@ -106,6 +118,9 @@ def normalise(text: str) -> str:
     text = _GOT.sub("I have", text)
     text = _BEEN.sub("I'm ", text)  # "I've been vegan for years" reads as "I'm vegan"
     text = _LABEL.sub("", text.strip())  # "quick intro: I'm Priya"
+    text = _EMOJI.sub(" ", text)
+    text = _POLITE_IF.sub("", text)  # "teal, if that helps": not a hypothetical
+    text = _ROLE_IS.sub(r"\1 is ", text)  # "my mum's a teacher" (not "my mum's car")
     return " ".join(text.split())
 
 

@@ -285,6 +285,10 @@ def _read_possess(cased: bool, rule: Rule, obj: str) -> list[Part]:
     names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
     if named and names:  # "a golden retriever called Sunny": the user has Sunny, which is one
         what = R.ARTICLE.sub("", trim(named.group("what")))
+        kind = what.lower().split()[-1] if what else ""
+        if kind in R.PET_WORDS or kind in R.ANIMAL_KINDS:
+            kind_part = Part("is a", what, "pets", rule.confidence, names[0])
+            return [_part(rule, names[0], "has pet", "pets"), kind_part]
         return [_part(rule, names[0]), Part("is a", what, rule.category, rule.confidence, names[0])]
     parts: list[Part] = []
     for thing in _things(obj, R.POSSESS_CUT):

@@ -32,6 +32,7 @@ _ROLE_TEXT = (
     "best friend|friend|sister|brother|sibling|mother|mom|mum|father|dad|parent|child|kid|son|daughter|"
     "spouse|wife|husband|partner|boyfriend|girlfriend|fiance|fiancé|fiancee|boss|manager|colleague|"
     "coworker|co-worker|roommate|flatmate|aunt|uncle|cousin|niece|nephew|grandmother|grandma|grandfather|"
+    "hubby|missus|other half|"
     "grandpa|doctor|therapist|stepmom|stepdad|stepson|stepdaughter|baby"
 )
 _ROLE_PLURAL_TEXT = (
@@ -280,11 +281,19 @@ NOT_ACTIVITY = frozenset(
 # ------------------------------------------------------------------------------------------- family rules
 KIN = rf"(?:{ROLE}|{PET})"
 # "my younger sister", "my twin brother": the role is still "sister"/"brother" ("my ex-wife" is not a wife).
-MOD = r"(?:(?:older|younger|big|little|twin|baby|elder|eldest|oldest|youngest|new|old|step)\s+)?"
+MOD = (
+    r"(?:(?:older|younger|big|little|twin|baby|elder|eldest|oldest|youngest|new|old|step)\s+|(?:half|step)-)?"
+)
 F_NAME_IS = _r(rf"^(?:my|the)\s+{MOD}(?P<role>{KIN})(?:'s)?\s+name\s+is\s+(?P<o>.+)$")
 F_ADOPTED = _r(r"^I\s+(?:adopted|rescued)\s+(?P<o>(?-i:[A-Z])[\w'-]+)\b")
 # Not items of a list: "ramen, no contest", "the beach, too much sand".
-NOT_LIST_ITEM = frozenset("no not too so very super really totally".split())
+NOT_LIST_ITEM = frozenset("no not too so very super really totally always never usually obviously".split())
+# Animals people keep that are not in the pet words: "a rescue greyhound called Pepper" is a pet.
+ANIMAL_KINDS = frozenset(
+    """greyhound labrador lab retriever corgi beagle husky poodle terrier spaniel collie shepherd dachshund
+    pug bulldog chihuahua boxer rottweiler doberman schnauzer whippet lurcher tabby siamese persian ragdoll
+    sphynx bengal cockatiel dragon iguana axolotl tarantula hedgehog alpaca goat chicken hen duck""".split()
+)
 F_CALLED = _r(
     rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})(?:'s|\s+is|\s+are)?\s+(?:called|named)\s+(?P<o>.+)$"
 )

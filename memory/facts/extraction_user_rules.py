@@ -68,7 +68,7 @@ works at; work; org
       (?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|there))?\s+(?:at|for)\s+(?P<o>.+)$
     | ^I'm\s+employed\s+(?:at|by)\s+(?P<o2>.+)$
     | ^I\s+(?:got\s+hired|was\s+hired|started)\s+(?:by|at)\s+(?P<o5>.+)$
-    | ^I\s+joined\s+(?P<o6>(?-i:[A-Z]).+)$
+    | ^I\s+joined\s+(?P<o6>(?-i:[A-Z]).+|(?:a|an)\s+.+?\s+(?:called|named)\s+.+)$
     | ^I\s+(?:started|got|landed|accepted|took|have)\s+(?:a\s+|my\s+)?(?:new\s+)?job\s+(?:at|with)\s+
       (?P<o3>.+)$
     | ^I\s+(?:just\s+|recently\s+)?(?:started|began)\s+(?:working|to\s+work)\s+(?:at|for)\s+(?P<o4>.+)$
@@ -81,6 +81,7 @@ studies at; work; org
       degree|bachelor's|undergrad)(?:\s+[\w-]+){0,3}?\s+at\s+(?P<o3>.+)$
 is a; work; isa
     ^I\s+work\s+as\s+(?P<o>(?:a|an)\s+.+)$
+    | ^I\s+(?:just\s+)?(?:got|was|have\s+been|'ve\s+been)\s+promoted\s+to\s+(?P<o2>.+)$
 job; work; job
     ^my\s+(?:job|profession|occupation)\s+is\s+(?P<o>.+)$
 dislikes; preferences; things
@@ -124,6 +125,8 @@ owns; possessions; things
     ^my\s+(?:car|laptop|phone|bike|computer|truck|motorcycle|motorbike|van|camera)\s+is\s+(?:a|an)\s+(?P<o>.+)$
 owns; possessions; possess
     ^I\s+(?:own|have|bought|drive|ride|purchased)\s+(?P<o>.+)$
+    | ^I(?:'ve|\s+have)\s+had\s+(?P<o4>(?:a|an)\s+.+?\s+(?:named|called)\s+.+)$
+    | ^I\s+(?:adopted|rescued)\s+(?P<o5>(?:a|an)\s+.+)$
     | ^I\s+got\s+(?:myself\s+)?(?P<o2>(?:a|an)\s+.+)$
     | ^I\s+keep\s+(?P<o3>(?:a|an|two|three|four)\s+.+)$
 """

@@ -216,6 +216,11 @@ def test_new_jobs_and_engagements(
         ("My dad just turned sixty-one and still cycles", {("my dad", "age", "61")}),
         ("I have a gecko named Zap, any tips?", {("user", "has pet", "Zap"), ("Zap", "is a", "gecko")}),
         ("i work at a cafe called Beans", {("user", "works at", "Beans")}),
+        ("We adopted a whippet called Dot", {("user", "has pet", "Dot"), ("Dot", "is a", "whippet")}),
+        ("Got promoted to head chef at Nopi", {("user", "is a", "head chef"), ("user", "works at", "Nopi")}),
+        ("my missus is a dentist", {("my missus", "is a", "dentist")}),
+        ("My mum's a retired nurse", {("my mum", "is a", "retired nurse")}),
+        ("My favourite colour is teal 💚 if that helps", {("user", "likes", "teal")}),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
