@@ -176,6 +176,7 @@ def _kin_category(role: str) -> str:
 
 def _naming(c: Clause, role: str, name: str) -> list[ExtractedFact]:
     role = " ".join(role.lower().split())
+    role = R.ROLE_ALIASES.get(role, role)
     return [make_fact(c, f"my {role}", ("named", name, _kin_category(role), DIRECT))]
 
 
@@ -257,6 +258,7 @@ def _f_rest(c: Clause) -> list[ExtractedFact]:
     if match is None:
         return []
     role, rest = " ".join(match.group("role").lower().split()), match.group("rest")
+    role = R.ROLE_ALIASES.get(role, role)
     facts: list[ExtractedFact] = []
     subject = f"my {role}"
     name, after = _peel_name(rest, c.cased)

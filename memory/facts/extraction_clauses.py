@@ -33,7 +33,8 @@ _CLAUSE = re.compile(
     r"\s*;\s*|\s+-+\s+|\s*[—–]\s*|,\s+(?=(?i:like|please|so|if|which|hence|mostly|honestly|anyway|who|"
     r"where|when|though|although|because|since|just|still|that's|it's|its|especially|except|even|"
     r"lol|haha|thanks|after|before|as|but|plus|keep|let|tell|any|and\s+(?:it|the|that|this|she|he|they|so)|"
-    r"(?:now\s+)?(?:live|living|based|working|moved|been)\s+(?:in|at|to|for|as)|born|raised|grew\s+up)\b)"
+    r"(?:now\s+)?(?:live|living|based|working|moved|been)\s+(?:in|at|to|for|as)|now\s+in|born|raised|"
+    r"grew\s+up)\b)"
     r"|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
     r"cause)\s+(?:(?i:now|then|also|actually|still)\s+)?(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
     r"[Hh]e\b|[Tt]hey\b|(?i:if|unless)\b))|,\s+(?=I\b|I'|(?i:we|she|he|they)\b)"
@@ -66,7 +67,8 @@ _ASKS = re.compile(
     r"will|have|has|what|where|who|when|why|how|which)\b",
     re.I,
 )
-_INTRO_ITEM = re.compile(r",\s*(?:and\s+)?(?=\d{1,3}\b|(?:a|an)\s)")  # an age or a role after a comma
+# An age or a role after a comma, or after "I'm 31 and".
+_INTRO_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|(?<=\d)\s+and\s+)(?=\d{1,3}\b|(?:a|an)\s)")
 _PRONOUN = re.compile(r"^(?:he|she)(?:\s+|(?='s\s))", re.I)
 _MORE_PETS = re.compile(rf",?\s+and\s+(?=(?:a|an)\s+(?:{R.KIN})\s+(?:named|called)\b)", re.I)
 _SUBJECT = re.compile(
@@ -159,9 +161,11 @@ def _partner_too(clause: str) -> list[str]:
 
 def _intro_items(clause: str) -> list[str]:
     """ "I'm Priya, 29, and a software engineer" -> "I'm Priya", "I'm 29", "I'm a software engineer"."""
-    if not clause.startswith("I'm "):
+    lead = R.LEAD.match(clause)
+    body = clause[lead.end() :] if lead else clause
+    if not body.startswith("I'm "):
         return [clause]
-    items = _INTRO_ITEM.split(clause)
+    items = _INTRO_ITEM.split(body)
     return [items[0], *(f"I'm {item}" for item in items[1:])]
 
 

@@ -203,6 +203,14 @@ def _read_isa(cased: bool, rule: Rule, obj: str) -> list[Part]:
     fan = R.FAN_OF.match(obj) or R.FAN.match(obj)
     if fan or not words or words[0].lower() in R.NOT_A_ROLE:
         return [_part(rule, t, "likes", "preferences") for t in _things(fan.group("o"))] if fan else []
+    aged = R.AGED.match(obj)
+    if aged:  # "a 28-year-old grad student from Lagos"
+        age = _read_age(cased, Rule(rule.pattern, "age", "identity", "age"), aged.group("age"))
+        return [*age, *_read_isa(cased, rule, aged.group("rest"))]
+    origin = R.FROM_PLACE.search(obj)
+    if origin:
+        home = _part(Rule(rule.pattern, "is from", "location", "place"), origin.group("place"))
+        return [*_read_isa(cased, rule, obj[: origin.start()]), home]
     named = R.NAMED_THING.match(obj)
     names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
     if named and names:  # "my dog is a golden retriever named Biscuit"

@@ -154,15 +154,15 @@ HEDGE_LEAD = _r(
 HEDGE_INNER = _r(r"\s+(?:probably|maybe|perhaps|possibly|eventually|soon)\b")
 LEAD = _r(
     r"^(?:(?:actually|well|so|oh|ok|okay|yeah|yes|hi|hello|hey|btw|by the way|also|and|but|anyway|plus|"
-    r"fun fact|just so you know|fyi|for the record|oh and|now|these days|nowadays|currently|recently|"
-    r"lately|this year|next year|last year|in \d{4}|as of now|honestly|basically|um|uh)(?:\s+there)?"
+    r"fun fact|just so you know|fyi|fwiw|tbh|ngl|imo|for the record|oh and|now|these days|nowadays|currently|"
+    r"recently|lately|this year|next year|last year|in \d{4}|as of now|honestly|basically|um|uh)(?:\s+there)?"
     r"(?=[\s,:!.-])[\s,:!.-]*)+"
 )
 WE = _r(r"^(?:we(?='ve\b)|we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]\w+ and I)(?=\s|'ve\b)")
 # Chat drops the subject: "Just got hired by Spotify", "Living in Lima these days", "allergic to cats".
 SUBJECTLESS_STATES = frozenset("allergic based married engaged originally vegan vegetarian big huge".split())
 SUBJECTLESS = _r(
-    r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|grew|"
+    r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|grew|used|"
     r"been|raised|"
     r"left|quit|bought|adopted|graduated|turned|live|work|love|hate|born|living|working|studying|doing|"
     r"saving|learning|training|allergic|based|married|engaged|originally|(?:big|huge)(?=\s+fan\b))\b"
@@ -194,7 +194,8 @@ TAIL = _r(
     r"(?:[\s,]+(?:now|these days|nowadays|actually|currently|at the moment|lately|too|as well|also|"
     r"though|haha|lol|btw|by the way|originally|I think|I guess|I believe|for now|again|already|still|"
     r"anyway|right now|someday|some day|one day|eventually|soon|ago|ha|for sure|anymore|any more|"
-    r"yesterday|today|tonight|recently|last (?:night|weekend)|this (?:morning|afternoon|evening|week)|"
+    r"yesterday|today|tonight|recently|at home|at work|last (?:night|weekend)|"
+    r"this (?:morning|afternoon|evening|week)|"
     r"(?:for|over) (?:about |almost |over |nearly |the (?:last|past) )?(?:\w+|\d+) (?:years?|months?|"
     r"weeks?|days?)|since \w+|(?:last|next|this) (?:year|month|week|summer|spring|fall|autumn|winter)|"
     r"in \d{4}|(?:a few|two|three|\d+) (?:years?|months?) ago|(?:in|last|this|next) (?:early |late |mid-?)?"
@@ -203,7 +204,7 @@ TAIL = _r(
 )
 PLACE_CUT = _r(
     r"\s+(?:and|but|with|for|because|since|where|which|who|when|as|to|after|before|while|near|so|"
-    r"about|from)\b.*$"
+    r"about|from)\b.*$|\s*\(.*$"
 )
 ORG_CUT = _r(
     r",\s*(?:our|my|a|an|the|which|who|where|\w+ing)\b.*$|"
@@ -233,7 +234,11 @@ FAN = _r(r"^(?:(?:big|huge|massive|great|die-hard)\s+)?(?P<o>.+?)\s+fan$")
 BASED_IN = _r(r"^(?P<role>.+?)\s+(?:based|living|located)\s+in\s+(?P<place>.+)$")
 ROLE_CUT = _r(r"\s+(?:in|from|with|who|that|for|since|and|but|because|of)\b.*$")
 NAMED_THING = _r(r"^(?P<what>.+?)\s+(?:named|called)\s+(?P<o>.+)$")
-LANGUAGE_LEVEL = _r(r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken)\s+")
+AGED = _r(r"^(?P<age>\d{1,3})[- ]years?[- ]old\s+(?P<rest>.+)$")
+FROM_PLACE = re.compile(r"\s+(?i:from)\s+(?P<place>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)\b")
+LANGUAGE_LEVEL = _r(r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken|both)\s+")
+# Slang for a role, said the way the graph and the profile name it.
+ROLE_ALIASES = MappingProxyType({"missus": "wife", "hubby": "husband", "other half": "partner"})
 FAN_OF = _r(r"^(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$")
 STUDENT = _r(r"^(?:[\w-]+\s+)?student\s+(?:at|of)\s+(?P<o>.+)$")
 NAME_WORD = re.compile(r"[A-Za-zÀ-ÿ][\w'’.-]*")

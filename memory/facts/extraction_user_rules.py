@@ -43,7 +43,7 @@ allergic to; identity; things
 speaks; identity; things
     ^I(?:\s+speak|'m\s+fluent\s+in)\s+(?P<o>.+)$
 birthday; identity; text
-    ^(?:my\s+birthday\s+is(?:\s+on)?|I\s+was\s+born\s+on)\s+(?P<o>.+)$
+    ^(?:my\s+birthday(?:'s|\s+is)(?:\s+on)?|I\s+was\s+born\s+on)\s+(?P<o>.+)$
 lives in; location; place; 0.6
     ^I(?:'ll|\s+will|\s+might|\s+may|'m\s+going\s+to|'m\s+gonna|'m\s+about\s+to|\s+plan\s+to|'m\s+planning\s+to
       |'m\s+thinking\s+of)\s+(?:move|moving|relocate|relocating)\s+(?:back\s+)?to\s+(?P<o>.+)$
@@ -54,9 +54,10 @@ lives in; location; place
     | ^I'm\s+(?:living|residing|based|located|settled)
       \s+(?:in|(?:just\s+)?(?:outside(?:\s+of)?|near))\s+(?P<o2>.+)$
     | ^I(?:'m|'ve\s+been|\s+have\s+been)\s+in\s+(?P<o3>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)
-      \s+(?:for\s+(?:(?:about|almost|over|nearly|the\s+(?:last|past))\s+)?\S+\s+(?:years?|decades?)|since)\b.*$
+      \s+(?:(?:for\s+)?(?:(?:about|almost|over|nearly|the\s+(?:last|past))\s+)?\S+\s+(?:years?|decades?)|since)\b.*$
+    | ^(?:now\s+)?in\s+(?P<o4>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})$
 moved to; location; place
-    ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<o>.+)$
+    ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+(?P<o>.+)$
 born in; location; place
     ^I\s+was\s+born\s+(?:and\s+raised\s+)?in\s+(?P<o>.+)$
 is from; location; place

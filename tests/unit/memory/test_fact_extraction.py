@@ -218,9 +218,15 @@ def test_new_jobs_and_engagements(
         ("i work at a cafe called Beans", {("user", "works at", "Beans")}),
         ("We adopted a whippet called Dot", {("user", "has pet", "Dot"), ("Dot", "is a", "whippet")}),
         ("Got promoted to head chef at Nopi", {("user", "is a", "head chef"), ("user", "works at", "Nopi")}),
-        ("my missus is a dentist", {("my missus", "is a", "dentist")}),
+        ("my missus is a dentist", {("my wife", "is a", "dentist")}),
         ("My mum's a retired nurse", {("my mum", "is a", "retired nurse")}),
         ("My favourite colour is teal 💚 if that helps", {("user", "likes", "teal")}),
+        ("fwiw I'm 31 and a pediatric nurse", {("user", "age", "31"), ("user", "is a", "pediatric nurse")}),
+        (
+            "I'm a 28-year-old grad student from Lagos",
+            {("user", "age", "28"), ("user", "is a", "grad student"), ("user", "is from", "Lagos")},
+        ),
+        ("just moved into a flat in Brighton!!", {("user", "moved to", "Brighton")}),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
@@ -232,6 +238,11 @@ def test_chatty_phrasing(
     extractor: RuleFactExtractor, text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert triples(extractor, text) == expected
+
+
+def test_used_to_then_now(extractor: RuleFactExtractor) -> None:
+    facts = extractor.extract("used to live in Denver, now in Austin")
+    assert {(f.object, f.negated) for f in facts} == {("Denver", True), ("Austin", False)}
 
 
 def test_quoted_text_is_not_the_users_statement(extractor: RuleFactExtractor) -> None:
