@@ -409,12 +409,16 @@ def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) 
 
 
 def test_precision_and_recall_on_chat_style_messages(extractor: RuleFactExtractor) -> None:
-    """Chat phrasing written without the code: the dev set was tuned on (0.80/0.53 -> 0.95/0.79), the
-    blind set only measured (0.69/0.37 -> 0.71/0.42): offline rules miss much of how people chat."""
-    precision, recall = precision_recall(extractor, "facts_chat_dev.yaml")
-    assert precision >= 0.92 and recall >= 0.76, (precision, recall)
-    precision, recall = precision_recall(extractor, "facts_chat_blind.yaml")
-    assert precision >= 0.68 and recall >= 0.4, (precision, recall)
+    """Chat phrasing written without the code. Tuned on the two dev sets (first runs 0.80/0.53 and
+    0.81/0.38); the blind set is only measured (0.69/0.37 before, 0.76/0.53 now): offline rules still miss
+    much of how people chat."""
+    for name, min_precision, min_recall in (
+        ("facts_chat_dev.yaml", 0.94, 0.85),
+        ("facts_chat_dev2.yaml", 0.9, 0.62),
+        ("facts_chat_blind.yaml", 0.74, 0.51),
+    ):
+        precision, recall = precision_recall(extractor, name)
+        assert precision >= min_precision and recall >= min_recall, (name, precision, recall)
 
 
 def test_a_typical_message_takes_well_under_a_millisecond(extractor: RuleFactExtractor) -> None:
