@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,7 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault(name, value)
     # SIGTERM unwinds the main thread like Ctrl-C: the front end's own cleanup (session-end processing,
     # closing files) then runs on its own event loop, never inside a signal handler.
-    signal.signal(signal.SIGTERM, _terminate)
+    from ui.termination import install_termination
+
+    install_termination()
     from core.errors import DaemonError
 
     try:
@@ -74,10 +75,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
 
 
 def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:
