@@ -34,15 +34,16 @@ _CLAUSE = re.compile(
     r"where|when|though|although|because|since|just|still|that's|it's|its|especially|except|even|"
     r"lol|haha|thanks|after|before|as|but|plus|keep|let|tell|any|and\s+(?:it|the|that|this|she|he|they|so)|"
     r"(?:now\s+)?(?:live|living|based|working|moved|been)\s+(?:in|at|to|for|as)|now\s+in|born|raised|"
-    r"grew\s+up)\b)"
+    r"grew\s+up|what|how|why|who|which|can|could|should|would|do|does|did|now\s+I)\b)"
     r"|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
-    r"cause)\s+(?:(?i:now|then|also|actually|still)\s+)?(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
+    r"cause)\s+(?:(?i:now|then|also|actually|still|these\s+days|nowadays)\s+)?"
+    r"(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
     r"[Hh]e\b|[Tt]hey\b|(?i:if|unless)\b))|,\s+(?=I\b|I'|(?i:we|she|he|they)\b)"
 )
 _CONTINUE = re.compile(
     r",?\s+(?i:and|but)\s+(?:(?i:also)\s+)?(?=(?i:live|lives|work|works|love|loves|like|likes|hate|hates|"
     r"enjoy|enjoys|own|owns|have|has|speak|speaks|study|studies|want|wants|plan|plans|drive|drives|"
-    r"prefer|prefers|moved|raised|started|joined|is|am)\b)"
+    r"prefer|prefers|moved|raised|started|joined|is|am|can't|cannot|don't)\b)"
 )
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
 _ROLE_IS = re.compile(r"\b((?i:my|our)\s+[\w-]+)'s\s+(?=(?:a|an|not|from|in|at|still|now|\d+)\s)")

@@ -82,6 +82,8 @@ def _things(obj: str, cut: re.Pattern[str] = R.THING_CUT) -> list[str]:
     for part in R.SPLIT.split(cut.sub("", trim(obj))):
         part = R.ARTICLE.sub("", trim(part))
         first = part.split()[0].lower() if part else ""
+        if out and re.fullmatch(r"(?:19|20)\d\d", first):
+            continue  # "a Honda Civic, 2015 model": not a second thing
         if not is_object(part) or first in R.DEICTIC or (out and first in R.NOT_LIST_ITEM):
             if not out:
                 return []  # "I love how this turned out, thanks": not a list of tastes

@@ -163,7 +163,7 @@ WE = _r(r"^(?:we(?='ve\b)|we|my family and I|(?:my|our) \w+(?: \w+)? and I|[A-Z]
 SUBJECTLESS_STATES = frozenset("allergic based married engaged originally vegan vegetarian big huge".split())
 SUBJECTLESS = _r(
     r"^(?:(?:just|recently|finally|currently|also|still|now)\s+)*(?P<verb>got|moved|relocated|started|joined|grew|used|"
-    r"been|raised|"
+    r"been|raised|sold|want|wanna|hoping|trying|planning|aiming|"
     r"left|quit|bought|adopted|graduated|turned|live|work|love|hate|born|living|working|studying|doing|"
     r"saving|learning|training|allergic|based|married|engaged|originally|(?:big|huge)(?=\s+fan\b))\b"
 )
@@ -200,7 +200,7 @@ TAIL = _r(
     r"weeks?|days?)|since \w+|(?:last|next|this) (?:year|month|week|summer|spring|fall|autumn|winter)|"
     r"in \d{4}|(?:a few|two|three|\d+) (?:years?|months?) ago|(?:in|last|this|next) (?:early |late |mid-?)?"
     r"(?:january|february|march|april|may|june|july|august|september|october|november|december)(?: \d{4})?|"
-    r"by (?:next|this|the end of(?: the)?) \w+)|[\s.,!?;:)]+)$"
+    r"by (?:next|this|the end of(?: the)?) \w+|by (?:19|20)\d\d)|[\s.,!?;:)]+)$"
 )
 PLACE_CUT = _r(
     r"\s+(?:and|but|with|for|because|since|where|which|who|when|as|to|after|before|while|near|so|"

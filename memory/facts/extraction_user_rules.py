@@ -89,7 +89,8 @@ dislikes; preferences; things
     ^I'm\s+not\s+(?:a\s+|really\s+|that\s+)?(?:big\s+|huge\s+)?fan\s+of\s+(?P<o>.+)$
 likes; preferences; things
     ^I'm\s+(?:a\s+)?(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$
-    | ^I'm\s+(?:so\s+|very\s+)?into\s+(?P<o2>.+)$
+    | ^I'm\s+(?:so\s+|very\s+|really\s+|(?:much\s+)?more\s+)?into\s+(?P<o2>.+)$
+    | ^I(?:'ve|\s+have)\s+(?:gotten|got|been\s+getting)\s+(?:really\s+|so\s+|very\s+)?into\s+(?P<o4>.+)$
     | ^I'm\s+(?:(?:obsessed|in\s+love)\s+with|passionate\s+about|crazy\s+about|a\s+sucker\s+for)\s+(?P<o3>.+)$
 is a; identity; isa
     ^I'm\s+(?P<o>(?:a|an)\s+.+)$
@@ -109,6 +110,8 @@ likes; preferences; prefer
 likes; preferences; things
     ^my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\s+[\w -]{1,30}?\s+(?:is|are)\s+(?P<o>.+)$
     | ^(?P<o2>.+?)\s+(?:is|are)\s+my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\b.*$
+wants to; goals; vp
+    ^(?:my\s+)?(?:goal|resolution|aim|plan|dream)s?(?:\s+(?:for|this|next)\s+[\w ]{1,20}?)?:\s+(?P<o>.+)$
 plans to; goals; vp
     ^I(?:'m|\s+am)?\s+(?:plan|planning|intend|intending)\s+to\s+(?P<o>.+)$
 wants to; goals; vp

@@ -227,6 +227,11 @@ def test_new_jobs_and_engagements(
             {("user", "age", "28"), ("user", "is a", "grad student"), ("user", "is from", "Lagos")},
         ),
         ("just moved into a flat in Brighton!!", {("user", "moved to", "Brighton")}),
+        ("Just bought a Kindle, what should I read first?", {("user", "owns", "Kindle")}),
+        ("hoping to learn the cello by 2027", {("user", "wants to", "learn the cello")}),
+        ("Goal for this year: run a marathon", {("user", "wants to", "run a marathon")}),
+        ("I've gotten really into pottery", {("user", "likes", "pottery")}),
+        ("I own a Honda Civic, 2015 model", {("user", "owns", "Honda Civic")}),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
