@@ -291,9 +291,9 @@ def _read_possess(cased: bool, rule: Rule, obj: str) -> list[Part]:
     first = obj.split()[0].lower() if obj else ""
     if first in _NOT_POSSESSION_START:
         return []
-    named = R.NAMED_THING.match(obj)
+    named = R.NAMED_THING.match(obj) or R.KIND_COMMA_NAME.match(obj)
     names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
-    if named and names:  # "a golden retriever called Sunny": the user has Sunny, which is one
+    if named and names:  # "a golden retriever called Sunny", "a labrador, Biscuit": the user has Sunny
         what = R.ARTICLE.sub("", trim(named.group("what")))
         kind = what.lower().split()[-1] if what else ""
         if kind in R.PET_WORDS or kind in R.ANIMAL_KINDS:
