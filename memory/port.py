@@ -10,6 +10,7 @@ from typing import Any
 
 from core.ports import GraphBoost, RecalledMemory, TurnRecord
 from memory.candidates import QueryContext
+from memory.scoring import is_superseded
 from memory.service import MemoryService
 from memory.turn_index import TurnIndexer, conversation_id
 
@@ -74,8 +75,7 @@ def _number(value: object) -> float | None:
 def _recalled(
     record_id: str, collection: str, text: str, score: float, meta: Mapping[str, Any]
 ) -> RecalledMemory:
-    superseded = str(meta.get("status", "")).lower() == "superseded" or bool(meta.get("superseded_by"))
     return RecalledMemory(
         record_id, collection, text, score, _number(meta.get("created_at")),
-        _number(meta.get("staleness_ratio")) or 0.0, superseded,
+        _number(meta.get("staleness_ratio")) or 0.0, is_superseded(meta),
     )  # fmt: skip

@@ -214,12 +214,17 @@ def _base(g: GatedCandidate, ctx: QueryContext, req: _Request, profile: IntentPr
     }
 
 
+def is_superseded(meta: Mapping[str, Any]) -> bool:
+    """A record of a fact that a newer one replaced (kept as history)."""
+    return str(meta.get("status", "")).lower() == "superseded" or bool(meta.get("superseded_by"))
+
+
 def _penalties(
     g: GatedCandidate, req: _Request, profile: IntentProfile, continuity: float
 ) -> dict[str, float]:
     """The penalties of one candidate, as negative amounts."""
     cand, meta, p = g.candidate, g.candidate.metadata, profile.penalties
-    superseded = str(meta.get("status", "")).lower() == "superseded" or bool(meta.get("superseded_by"))
+    superseded = is_superseded(meta)
     closed = (
         cand.collection in OPEN_ITEM_COLLECTIONS and str(meta.get("status", "")).lower() in CLOSED_STATUSES
     )
