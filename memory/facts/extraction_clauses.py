@@ -34,7 +34,7 @@ _CLAUSE = re.compile(
     r"where|when|though|although|because|since|just|still|that's|it's|its|especially|except|even|"
     r"lol|haha|thanks|after|before|as|but|plus|keep|let|tell|any|and\s+(?:it|the|that|this|she|he|they|so)|"
     r"(?:now\s+)?(?:live|living|based|working|moved|been)\s+(?:in|at|to|for|as)|now\s+in|born|raised|"
-    r"grew\s+up|what|how|why|who|which|can|could|should|would|do|does|did|now\s+I)\b)"
+    r"grew\s+up|what|how|why|can|could|should|would|do|does|did|now\s+I)\b)"
     r"|,?\s+(?i:and also|and|but|so|because|since|although|though|while|whereas|plus|"
     r"cause)\s+(?:(?i:now|then|also|actually|still|these\s+days|nowadays)\s+)?"
     r"(?=(?:I\b|I'|[Mm]y\b|[Oo]ur\b|[Ww]e\b|[Ss]he\b|"
