@@ -33,7 +33,7 @@ ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "child_of": ("child", "kid", "son", "daughter", "baby"),
         "spouse_of": ("spouse", "wife", "husband", "partner", "hubby", "missus", "other half"),
         "friend_of": ("friend", "best friend"),
-        "boss_of": ("boss", "manager"),
+        "boss_of": ("boss", "manager", "team lead"),
         "colleague_of": ("colleague", "coworker", "co worker"),
         "roommate_of": ("roommate", "flatmate"),
         "aunt_of": ("aunt",),

@@ -261,9 +261,14 @@ def _f_rest(c: Clause) -> list[ExtractedFact]:
     role = R.ROLE_ALIASES.get(role, role)
     facts: list[ExtractedFact] = []
     subject = f"my {role}"
+    relative = R.RELATIVE.match(rest) if c.cased else None
+    if relative:
+        rest = f"{relative.group('name')} {relative.group('rest')}"
     name, after = _peel_name(rest, c.cased)
     if name:
         facts, subject, rest = _naming(c, role, name), name, after
+        if relative:
+            facts += _about(c, name, f"is {relative.group('what')}", _kin_category(role))
     return facts + _about(c, subject, rest, _kin_category(role))
 
 

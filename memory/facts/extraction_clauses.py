@@ -30,7 +30,7 @@ _WE_ARE = re.compile(r"^(?:we're|we\s+are)\b", re.I)
 _OUR = re.compile(r"^our\b", re.I)
 _HYPO_START = re.compile(r"^(?:if|unless|suppose|imagine|what if|hypothetically|in theory)\b", re.I)
 _CLAUSE = re.compile(
-    r"\s*;\s*|\s+-+\s+|\s*[—–]\s*|,\s+(?=(?i:like|please|so|if|which|hence|mostly|honestly|anyway|who|"
+    r"\s*;\s*|\s+-+\s+|\s*[—–]\s*|,\s+(?=(?i:like|please|so|if|which|hence|mostly|honestly|anyway|"
     r"where|when|though|although|because|since|just|still|that's|it's|its|especially|except|even|"
     r"lol|haha|thanks|after|before|as|but|plus|keep|let|tell|any|and\s+(?:it|the|that|this|she|he|they|so)|"
     r"(?:now\s+)?(?:live|living|based|working|moved|been)\s+(?:in|at|to|for|as)|now\s+in|born|raised|"

@@ -32,7 +32,7 @@ _ROLE_TEXT = (
     "best friend|friend|sister|brother|sibling|mother|mom|mum|father|dad|parent|child|kid|son|daughter|"
     "spouse|wife|husband|partner|boyfriend|girlfriend|fiance|fiancé|fiancee|boss|manager|colleague|"
     "coworker|co-worker|roommate|flatmate|aunt|uncle|cousin|niece|nephew|grandmother|grandma|grandfather|"
-    "hubby|missus|other half|"
+    "hubby|missus|other half|team lead|"
     "grandpa|doctor|therapist|stepmom|stepdad|stepson|stepdaughter|baby"
 )
 _ROLE_PLURAL_TEXT = (
@@ -336,12 +336,14 @@ DWELLING = _r(
     r"neighbou?rhood|place|condo|studio|area|part|cottage|farm)\s+(?:in|of|near|outside|outside of)\s+"
     r"(?P<o>[A-Z].+)$"
 )
-F_REST = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL})\s+(?P<rest>.+)$")
+F_REST = _r(rf"^my\s+{MOD}(?P<role>{KIN}|{ROLES_PL}|{PETS_PL}),?\s+(?P<rest>.+)$")
+# "Ethan, who's nine, is allergic to peanuts": what the relative clause says is a fact about Ethan too.
+RELATIVE = re.compile(r"^(?P<name>[A-Z][\w'’-]+),\s+who(?:'s|\s+is)\s+(?P<what>[^,]+),\s+(?P<rest>.+)$")
 # What a named person's own clause may teach ("Sam moved to Porto"): canonical relations (core.relations).
 VERB_ADVERBS = frozenset("just also still now currently really recently only".split())
 PERSON_RELATIONS = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a", "works_as"})
 THIRD_PERSON_VERB = _r(
     r"^(?:is|are|was|were|has|have|lives?|works?|loves?|likes?|hates?|enjoys?|owns?|speaks?|stud(?:y|ies)|"
     r"wants?|plans?|goes|go|doesn't|don't|does not|do not|just|also|still|now|currently|really|recently|"
-    r"only|moved|grew|started|joined|teaches|drives?|adores?|prefers?)\b"
+    r"only|used|moved|grew|started|joined|teaches|drives?|adores?|prefers?)\b"
 )

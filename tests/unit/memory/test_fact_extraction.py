@@ -233,6 +233,11 @@ def test_new_jobs_and_engagements(
         ("I've gotten really into pottery", {("user", "likes", "pottery")}),
         ("I own a Honda Civic, 2015 model", {("user", "owns", "Honda Civic")}),
         ("we have a beagle, Toast, who snores", {("user", "has pet", "Toast"), ("Toast", "is a", "beagle")}),
+        (
+            "my brother Tim, who is a pilot, lives in Oslo",
+            {("my brother", "named", "Tim"), ("Tim", "is a", "pilot"), ("Tim", "lives in", "Oslo")},
+        ),
+        ("My other half, Chris, is a chef", {("my partner", "named", "Chris"), ("Chris", "is a", "chef")}),
         # names set off by commas, and "a <kind> named <name>"
         ("My manager, Aisha, is the best", {("my manager", "named", "Aisha")}),
         ("Rex, our dog, is terrified of fireworks", {("my dog", "named", "Rex")}),
@@ -416,11 +421,11 @@ def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) 
 
 def test_precision_and_recall_on_chat_style_messages(extractor: RuleFactExtractor) -> None:
     """Chat phrasing written without the code. Tuned on the two dev sets (first runs 0.80/0.53 and
-    0.81/0.38); the blind set is only measured (0.69/0.37 before, 0.76/0.54 now): offline rules still miss
+    0.81/0.38); the blind set is only measured (0.69/0.37 before, 0.77/0.55 now): offline rules still miss
     much of how people chat."""
     for name, min_precision, min_recall in (
         ("facts_chat_dev.yaml", 0.94, 0.85),
-        ("facts_chat_dev2.yaml", 0.92, 0.69),
+        ("facts_chat_dev2.yaml", 0.92, 0.72),
         ("facts_chat_blind.yaml", 0.74, 0.51),
     ):
         precision, recall = precision_recall(extractor, name)
