@@ -39,12 +39,14 @@ from memory.facts.extraction_objects import (
 from memory.facts.extraction_user_rules import USER_RULES
 
 # Quoted passages of several words are someone else's text ("Translate 'I live in Madrid' into Spanish").
-_QUOTED = re.compile(
-    "|".join(
-        rf"{opening}[^{closing}\n]*\s[^{closing}\n]*\s[^{closing}\n]*{closing}"
-        for opening, closing in ((r"(?<!\w)'", "'"), ('"', '"'), ("“", "”"))
-    )
-)
+# Linear: a quote pair is matched first and its words counted after, so an unclosed quote costs nothing.
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"|“[^”\n]*”")
+
+
+def _drop_quoted(text: str) -> str:
+    return _QUOTED.sub(lambda m: " " if len(m.group().split()) >= 3 else m.group(), text)
+
+
 # "my mom is a nurse" is read by the user rules as "I'm a nurse" about "my mom".
 _FIRST_PERSON = MappingProxyType(
     dict.fromkeys(("is", "are"), "I'm")
@@ -61,7 +63,7 @@ class RuleFactExtractor:
         """Durable facts stated in `text`, in order, without duplicates."""
         facts: list[ExtractedFact] = []
         seen: set[tuple[str, str, str, bool]] = set()
-        for sentence in split_sentences(_QUOTED.sub(" ", text or "")):
+        for sentence in split_sentences(_drop_quoted(text or "")):
             for fact in sentence_facts(sentence, is_cased(sentence)):
                 key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.negated)
                 if key not in seen:

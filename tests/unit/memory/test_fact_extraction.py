@@ -438,3 +438,20 @@ def test_a_typical_message_takes_well_under_a_millisecond(extractor: RuleFactExt
     for text in texts:
         extractor.extract(text)
     assert (time.perf_counter() - start) / len(texts) < 0.001
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "'" + "a b c " * 30_000,  # an unclosed quote once made the quoted-text pattern cubic
+        "I'm Priya, 29, " * 10_000,
+        "I live in " + "very " * 40_000,
+        "My wife and I " * 12_000 + "live in Paris",
+        "my son Ethan, who's " * 8_000,
+    ],
+)
+def test_long_adversarial_messages_stay_linear(extractor: RuleFactExtractor, text: str) -> None:
+    # A guard against catastrophic backtracking, not a speed target: these take well under a second.
+    start = time.perf_counter()
+    extractor.extract(text)
+    assert time.perf_counter() - start < 10
