@@ -118,6 +118,9 @@ class ToneConfig:
     head_raise_at: float = 0.5  # the head's probability for a higher level needed to raise to it
     head_crisis_at: float = 0.5  # ... and for crisis with no explicit crisis cue
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
+    # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
+    # by its first three quarters and last quarter of this many tokens (~10,000 characters).
+    max_tokens: int = 2000
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,14 @@ def normalise(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[str]:
         else:
             out.append(token.replace("'", ""))
     return out
+
+
+def _bounded(tokens: list[str], limit: int) -> list[str]:
+    """The head and tail of a very long message, with a sentence break where the middle was cut."""
+    if len(tokens) <= limit:
+        return tokens
+    head = limit * 3 // 4
+    return [*tokens[:head], ".", *tokens[-(limit - head) :]]
 
 
 def _word_matches(pattern: str, token: str) -> bool:
@@ -215,7 +226,7 @@ class ToneDetector:
 
     def detect(self, text: str) -> ToneResult:
         """Classify one message."""
-        tokens = normalise(text)
+        tokens = _bounded(normalise(text), self._config.max_tokens)
         cues = self._cues(tokens)
         score = self._score(cues)
         level = self._level(score)

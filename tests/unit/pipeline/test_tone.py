@@ -3,6 +3,7 @@ accuracy over the labelled set in tests/data/tone_labelled.tsv."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -343,3 +344,11 @@ def test_accuracy_on_the_labelled_set(detector: ToneDetector) -> None:
     assert sum(g == p for g, p in observational) / len(observational) >= 0.95
     never_escalated = [p for g, obs, p in predicted if obs and g == "conversational"]
     assert set(never_escalated) == {"conversational"}
+
+
+def test_a_very_long_message_is_read_by_its_head_and_tail(detector: ToneDetector) -> None:
+    # Attribution costs cues x length: 15,000 repeated cues once took 40 s. Not a speed target, a hang guard.
+    start = time.perf_counter()
+    assert level_of(detector, "kill myself " * 15_000) == "crisis"
+    assert level_of(detector, "hello there " * 20_000 + "I want to kill myself") == "crisis"
+    assert time.perf_counter() - start < 10
