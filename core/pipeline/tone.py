@@ -169,6 +169,11 @@ def _bounded(tokens: list[str], limit: int) -> list[str]:
     return [*tokens[:head], ".", *tokens[-(limit - head) :]]
 
 
+def _explicit_crisis(cues: Sequence[_Cue]) -> bool:
+    """The user said, in their own voice and without negating it, something on the crisis list."""
+    return any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
+
+
 def _word_matches(pattern: str, token: str) -> bool:
     return token.startswith(pattern[:-1]) if pattern.endswith("*") else token == pattern
 
@@ -212,7 +217,7 @@ def _compile(groups: Sequence[lex.PhraseGroup]) -> list[_Phrase]:
 
 
 class ToneDetector:
-    """Scores a user message on the four tone levels. Cheap (pure Python) unless the band needs ``embed``.
+    """Scores a user message on the four tone levels. Pure Python, plus one embedding when a head is given.
 
     ``head`` (the tone head, injected by the composition root: core never imports memory) costs one
     embedding per message, which retrieval reuses from the embedder's query cache.
@@ -234,8 +239,7 @@ class ToneDetector:
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
         stage = "lexicon"
         if self._head is not None and text.strip() and not any(c.qualified for c in cues):
-            explicit = any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
-            revised = self._head_level(text, level, explicit)
+            revised = self._head_level(text, level, _explicit_crisis(cues))
             if revised is not level:
                 level, stage = revised, "head"
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
@@ -311,8 +315,7 @@ class ToneDetector:
             if first in mine and second in mine:
                 multiplier *= factor
         score = base * min(multiplier, cfg.max_multiplier)
-        explicit = any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
-        if not explicit:
+        if not _explicit_crisis(cues):
             # Crisis is reserved for explicit risk language; strong distress can only reach the band below.
             score = min(score, cfg.crisis_threshold * 0.95)
         return score

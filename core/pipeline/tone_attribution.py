@@ -52,7 +52,7 @@ def attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str])
 def _attribute_by_context(sentence: Sequence[str], tokens: Sequence[str]) -> str:
     """No subject before the cue: decide from the sentence, then the whole message; default to the user."""
     for scope in (sentence, tokens):
-        coursework = [i for i in range(len(scope)) if _owns_coursework(scope, i)]
+        coursework = {i for i in range(len(scope)) if _owns_coursework(scope, i)}
         if any(t in lex.FIRST_PERSON for i, t in enumerate(scope) if i not in coursework):
             return "self"
         if coursework or any(t in FRAME_MARKERS for t in scope):
