@@ -213,11 +213,10 @@ def _read_isa(cased: bool, rule: Rule, obj: str) -> list[Part]:
     if origin:
         home = _part(Rule(rule.pattern, "is from", "location", "place"), origin.group("place"))
         return [*_read_isa(cased, rule, obj[: origin.start()]), home]
-    named = R.NAMED_THING.match(obj)
-    names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
-    if named and names:  # "my dog is a golden retriever named Biscuit"
-        what = R.ARTICLE.sub("", trim(named.group("what")))
-        return [_part(rule, names[0], "named"), Part("is a", what, rule.category, rule.confidence, names[0])]
+    named = _named_kind(obj, cased, R.NAMED_THING)
+    if named:  # "my dog is a golden retriever named Biscuit"
+        name, what = named
+        return [_part(rule, name, "named"), Part("is a", what, rule.category, rule.confidence, name)]
     based = R.BASED_IN.match(obj)
     if based:
         place = _read_place(
@@ -285,21 +284,26 @@ def _read_text(cased: bool, rule: Rule, obj: str) -> list[Part]:
     return [_part(rule, text)] if is_object(text) else []
 
 
+def _named_kind(obj: str, cased: bool, *patterns: re.Pattern[str]) -> tuple[str, str] | None:
+    """ "a golden retriever called Sunny" -> ("Sunny", "golden retriever"), by the first pattern matching."""
+    named = next((match for pattern in patterns if (match := pattern.match(obj))), None)
+    names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
+    return (names[0], R.ARTICLE.sub("", trim(named.group("what")))) if named and names else None
+
+
 def _read_possess(cased: bool, rule: Rule, obj: str) -> list[Part]:
     """ "a Raspberry Pi", "a PS5 and a Nintendo Switch"; not "a question", "a headache", "to go"."""
     obj = trim(obj)
     first = obj.split()[0].lower() if obj else ""
     if first in _NOT_POSSESSION_START:
         return []
-    named = R.NAMED_THING.match(obj) or R.KIND_COMMA_NAME.match(obj)
-    names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
-    if named and names:  # "a golden retriever called Sunny", "a labrador, Biscuit": the user has Sunny
-        what = R.ARTICLE.sub("", trim(named.group("what")))
+    named = _named_kind(obj, cased, R.NAMED_THING, R.KIND_COMMA_NAME)
+    if named:  # "a golden retriever called Sunny", "a labrador, Biscuit": the user has Sunny
+        name, what = named
         kind = what.lower().split()[-1] if what else ""
         if kind in R.PET_WORDS or kind in R.ANIMAL_KINDS:
-            kind_part = Part("is a", what, "pets", rule.confidence, names[0])
-            return [_part(rule, names[0], "has pet", "pets"), kind_part]
-        return [_part(rule, names[0]), Part("is a", what, rule.category, rule.confidence, names[0])]
+            return [_part(rule, name, "has pet", "pets"), Part("is a", what, "pets", rule.confidence, name)]
+        return [_part(rule, name), Part("is a", what, rule.category, rule.confidence, name)]
     parts: list[Part] = []
     for thing in _things(obj, R.POSSESS_CUT):
         words = {w.lower().strip(",.") for w in thing.split()}
