@@ -113,11 +113,18 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return _bench_command(args, config)
     if command == "analyze":
         from memory.embeddings import MiniLMEmbedder
+        from memory.session_state import read_session_states
         from ui.analyze_cli import analyze_command
 
-        return analyze_command(
-            build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json
-        )
+        states = read_session_states(config.data_dir) if args.session else None  # reads only: takes no lock
+        try:
+            return analyze_command(
+                build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json,
+                session_id=args.session, states=states,
+            )  # fmt: skip
+        finally:
+            if states is not None:
+                states.close()
 
     from ui.commands import run_front_end
 
@@ -301,12 +308,13 @@ def _build_remembering(
     config: AppConfig, journal: Journal, history: JournalHistory, model: ChatProvider | None,
     closers: list[Callable[[], None]],
 ) -> _Remembering:  # fmt: skip
-    from core.pipeline.escalation import EscalationStore
+    from core.pipeline.escalation import EscalationConfig
     from core.turn_context import ContextGatherer
     from memory.embeddings import MiniLMEmbedder
     from memory.facts.adjudicator import LlmAdjudicator
     from memory.facts.service import open_fact_memory
     from memory.review import REVIEW_FILE, ReviewQueue
+    from memory.session_state import SESSION_STATE_FILE, SessionStateDB
     from memory.shutdown.session_end import open_session_end
 
     embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the intent and tone heads
@@ -323,9 +331,11 @@ def _build_remembering(
         from core.pipeline.rewrite import LlmRefiner
 
         refiner = LlmRefiner(model, timeout_s=config.context.refine_timeout_s)
+    states = SessionStateDB(config.data_dir / SESSION_STATE_FILE)  # each session's escalation, tones, context
+    closers.append(states.close)
     context = ContextGatherer(
         history, memory=port, recall_limit=config.memory.recall_limit, knowledge=knowledge,
-        analyzer=analyzer, escalation=EscalationStore(), refiner=refiner, facts=facts,
+        analyzer=analyzer, escalation=EscalationConfig(), refiner=refiner, facts=facts, states=states,
     )  # fmt: skip
     steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
     sessions, closer = open_session_end(config.data_dir, journal, steps, llm_available=model is not None)

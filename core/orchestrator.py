@@ -99,6 +99,7 @@ class Orchestrator:
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
         shown: list[str] = []
         finished = False
+        context: TurnContext | None = None
         try:
             context = await self._context.gather(session_id, text)
             prompt = await self._prompt.build(context)
@@ -121,19 +122,19 @@ class Orchestrator:
                         return
                     if isinstance(event, RunError):
                         finished = True
-                        await self._fail(turn_id, session_id, text)
+                        await self._fail(turn_id, session_id, text, context)
                     elif isinstance(event, TextDelta):
                         shown.append(event.text)
                     yield event
         except DaemonError as error:
             finished = True
-            await self._fail(turn_id, session_id, text)
+            await self._fail(turn_id, session_id, text, context)
             yield RunError(str(error), kind=type(error).__name__)
         except Exception:
             # A bug, not a user-facing condition: log the traceback, keep the user's text, say what happened.
             finished = True
             logger.exception("turn %s failed", turn_id)
-            await self._fail(turn_id, session_id, text)
+            await self._fail(turn_id, session_id, text, context)
             yield RunError("internal error; see the log for details", kind="internal")
         finally:
             if not finished:
@@ -141,7 +142,8 @@ class Orchestrator:
                 # user's text and what had been shown, marked as cancelled. Synchronous on purpose: no
                 # awaiting while being cancelled.
                 self._log.complete_turn(turn_id, "".join(shown), status="cancelled")
-                self._context.observe_reply(session_id, text, "".join(shown), "cancelled")
+                reading = context.reading if context else None
+                self._context.observe_reply(session_id, text, "".join(shown), "cancelled", reading)
 
     def _choose(self, model: str | None) -> ModelChoice:
         name = model or self.default_model
@@ -149,9 +151,10 @@ class Orchestrator:
             raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
         return self._models[name]
 
-    async def _fail(self, turn_id: str, session_id: str, text: str) -> None:
+    async def _fail(self, turn_id: str, session_id: str, text: str, context: TurnContext | None) -> None:
         await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")
-        self._context.observe_reply(session_id, text, "", "failed")
+        reading = context.reading if context else None
+        await asyncio.to_thread(self._context.observe_reply, session_id, text, "", "failed", reading)
 
     async def _commit(self, turn_id: str, session_id: str, done: Done, context: TurnContext) -> Done:
         status = "complete" if done.exit_reason == "answer" else done.exit_reason
@@ -165,7 +168,10 @@ class Orchestrator:
             tool_calls=list(done.tool_calls),
             citations=list(done.citations),
         )
-        self._context.observe_reply(session_id, turn.user, turn.assistant, turn.status)
+        # The session's state is stored here, once per real turn (never by `preview`): one transaction.
+        await asyncio.to_thread(
+            self._context.observe_reply, session_id, turn.user, turn.assistant, turn.status, context.reading
+        )
         if self._memory is not None:
             await self._memory.remember(turn)
         await self._learn(turn, context)
@@ -199,7 +205,8 @@ class Orchestrator:
         timings: dict[str, float] | None = None,
     ) -> AssembledPrompt:
         """The prompt a turn would send, without journaling it or calling a model (`prompt` command).
-        It still advances the session's short-term and escalation state, as reading a message does.
+        The session's stored state (escalation, short-term context) is read, never changed: the prompt
+        shows the state this message would leave it in.
         `timings` receives the milliseconds spent gathering and assembling."""
         text = text.strip()
         if not text:

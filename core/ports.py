@@ -163,6 +163,46 @@ class FactPort(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class SessionState:
+    """What one session carries from one turn to the next, in plain values (a store keeps it as JSON).
+
+    `core.pipeline.session_state` computes it (the escalation FSM, the tone history, the short-term context);
+    a `SessionStateStore` keeps it between turns and processes.
+    """
+
+    # The escalation FSM (`core.pipeline.escalation.EscalationSnapshot`), how many turns in a row the
+    # session has been in its state, and the suggestion words of the last reply (None: it suggested nothing).
+    escalation_state: str = "validate_and_suggest"
+    turns_in_state: int = 0
+    last_tone: str = "conversational"
+    distress_streak: int = 0
+    calm_streak: int = 0
+    ignored: int = 0
+    in_episode: bool = False
+    pending_suggestion: tuple[str, ...] | None = None
+    tones: tuple[str, ...] = ()  # the session's recent tone levels, oldest first
+    # Short-term context: the previous message's intent, recent topics (newest first), unanswered questions.
+    intent: str = "general"
+    confidence: float = 0.0
+    topics: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    turns: int = 0  # user turns the state has seen
+
+
+class SessionStateStore(Protocol):
+    """Per-session `SessionState`, kept across turns and restarts."""
+
+    def load(self, session_id: str) -> SessionState | None:
+        """The session's stored state (None: nothing stored yet). Never writes."""
+        ...
+
+    def update(self, session_id: str, change: Callable[[SessionState], SessionState]) -> SessionState:
+        """Store `change(current state)` (a fresh `SessionState` when none is stored) in one transaction, so
+        concurrent turns of a session never lose each other's step; returns what was stored."""
+        ...
+
+
 class SessionLifecycle(Protocol):
     """Session-end processing (summaries, facts, threads, reflection), run when a session ends."""
 

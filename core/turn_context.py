@@ -1,10 +1,15 @@
 """Everything one turn knows before the model runs (core/prompt turns it into the prompt).
 
-Order per turn: recent history → offline analysis (intent refined by the short-term context, tone, topics)
-→ LLM refinement when a capable model is configured (retrieval query, topics, relation; bounded) → the
-escalation state → knowledge-graph context → memory recall with the graph's names and boost → the newest
-summaries, threads and proposals the intent's sections show → the user profile. Every source is optional
-and a failing one is logged and skipped: a turn is answered with whatever context could be had.
+Order per turn: the session's stored state and recent history → offline analysis (intent refined by the
+short-term context, tone, topics) → LLM refinement when a capable model is configured (retrieval query,
+topics, relation; bounded) → the escalation state after this message → knowledge-graph context → memory
+recall with the graph's names and boost → the newest summaries, threads and proposals the intent's sections
+show → the user profile. Every source is optional and a failing one is logged and skipped: a turn is
+answered with whatever context could be had.
+
+Gathering only reads the session's state (`SessionStateStore`): what the message does to it travels in
+`TurnContext.reading`, and only `observe_reply`, which the orchestrator calls when a real turn ends, stores
+it. So `prompt` previews and `analyze` show what a turn would see and change nothing.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from core.pipeline import session_state
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
-from core.pipeline.escalation import EscalationDirective, EscalationStore
+from core.pipeline.escalation import EscalationConfig, EscalationDirective
 from core.pipeline.rewrite import LlmRefiner
-from core.pipeline.short_term import ShortTermMemory, ShortTermSummary
+from core.pipeline.session_state import InMemorySessionStates, MessageReading
+from core.pipeline.short_term import ShortTermSummary
 from core.ports import (
     ConversationLog,
     FactPort,
@@ -29,6 +36,8 @@ from core.ports import (
     KnowledgePort,
     MemoryPort,
     RecalledMemory,
+    SessionState,
+    SessionStateStore,
     TurnRecord,
 )
 from core.prompt.sections import sections_for
@@ -71,6 +80,8 @@ class TurnContext:
     latest: Mapping[str, tuple[RecalledMemory, ...]] = field(default_factory=dict)  # collection -> newest
     now: float = 0.0
     last_session_at: float | None = None  # when the user last talked to Daemon before this session
+    reading: MessageReading | None = None  # what the message does to the session's state (stored at turn end)
+    session: SessionState = SessionState()  # the session's state as the message leaves it (a preview)
 
     @property
     def max_response_tokens(self) -> int | None:
@@ -90,7 +101,8 @@ LATEST_SOURCES: Mapping[str, tuple[str, int, Mapping[str, Any] | None]] = Mappin
 
 
 class ContextGatherer:
-    """Builds a `TurnContext` per message; owns the per-session short-term state."""
+    """Builds a `TurnContext` per message from the session's stored state; stores the state a real turn
+    leaves (`observe_reply`)."""
 
     def __init__(
         self,
@@ -99,12 +111,15 @@ class ContextGatherer:
         memory: MemoryPort | None = None,
         recall_limit: int = 6,
         analyzer: ContextAnalyzer | None = None,
-        escalation: EscalationStore | None = None,
+        escalation: EscalationConfig | None = None,
         knowledge: KnowledgePort | None = None,
         refiner: LlmRefiner | None = None,
         facts: FactPort | None = None,
+        states: SessionStateStore | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        """`escalation`: the FSM's thresholds (None: no escalation directive); `states`: where sessions'
+        state is kept between turns (None: in this process only)."""
         self._history = history
         self._memory = memory
         self._recall_limit = recall_limit
@@ -114,24 +129,39 @@ class ContextGatherer:
         self._refiner = refiner
         self._facts = facts
         self._clock = clock
-        self._short_term = ShortTermMemory()
+        self._states: SessionStateStore = states if states is not None else InMemorySessionStates()
+        # The FSM runs (and its state is kept) with or without `escalation`, which only decides whether
+        # its directive reaches the prompt.
+        self._fsm = escalation or EscalationConfig()
 
     async def gather(self, session_id: str, text: str) -> TurnContext:
+        """What the model is given for `text` in `session_id`; reads the session's state, stores nothing."""
+        before = await asyncio.to_thread(self.stored_state, session_id)
         history = await asyncio.to_thread(self._history.history_for, session_id, text)
-        analysis = await self._analyze(session_id, text, history)
-        directive = self._directive(session_id, text, analysis)
+        analysis, reading = await self._analyze(before, text, history)
+        after = session_state.advance(before, reading, self._fsm) if reading else before
+        directive = self._directive(after, analysis)
         graph = await self._graph_context(text)
         query = with_entity_names(analysis.rewritten_query if analysis else text, graph.entities)
         shown = frozenset(turn.turn_id for turn in history)
         memories = await self._recall(query, session_id, analysis, shown, graph)
         relation = analysis.relation if analysis else "new"
-        summary = self._short_term.summary(session_id, relation, exclude=text)
+        summary = session_state.summary(after, relation, exclude=text)
         latest = await self._latest(analysis.intent if analysis else "general")
         previous = await asyncio.to_thread(self._history.last_active_before, session_id)
         return TurnContext(
             text, tuple(history), analysis, directive, graph, memories, summary, query, await self._profile(),
-            latest, self._clock(), previous,
+            latest, self._clock(), previous, reading, after,
         )  # fmt: skip
+
+    def stored_state(self, session_id: str) -> SessionState:
+        """The session's state as its last turn left it (a fresh one if it has none, or it cannot be read:
+        a turn is answered without it rather than not at all)."""
+        try:
+            return self._states.load(session_id) or SessionState()
+        except Exception:  # noqa: BLE001 - answering without the session's state beats not answering
+            logger.exception("reading the state of session %s failed; starting it afresh", session_id)
+            return SessionState()
 
     async def _latest(self, intent: str) -> dict[str, tuple[RecalledMemory, ...]]:
         """The newest records the intent's sections show whatever the query (recent summaries, open
@@ -158,20 +188,33 @@ class ContextGatherer:
             logger.exception("reading the user profile failed; answering without it")
             return ()
 
-    def observe_reply(self, session_id: str, question: str, answer: str, status: str) -> None:
-        """After a turn: the escalation state sees the reply, the short-term state the open questions."""
-        if self._escalation is not None and status == "complete":
-            self._escalation.tracker(session_id).observe_reply(answer)
-        self._short_term.observe_turn(session_id, question, answer, status)
+    def observe_reply(
+        self, session_id: str, question: str, answer: str, status: str, reading: MessageReading | None = None
+    ) -> None:
+        """When a real turn ends (answered, failed or cancelled: the user did say it): store what the message
+        (`reading`, None when gathering failed before it) and the reply did to the session's state, in one
+        transaction on the latest stored state. A failure is logged: the turn is already in the journal."""
+
+        def change(state: SessionState) -> SessionState:
+            if reading is not None:
+                state = session_state.advance(state, reading, self._fsm)
+            return session_state.settle(state, question, answer, status)
+
+        try:
+            self._states.update(session_id, change)
+        except Exception:  # noqa: BLE001 - never fail a turn the journal already holds over its side state
+            logger.exception("storing the state of session %s failed", session_id)
 
     async def _analyze(
-        self, session_id: str, text: str, history: Sequence[TurnRecord]
-    ) -> Analysis | None:
-        """Offline analysis (intent refined by the previous turn), then the LLM's refinement if any."""
+        self, state: SessionState, text: str, history: Sequence[TurnRecord]
+    ) -> tuple[Analysis | None, MessageReading | None]:
+        """Offline analysis (intent refined by the previous turn), then the LLM's refinement if any; and
+        what the message does to the session's state."""
         if self._analyzer is None:
-            return None
-        hint = self._short_term.hint(session_id, text)
+            return None, None
+        hint = session_state.hint(state, text)
         analysis = await asyncio.to_thread(self._analyzer.analyze, text, hint)
+        found: tuple[str, ...] = ()
         if self._refiner is not None:
             refined = await self._refiner.refine(text, history)
             if refined is not None:
@@ -179,15 +222,17 @@ class ContextGatherer:
                 analysis = replace(
                     analysis, rewritten_query=refined.query, topics=topics, relation=refined.relation
                 )
-                self._short_term.note_open(session_id, refined.open_questions)
-        self._short_term.record(session_id, analysis.intent, analysis.confidence, analysis.topics)
-        return analysis
+                found = tuple(refined.open_questions)
+        reading = MessageReading(
+            text, analysis.tone, analysis.intent, analysis.confidence, analysis.topics, found
+        )
+        return analysis, reading
 
-    def _directive(self, session_id: str, text: str, analysis: Analysis | None) -> EscalationDirective | None:
-        """Advance the session's escalation state with this message's tone (every turn, every front end)."""
+    def _directive(self, state: SessionState, analysis: Analysis | None) -> EscalationDirective | None:
+        """The escalation directive of the state this message leaves the session in (every front end)."""
         if analysis is None or self._escalation is None:
             return None
-        return self._escalation.tracker(session_id).update_from_message(analysis.tone, text)
+        return session_state.directive_for(state, self._escalation)
 
     async def _graph_context(self, text: str) -> GraphContext:
         if self._knowledge is None:

@@ -6,6 +6,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ui.boundary import count_arg, message_arg, session_arg
+
+MAX_TURNS = 1_000_000_000  # beyond this SQLite's LIMIT overflows; no journal holds that many
+
 
 def build_parser(version: str) -> argparse.ArgumentParser:
     """Every command, flag and help text of `python main.py` (the CLI contract of DESIGN.md)."""
@@ -26,13 +30,13 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     commands.add_parser("cli", help="interactive chat in the terminal")
 
     ask = commands.add_parser("ask", help="ask one question and print the answer")
-    ask.add_argument("text", help="your message")
-    ask.add_argument("--session", help="continue this session id")
+    ask.add_argument("text", type=message_arg, help="your message")
+    ask.add_argument("--session", type=session_arg, help="continue this session id")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
 
     history = commands.add_parser("history", help="show past turns")
-    history.add_argument("--session", help="only this session")
-    history.add_argument("--limit", type=int, help="only the last N turns")
+    history.add_argument("--session", type=session_arg, help="only this session")
+    history.add_argument("--limit", type=count_arg(1, MAX_TURNS), help="only the last N turns")
     history.add_argument("--json", action="store_true", help="print one JSON object")
 
     doctor = commands.add_parser("doctor", help="check the installation, models, data dir and providers")
@@ -55,16 +59,17 @@ def build_parser(version: str) -> argparse.ArgumentParser:
 def _add_memory_commands(commands: Any) -> None:
     """`analyze`, `memory` and `bench`: the understanding and memory commands."""
     analyze = commands.add_parser("analyze", help="intent, tone, topics and entities of a message (no LLM)")
-    analyze.add_argument("text", nargs="?", help="the message")
+    analyze.add_argument("text", nargs="?", type=message_arg, help="the message")
     analyze.add_argument("--file", type=Path, help="one message per line; prints {results: [...]} in order")
+    analyze.add_argument("--session", help="read it as this session's next turn (escalation; nothing stored)")
     analyze.add_argument("--json", action="store_true")
 
     memory = commands.add_parser("memory", help="search long-term memory or count what it holds")
     memory_commands = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     search = memory_commands.add_parser("search", help="run the normal memory search for QUERY")
-    search.add_argument("query")
+    search.add_argument("query", type=message_arg)
     search.add_argument("--collection", help="only this collection")
-    search.add_argument("--k", type=int, default=10, help="how many results (default 10)")
+    search.add_argument("--k", type=count_arg(1, 1000), default=10, help="how many results (default 10)")
     search.add_argument("--intent", default="general", help="intent profile to score with (default general)")
     search.add_argument("--json", action="store_true")
     stats = memory_commands.add_parser("stats", help="records per collection")
@@ -93,9 +98,11 @@ def _add_memory_commands(commands: Any) -> None:
 def _add_truth_commands(commands: Any) -> None:
     """`prompt`, `facts`, `session` and `review`: what Daemon believes and shows the model."""
     prompt = commands.add_parser("prompt", help="the prompt a message would get (no model call, no storing)")
-    prompt.add_argument("text")
-    prompt.add_argument("--budget", type=int, help="token budget (default: from the config and the model)")
-    prompt.add_argument("--session", help="assemble as part of this session (its recent turns)")
+    prompt.add_argument("text", type=message_arg)
+    budget_help = "token budget (default: from the config and the model)"
+    prompt.add_argument("--budget", type=count_arg(1, 10_000_000), help=budget_help)
+    session_help = "assemble as part of this session (its recent turns)"
+    prompt.add_argument("--session", type=session_arg, help=session_help)
     prompt.add_argument("--json", action="store_true", help="print one JSON object")
     prompt.add_argument("--explain", action="store_true", help="why each section and item is there")
 
@@ -108,7 +115,7 @@ def _add_truth_commands(commands: Any) -> None:
     session = commands.add_parser("session", help="session-end processing (summaries, facts, reflection)")
     session_commands = session.add_subparsers(dest="session_command", metavar="ACTION", required=True)
     end = session_commands.add_parser("end", help="run or resume the session-end steps for a session")
-    end.add_argument("--session", help="the session id (default: the most recent session)")
+    end.add_argument("--session", type=session_arg, help="the session id (default: the most recent session)")
     end.add_argument("--json", action="store_true", help="print one JSON object")
 
     review = commands.add_parser("review", help="duplicates and contradictions proposed at session end")

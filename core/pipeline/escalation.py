@@ -15,17 +15,15 @@ Four states:
 "Distressed" means tone ``elevated`` or ``crisis``; ``concern`` and ``conversational`` count as calm.
 
 Usage, pure: ``snapshot = step(snapshot, tone, ignored)`` then ``directive(snapshot)``. Usage, per session:
-one :class:`EscalationTracker` per session (or an :class:`EscalationStore` keyed by session id) —
-``tracker.observe_reply(reply)`` after each assistant reply, then ``tracker.update_from_message(tone, text)``
-on the next user turn, which works out whether the user ignored the suggestion. Everything is plain Python
-on a few integers, cheap enough to run on every request path.
+one :class:`EscalationTracker` per session — ``tracker.observe_reply(reply)`` after each assistant reply,
+then ``tracker.update_from_message(tone, text)`` on the next user turn, which works out whether the user
+ignored the suggestion. Everything is plain Python on a few integers, cheap enough to run on every request
+path. A session's snapshot is stored between turns by ``core.pipeline.session_state`` (plain fields).
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -270,42 +268,12 @@ class EscalationTracker:
         return directive(self.snapshot, self.config)
 
 
-class EscalationStore:
-    """Per-session trackers, least recently used evicted beyond ``max_sessions`` (an instance, not global)."""
-
-    def __init__(self, config: EscalationConfig | None = None, max_sessions: int = 1024) -> None:
-        self._config = config or EscalationConfig()
-        self._max = max(1, max_sessions)
-        self._trackers: OrderedDict[str, EscalationTracker] = OrderedDict()
-        self._lock = threading.Lock()  # the GUI, API and CLI may serve different sessions concurrently
-
-    def tracker(self, session_id: str) -> EscalationTracker:
-        """The tracker for ``session_id``, created on first use."""
-        with self._lock:
-            tracker = self._trackers.get(session_id)
-            if tracker is None:
-                tracker = self._trackers[session_id] = EscalationTracker(self._config)
-            self._trackers.move_to_end(session_id)
-            while len(self._trackers) > self._max:
-                self._trackers.popitem(last=False)
-            return tracker
-
-    def forget(self, session_id: str) -> None:
-        """Drop a session's state (session end, purge)."""
-        with self._lock:
-            self._trackers.pop(session_id, None)
-
-    def __len__(self) -> int:
-        return len(self._trackers)
-
-
 __all__ = [
     "DEFAULT_CONFIG",
     "EscalationConfig",
     "EscalationDirective",
     "EscalationSnapshot",
     "EscalationState",
-    "EscalationStore",
     "EscalationTracker",
     "directive",
     "engaged_with",

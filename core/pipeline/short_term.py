@@ -1,22 +1,18 @@
 """Short-term context: what the last turns of a session tell about the next message, heuristically.
 
-It keeps, per session, the previous turn's intent and confidence (so a low-confidence follow-up such as
-"and the second one?" inherits it), the recent topics and the user's questions that are still open (the
-turn failed, or the reply said it did not know), and reads the message's relation to what came before:
-correcting an earlier statement, recalling something, continuing, or starting something new. With a
-capable model configured, `core.pipeline.rewrite` refines the relation and open questions; this is the
-offline path.
+The session's state (`core.pipeline.session_state`) keeps the previous turn's intent and confidence (so a
+low-confidence follow-up such as "and the second one?" inherits it), the recent topics and the user's
+questions that are still open (the turn failed, or the reply said it did not know); the helpers here update
+those, and read the message's relation to what came before: correcting an earlier statement, recalling
+something, continuing, or starting something new. With a capable model configured,
+`core.pipeline.rewrite` refines the relation and open questions; this is the offline path.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-from core.pipeline.intent import StmHint
+from dataclasses import dataclass
 
 _CORRECTING = re.compile(
     r"^\s*(no[,.!]|nope|actually\b|wait[,.]|sorry,? i meant|i meant\b|correction\b|that's (wrong|not right))"
@@ -91,75 +87,30 @@ class ShortTermSummary:
         return "\n".join(lines)
 
 
-@dataclass
-class _Session:
-    intent: str = "general"
-    confidence: float = 0.0
-    topics: list[str] = field(default_factory=list)
-    open_questions: list[str] = field(default_factory=list)
-    turns: int = 0
+def _key(question: str) -> str:
+    return " ".join(question.lower().split())
 
 
-class ShortTermMemory:
-    """Per session: the previous turn's intent, recent topics and unanswered questions (bounded; least
-    recently used sessions are forgotten). Thread-safe: front ends serve sessions concurrently."""
+def merge_topics(new: Sequence[str], old: Sequence[str], limit: int) -> tuple[str, ...]:
+    """The session's recent topics after a message: the message's first, then the older ones, no repeats."""
+    return tuple(dict.fromkeys([*new, *old]))[:limit]
 
-    def __init__(self, max_sessions: int = 1024, *, max_topics: int = 8, max_open: int = 3) -> None:
-        self._sessions: OrderedDict[str, _Session] = OrderedDict()
-        self._max = max_sessions
-        self._max_topics = max_topics
-        self._max_open = max_open
-        self._lock = threading.Lock()
 
-    def hint(self, session_id: str, text: str) -> StmHint | None:
-        """What the previous turn says about `text` (None at the start of a session)."""
-        with self._lock:
-            last = self._sessions.get(session_id)
-            if last is None or not last.turns:
-                return None
-            return StmHint(last.intent, last.confidence, is_follow_up=relation_of(text) == "continuing")
+def open_after_turn(
+    open_questions: Sequence[str], question: str, answer: str, status: str, limit: int
+) -> tuple[str, ...]:
+    """The unanswered questions after a turn: one the reply left open is kept (the newest `limit`); asking
+    it again and getting an answer closes it. A message that is not a question changes nothing."""
+    if not is_question(question):
+        return tuple(open_questions)
+    kept = [q for q in open_questions if _key(q) != _key(question)]
+    if leaves_question_open(answer, status):
+        kept.append(question.strip())
+    return tuple(kept[-limit:])
 
-    def record(
-        self, session_id: str, intent: str, confidence: float, topics: tuple[str, ...] = ()
-    ) -> None:
-        """Remember a message's intent and topics (most recent topics first)."""
-        with self._lock:
-            state = self._session(session_id)
-            state.intent, state.confidence, state.turns = intent, confidence, state.turns + 1
-            state.topics = list(dict.fromkeys([*topics, *state.topics]))[: self._max_topics]
 
-    def observe_turn(self, session_id: str, question: str, answer: str, status: str) -> None:
-        """Track the user's questions: one the reply left open is kept; asking it again and getting an
-        answer closes it."""
-        if not is_question(question):
-            return
-        key = " ".join(question.lower().split())
-        with self._lock:
-            state = self._session(session_id)
-            state.open_questions = [q for q in state.open_questions if " ".join(q.lower().split()) != key]
-            if leaves_question_open(answer, status):
-                state.open_questions = [*state.open_questions, question.strip()][-self._max_open :]
-
-    def note_open(self, session_id: str, questions: Sequence[str]) -> None:
-        """Questions another reader (the LLM refinement) found unanswered in the recent turns."""
-        with self._lock:
-            state = self._session(session_id)
-            known = {" ".join(q.lower().split()) for q in state.open_questions}
-            fresh = [q.strip() for q in questions if " ".join(q.lower().split()) not in known and q.strip()]
-            state.open_questions = [*state.open_questions, *fresh][-self._max_open :]
-
-    def summary(self, session_id: str, relation: str, *, exclude: str = "") -> ShortTermSummary:
-        """The session's short-term context for this message (`exclude`: the message itself)."""
-        with self._lock:
-            state = self._sessions.get(session_id) or _Session()
-            questions = tuple(q for q in state.open_questions if q.strip() != exclude.strip())
-            return ShortTermSummary(relation, tuple(state.topics), questions)
-
-    def _session(self, session_id: str) -> _Session:
-        state = self._sessions.get(session_id)
-        if state is None:
-            state = self._sessions[session_id] = _Session()
-        self._sessions.move_to_end(session_id)
-        while len(self._sessions) > self._max:
-            self._sessions.popitem(last=False)
-        return state
+def with_open(open_questions: Sequence[str], found: Sequence[str], limit: int) -> tuple[str, ...]:
+    """Add questions another reader (the LLM refinement) found unanswered in the recent turns."""
+    known = {_key(q) for q in open_questions}
+    fresh = [q.strip() for q in found if q.strip() and _key(q) not in known]
+    return tuple([*open_questions, *fresh][-limit:])

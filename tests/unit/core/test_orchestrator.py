@@ -190,12 +190,12 @@ class FakeAnalyzer:
 async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the_prompt(
     tmp_path: Path,
 ) -> None:
-    from core.pipeline.escalation import EscalationStore
+    from core.pipeline.escalation import EscalationConfig
 
     agent, memory = RecordingAgent(), FakeMemory()
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(
-        JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationStore(),  # type: ignore[arg-type]
+        JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationConfig(),  # type: ignore[arg-type]
     )  # fmt: skip
     orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)  # type: ignore[arg-type]
     done = (await collect(orchestrator, "what is my dog called?"))[-1]

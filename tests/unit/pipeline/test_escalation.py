@@ -1,5 +1,5 @@
 """Escalation FSM: transitions from tone history, ignored suggestions and calm turns; directives; the
-per-session tracker and store."""
+per-session tracker (sessions' stored state: test_session_state.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from core.pipeline.escalation import (
     EscalationConfig,
     EscalationSnapshot,
     EscalationState,
-    EscalationStore,
     EscalationTracker,
     directive,
     engaged_with,
@@ -171,16 +170,3 @@ def test_tracker_without_pending_suggestion_does_not_count_ignored() -> None:
     assert tracker.snapshot.ignored == 0
     tracker.reset()
     assert tracker.snapshot == EscalationSnapshot()
-
-
-def test_store_keeps_sessions_apart_and_bounded() -> None:
-    store = EscalationStore(max_sessions=2)
-    store.tracker("a").update(ToneLevel.CRISIS)
-    assert store.tracker("b").snapshot.state is V
-    assert store.tracker("a").snapshot.state is G
-    store.tracker("c")  # evicts "b", the least recently used
-    assert len(store) == 2
-    assert store.tracker("a").snapshot.state is G
-    store.forget("a")
-    assert len(store) == 1
-    assert store.tracker("a").snapshot.state is V

@@ -1,11 +1,10 @@
-"""Short-term context: the message's relation to the conversation and the previous turn's intent."""
+"""Short-term context: the message's relation to the conversation, recent topics, open questions."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.pipeline.intent import IntentClassifier
-from core.pipeline.short_term import ShortTermMemory, relation_of
+from core.pipeline.short_term import merge_topics, open_after_turn, relation_of, with_open
 
 
 @pytest.mark.parametrize(
@@ -25,21 +24,23 @@ def test_relation_of(text: str, relation: str) -> None:
     assert relation_of(text) == relation
 
 
-def test_a_follow_up_inherits_the_previous_intent() -> None:
-    memory = ShortTermMemory()
-    classifier = IntentClassifier()
-    assert memory.hint("s1", "and the other one?") is None  # nothing before the first turn
-    first = classifier.classify("my python script crashes with a KeyError in the parser")
-    memory.record("s1", first.intent, first.confidence)
-    hint = memory.hint("s1", "and the other one?")
-    assert hint is not None and hint.is_follow_up and hint.previous_intent == first.intent == "technical_help"
-    follow_up = classifier.refine(classifier.classify("and the other one?", hint), hint)
-    assert follow_up.intent == "technical_help"
-    assert memory.hint("s2", "and the other one?") is None  # sessions do not share context
+def test_topics_are_newest_first_without_repeats_and_bounded() -> None:
+    assert merge_topics(("garden", "tomatoes"), ("basil", "garden", "spring"), 4) == (
+        "garden", "tomatoes", "basil", "spring",
+    )  # fmt: skip
+    assert merge_topics(("a", "b", "c"), ("d",), 2) == ("a", "b")
 
 
-def test_old_sessions_are_forgotten_beyond_the_bound() -> None:
-    memory = ShortTermMemory(max_sessions=2)
-    for session in ("a", "b", "c"):
-        memory.record(session, "general", 0.5)
-    assert memory.hint("a", "so?") is None and memory.hint("c", "so?") is not None
+def test_a_question_the_reply_left_open_stays_open_until_answered() -> None:
+    open_ = open_after_turn((), "Where did I park?", "I'm not sure, you didn't tell me.", "complete", 3)
+    assert open_ == ("Where did I park?",)
+    assert open_after_turn(open_, "Thanks, that helps.", "", "failed", 3) == open_  # not a question
+    assert open_after_turn(open_, "where did I  park?", "Level 2.", "complete", 3) == ()
+    failed = open_after_turn(open_, "Who is Jo?", "", "failed", 1)
+    assert failed == ("Who is Jo?",)  # only the newest are kept
+
+
+def test_questions_found_by_the_refinement_are_added_once() -> None:
+    assert with_open(("Who is Jo?",), ["who is jo?", " When is the move? ", ""], 3) == (
+        "Who is Jo?", "When is the move?",
+    )  # fmt: skip
