@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, MemoryPort
     from core.prompt.builder import PromptBuilder
@@ -155,8 +156,9 @@ def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
     return run_tool(toolset, args.name, args.args, as_json=args.json)
 
 
-def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
-    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress."""
+def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
+    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress; `nlp`
+    is the process's spaCy pipeline when the fact reader shares it."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
     from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead, load_head
@@ -170,7 +172,7 @@ def build_analyzer(embedder: Embedder) -> ContextAnalyzer:
         except HeadError as exc:  # the cues and the lexicon alone still classify every message
             log.warning("%s head not used: %s", spec.name, exc)
     intent = IntentClassifier(second_opinion=heads.get(INTENT_HEAD.name))
-    return ContextAnalyzer(intent, ToneDetector(head=heads.get(TONE_HEAD.name)), TopicExtractor())
+    return ContextAnalyzer(intent, ToneDetector(head=heads.get(TONE_HEAD.name)), TopicExtractor(nlp))
 
 
 def build_knowledge(config: AppConfig) -> KnowledgeService:
@@ -181,11 +183,12 @@ def build_knowledge(config: AppConfig) -> KnowledgeService:
     return KnowledgeService(GraphStore(config.data_dir / GRAPH_FILE))
 
 
-def build_extractor() -> FactExtractor:
-    """The offline fact extractor (rules; an LLM extractor runs at session end when one is configured)."""
-    from memory.facts.extraction import RuleFactExtractor
+def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
+    """The offline fact extractor: spaCy's parse read as verb frames, regex rules for what no frame covers
+    (an LLM extractor runs at session end when one is configured)."""
+    from memory.facts.grammar import GrammarFactExtractor
 
-    return RuleFactExtractor()
+    return GrammarFactExtractor(nlp)
 
 
 def build_toolset(config: AppConfig) -> Toolset:
@@ -324,8 +327,11 @@ def _build_remembering(
     closers.append(memory.close)
     facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None)
     closers.append(closer)
-    knowledge, extractor = build_knowledge(config), build_extractor()
-    analyzer = build_analyzer(embedder)
+    from core.nlp import SpacyPipeline
+
+    nlp = SpacyPipeline()  # one spaCy model for topics and facts, loaded on the first message
+    knowledge, extractor = build_knowledge(config), build_extractor(nlp)
+    analyzer = build_analyzer(embedder, nlp)
     refiner = None
     if model is not None and config.context.llm_refinement:
         from core.pipeline.rewrite import LlmRefiner

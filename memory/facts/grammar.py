@@ -44,11 +44,6 @@ _NORMAL = (
 _KIN_CATEGORY = {"pets": "pets", "work": "work"}
 # Relations read about a person known by name only ("Sam moved to Porto"): home, work, study, occupation.
 _NAMED_PERSON = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a"})
-# The relations the frames own: a sentence with such a frame verb takes them from the parse alone.
-_OWNED = {
-    "move": {"lives_in"}, "relocate": {"lives_in"}, "live": {"lives_in"}, "switch": {"likes", "dislikes"},
-    "stop": {"likes"}, "quit": {"works_at", "likes"}, "name": {"named"}, "call": {"named"},
-}  # fmt: skip
 
 
 def _normal(sentence: str) -> str:
@@ -85,29 +80,31 @@ class GrammarFactExtractor:
     def sentence(self, sentence: str) -> list[ExtractedFact]:
         """The frames' facts of one sentence, then the rules' facts for relations no frame verb owns here."""
         doc = self._nlp(_normal(sentence))
-        found, owned = read_doc(doc, sentence[:MAX_EXCERPT])
+        found = read_doc(doc, sentence[:MAX_EXCERPT])
         if not self._rules:
             return found
-        for fact in sentence_facts(sentence, is_cased(sentence)):
-            if canonical_relation(fact.predicate)[0] not in owned:
-                found.append(fact)
-        return found
+        # A relation the parse read in this sentence is the parse's alone: the rules' reading of the same
+        # words ("moved from Boston to Denver" as one place) would only add a worse copy.
+        owned = {canonical_relation(f.predicate)[0] for f in found}
+        return found + [
+            f
+            for f in sentence_facts(sentence, is_cased(sentence))
+            if canonical_relation(f.predicate)[0] not in owned
+        ]
 
 
-def read_doc(doc: Doc, excerpt: str) -> tuple[list[ExtractedFact], set[str]]:
-    """Facts of a parsed sentence, and the relations its frame verbs own."""
+def read_doc(doc: Doc, excerpt: str) -> list[ExtractedFact]:
+    """Facts of a parsed sentence."""
     facts: list[ExtractedFact] = []
-    owned: set[str] = set()
     for token in doc:
         frames = _frames(token)
         if frames:
-            owned |= _OWNED.get(token.lemma_, set())
             facts += _read(token, frames, excerpt)
         facts += [_fact(r, Who(r.subject or USER, True), Stance(), excerpt) for r in appositive_names(token)]
     replaced = _correction(doc.text)
     if replaced:
         facts = [_replacing(f, *replaced) for f in facts]
-    return facts, owned
+    return facts
 
 
 def _frames(token: Token) -> list[Frame]:

@@ -16,6 +16,7 @@ from memory.facts.grammar_clauses import FUTURE, Stance
 from memory.facts.grammar_phrases import (
     PET_NOUNS,
     USER,
+    coordinated,
     full_name,
     is_name,
     is_role,
@@ -239,8 +240,8 @@ def possess(verb: Token, st: Stance) -> list[Reading]:
     for obj in _dobj(verb):
         if obj.lower_ in PET_NOUNS or obj.lemma_ in PET_NOUNS:
             out += _pet(verb, obj, st, lost)
-        elif is_role(obj) and (called := _called(obj)) is not None:
-            out.append(Reading("named", called, "family", subject=f"my {obj.lower_}"))
+        elif is_role(obj) and (called := _called(obj)):
+            out += [Reading("named", c, "family", subject=f"my {obj.lower_}") for c in called]
         elif verb.lemma_ in ("adopt", "rescue") and is_name(obj):
             out.append(Reading("has pet", full_name(obj), "pets"))
         elif lost or _acquired(verb) or (st.ended and verb.lemma_ == "have"):
@@ -256,9 +257,10 @@ def _acquired(verb: Token) -> bool:
 
 
 def _pet(verb: Token, obj: Token, st: Stance, lost: bool) -> list[Reading]:
-    kind = phrase(obj)
-    called = _called(obj)
-    if called is None:
+    words = [c.text for c in obj.lefts if c.dep_ in ("compound", "amod") and c.lower_ not in _NOT_KIND]
+    kind = " ".join([*words, obj.lemma_ if obj.tag_ == "NNS" else obj.text])
+    names = _called(obj)
+    if not names:
         plain = verb.lemma_ in ("have", "own", "adopt", "rescue") and any(
             c.lower_ in ("a", "an", "the") for c in obj.children
         )
@@ -266,24 +268,29 @@ def _pet(verb: Token, obj: Token, st: Stance, lost: bool) -> list[Reading]:
     gone = lost or st.negated
     if verb.lemma_ == "keep" and gone:
         return []
-    if kind.lower() in R.PET_PREDICATES:
-        return [Reading(R.PET_PREDICATES[kind.lower()], called, "pets", gone, subject=USER)]
-    return [
-        Reading("has pet", called, "pets", gone, subject=USER),
-        Reading("is a", kind, "pets", subject=called),
-    ]
+    out = []
+    for called in names:
+        if kind.lower() in R.PET_PREDICATES:
+            out.append(Reading(R.PET_PREDICATES[kind.lower()], called, "pets", gone, subject=USER))
+        else:
+            out.append(Reading("has pet", called, "pets", gone, subject=USER))
+            out.append(Reading("is a", kind, "pets", subject=called))
+    return out
 
 
-def _called(noun: Token) -> str | None:
-    """The name given to a noun: "a dog named Rex", "a beagle, Toast,", "a little boy, Leo"."""
+_NOT_KIND = frozenset({"rescue", "new", "little", "old", "young", "baby", "big", "sweet", "cute"})
+
+
+def _called(noun: Token) -> list[str]:
+    """The names given to a noun: "a dog named Rex", "a beagle, Toast,", "two cats, Pixel and Byte"."""
     for child in noun.children:
         if child.dep_ == "acl" and child.lemma_ in ("name", "call"):
             given = next((c for c in child.children if c.dep_ in ("oprd", "attr", "dobj", "xcomp")), None)
             if given is not None:
-                return full_name(given) if given.pos_ == "PROPN" else given.text
-        if child.dep_ == "appos" and is_name(child):
-            return full_name(child)
-    return None
+                return [full_name(given) if given.pos_ == "PROPN" else given.text]
+        if child.dep_ == "appos" and is_name(child, beside_role=True):
+            return [full_name(c) for c in coordinated(child) if is_name(c, beside_role=True)]
+    return []
 
 
 def _gone(verb: Token) -> bool:

@@ -19,6 +19,7 @@ from memory.facts.grammar_frames import FRAMES, Frame, Reading, org, place, prep
 from memory.facts.grammar_phrases import (
     SUBJECT_DEPS,
     USER,
+    coordinated,
     full_name,
     is_name,
     is_role,
@@ -62,14 +63,17 @@ def _taste_objects(verb: Token) -> list[str]:
         if child.dep_ in ("dobj", "attr") and child.pos_ not in ("PRON", "DET"):
             return things(child, plain=True)
         if child.dep_ in ("xcomp", "ccomp") and child.pos_ == "VERB" and not _has_subject(child):
-            return [activity(child)]
+            return [activity(v) for v in coordinated(child) if v.pos_ == "VERB"]
     return []
 
 
 def activity(verb: Token) -> str:
     """ "to cook Thai food" / "cooking Thai food" -> "cooking Thai food"; "running" -> "running"."""
-    words = [t for t in verb.subtree if t.i >= verb.i and t.dep_ not in ("advcl", "mark", "cc", "punct")]
-    cut = next((t.i for t in words if t.dep_ in ("advcl", "conj", "prep") and t.head.i != verb.i), None)
+    words = [t for t in verb.subtree if t.i >= verb.i and t.dep_ not in ("advcl", "mark", "punct")]
+    cut = next((t.i for t in words if t.dep_ in ("cc", "conj") and t.head.i == verb.i), None)
+    cut = cut or next(
+        (t.i for t in words if t.dep_ in ("advcl", "conj", "prep") and t.head.i != verb.i), None
+    )
     text = " ".join(t.text for t in words if cut is None or t.i < cut)
     head, _, rest = text.partition(" ")
     lead = head if verb.tag_ == "VBG" else _gerund(verb.lemma_)
@@ -132,8 +136,14 @@ def be(verb: Token, st: Stance) -> list[Reading]:
 
 def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
     subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
-    if attr.pos_ == "NUM":
-        return _age(attr)
+    if attr.pos_ == "NUM":  # "I'm 34", "I'm 34 years old"; not "twelve years" of something
+        after = attr.nbor(1) if attr.i + 1 < len(attr.doc) else None
+        counted = (
+            after is not None
+            and after.pos_ == "NOUN"
+            and not (after.lemma_ == "year" and "old" in attr.sent.text)
+        )
+        return [] if counted else _age(attr)
     if attr.lower_ == "home" and subject is not None and (where := place(subject)):
         return [Reading("lives in", where, "location", st.negated, subject=USER)]  # "Portland is home now"
     if subject is not None and subject.lower_ == "name":

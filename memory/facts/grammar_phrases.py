@@ -197,6 +197,8 @@ def phrase(token: Token, *, located: bool = False) -> str:
 
 
 def _proper(prep: Token) -> bool:
+    if prep.lower_ == "in":
+        return any(c.dep_ == "pobj" for c in prep.children)  # "a house in the suburbs", "a cabin in Vermont"
     return any(c.pos_ == "PROPN" for c in prep.children) and (
         prep.head.text[:1].isupper() or prep.lower_ == "in"
     )

@@ -1,0 +1,101 @@
+"""Fact extraction precision/recall per labelled set: the regex rules alone beside the grammar reader.
+
+    python -m eval.facts_report                 # every tests/data/facts_*.yaml
+    python -m eval.facts_report tests/data/facts_chat_blind.yaml
+
+All columns come from one run: `rules` (RuleFactExtractor), `grammar` (the parse's verb frames alone) and
+`grammar+rules` (what Daemon runs). A fact counts when (subject, canonical relation, object, negated) match
+after normalisation (case, punctuation, a leading article). The README's fact table comes from this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+
+from core.ports import ExtractedFact, FactExtractor
+from core.relations import canonical_relation, normalize
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SETS = ("labelled", "heldout", "chat_dev", "chat_dev2", "chat_blind", "independent")
+Triple = tuple[str, str, str, bool]
+
+
+def load_items(path: Path) -> list[dict[str, object]]:
+    """The `items` of a labelled facts file."""
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["items"]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"^(?:a|an|the) ", "", normalize(str(text)))
+
+
+def predicted(fact: ExtractedFact) -> Triple:
+    """The comparable form of an extracted fact ("has a sister Jo" -> jo sister_of user)."""
+    relation, swapped = canonical_relation(fact.predicate)
+    subject, obj = (fact.object, fact.subject) if swapped else (fact.subject, fact.object)
+    return _norm(subject), relation, _norm(obj), fact.negated
+
+
+def expected(row: Sequence[str]) -> Triple:
+    """The comparable form of a labelled row `[subject, relation, object(, negated)]`."""
+    return _norm(row[0]), str(row[1]), _norm(row[2]), len(row) > 3 and row[3] == "negated"
+
+
+def precision_recall(extractor: FactExtractor, path: Path) -> tuple[float, float]:
+    """Micro precision/recall of (subject, canonical relation, object, negated) over a labelled file."""
+    hits = extracted = wanted = 0
+    for item in load_items(path):
+        gold = {expected(row) for row in item["facts"]}  # type: ignore[attr-defined]
+        got = {predicted(fact) for fact in extractor.extract(str(item["text"]))}
+        hits, extracted, wanted = hits + len(gold & got), extracted + len(got), wanted + len(gold)
+    return hits / max(extracted, 1), hits / max(wanted, 1)
+
+
+def extractors() -> dict[str, FactExtractor]:
+    """The three readers compared, sharing one spaCy pipeline."""
+    from core.nlp import SpacyPipeline
+    from memory.facts.extraction import RuleFactExtractor
+    from memory.facts.grammar import GrammarFactExtractor
+
+    nlp = SpacyPipeline()
+    return {
+        "rules": RuleFactExtractor(),
+        "grammar": GrammarFactExtractor(nlp, rules=False),
+        "grammar+rules": GrammarFactExtractor(nlp),
+    }
+
+
+def ms_per_message(extractor: FactExtractor, paths: Sequence[Path]) -> float:
+    """Mean milliseconds per message over the files' texts (the model already loaded)."""
+    texts = [str(item["text"]) for path in paths for item in load_items(path)]
+    extractor.extract("warm up: I live in Denver.")
+    start = time.perf_counter()
+    for text in texts:
+        extractor.extract(text)
+    return 1000 * (time.perf_counter() - start) / max(len(texts), 1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path, help="labelled YAML files (default: every set)")
+    args = parser.parse_args(argv)
+    paths = args.files or [p for name in SETS if (p := DATA / f"facts_{name}.yaml").exists()]
+    readers = extractors()
+    print("| set | " + " | ".join(f"{name} P / R" for name in readers) + " |")
+    print("|---|" + "---|" * len(readers))
+    for path in paths:
+        cells = [f"{p:.2f} / {r:.2f}" for p, r in (precision_recall(e, path) for e in readers.values())]
+        print(f"| {path.stem.removeprefix('facts_')} | " + " | ".join(cells) + " |")
+    speed = ", ".join(f"{name} {ms_per_message(e, paths):.2f} ms" for name, e in readers.items())
+    print(f"\nper message: {speed}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
