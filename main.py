@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from ui.inventory import Inventory
     from ui.services import Services
 
+from core.data_dir import PRIVATE_UMASK
 from ui.arguments import build_parser
+from ui.boundary import protect_streams
 
 log = logging.getLogger("daemon")
 
@@ -56,26 +58,34 @@ OFFLINE_DEFAULTS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Undecodable input never raises and nothing printed can drive the terminal (ui/boundary.py); the
+    # arguments' types repair the user's text once, here at the boundary.
+    protect_streams()
     args = build_parser(VERSION).parse_args(argv)
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
+    os.umask(PRIVATE_UMASK)  # whatever this process creates (journal, Chroma, logs) is the user's alone
     # SIGTERM unwinds the main thread like Ctrl-C: the front end's own cleanup (session-end processing,
     # closing files) then runs on its own event loop, never inside a signal handler.
     from ui.termination import install_termination
 
     install_termination()
-    from core.errors import DaemonError
+    from ui.failures import run_guarded
 
-    try:
-        config, env = _load_settings(args)
-        _setup_logging(config)
-        return _dispatch(args, config, env)
-    except DaemonError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_guarded(lambda: _run(args), f"`{args.command or 'gui'}`")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from core.data_dir import prepare_data_dir
+    from ui.failures import setup_logging
+
+    config, env = _load_settings(args)
+    keeps_data = args.command not in ("doctor", "analyze", "tool", "bench")  # doctor reports a bad one
+    if keeps_data:
+        prepare_data_dir(config.data_dir)  # private (0700/0600); a clear error if it cannot be a folder
+    # stderr, one line a record (`--json` keeps stdout one object); tracebacks go to the data dir's log
+    setup_logging(config.log_level, config.data_dir if keeps_data or config.data_dir.is_dir() else None)
+    return _dispatch(args, config, env)
 
 
 def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:
@@ -83,8 +93,8 @@ def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]
 
     env = merged_environment(os.environ, Path.cwd() / ".env")
     overrides: dict[str, Any] = {}
-    if args.data_dir is not None:
-        overrides["data_dir"] = str(args.data_dir)
+    if args.data_dir is not None:  # a relative flag is relative to where the user is
+        overrides["data_dir"] = os.path.abspath(args.data_dir)
     if getattr(args, "host", None):
         overrides["gui.host"] = args.host
     if getattr(args, "port", None):
@@ -93,13 +103,6 @@ def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]
     if not config.data_dir.is_absolute():
         config = config.model_copy(update={"data_dir": (PROJECT_DIR / config.data_dir).resolve()})
     return config, env
-
-
-def _setup_logging(config: AppConfig) -> None:
-    # Logs go to stderr so that `--json` output on stdout stays one clean object.
-    logging.basicConfig(
-        level=config.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
-    )
 
 
 def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
@@ -265,6 +268,8 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         lock = None  # `history` only reads: SQLite's WAL lets it read beside the owner (the GUI, a REPL)
     closers = [lock.close] if lock else []
     journal = Journal(journal_path, read_only=lock is None)
+    if lock is not None:  # the owner: a turn still pending was cut off by its process dying
+        journal.interrupt_pending()
     closers.append(journal.close)
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     factory = ProviderFactory(config, env, ledger)

@@ -177,8 +177,16 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory, not a YAML file") from None
     except OSError as error:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        line = error.object[: error.start].count(b"\n") + 1
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text: byte 0x{error.object[error.start]:02x} on line {line} "
+            "cannot be read; save the file as UTF-8"
+        ) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from core.config import AppConfig, resolve_main_provider
+from core.data_dir import DIR_MODE, loose_modes
+from core.providers.registry import missing_credentials
 
 REQUIRED_PACKAGES = (
     "torch",
@@ -104,13 +106,30 @@ def _local_backend() -> str:
 
 def check_data_dir(data_dir: Path) -> Check:
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=data_dir, prefix=".doctor-", delete=True) as handle:
             handle.write(b"ok")
             handle.flush()
     except OSError as error:
         return Check("data dir", False, f"{data_dir} is not writable: {error.strerror}")
     return Check("data dir", True, f"{data_dir} is writable")
+
+
+def check_data_privacy(data_dir: Path) -> Check:
+    """A warning (not a failure) when other users of this machine may read the data dir or a file in it;
+    Daemon tightens the modes itself at its next start."""
+    if not data_dir.is_dir():
+        return Check("data privacy", True, "no data dir to check", required=False)
+    loose = loose_modes(data_dir)
+    if not loose:
+        return Check("data privacy", True, "only you can read the data dir", required=False)
+    shown = ", ".join(str(path.relative_to(data_dir)) if path != data_dir else "the folder"
+                      for path in loose[:3])  # fmt: skip
+    more = f" and {len(loose) - 3} more" if len(loose) > 3 else ""
+    return Check(
+        "data privacy", False, f"readable by other users: {shown}{more}; start Daemon once to make them "
+        f"private, or run `chmod -R go-rwx {data_dir}`", required=False,
+    )  # fmt: skip
 
 
 def check_providers(config: AppConfig, env: Mapping[str, str]) -> Check:
@@ -124,7 +143,9 @@ def check_providers(config: AppConfig, env: Mapping[str, str]) -> Check:
             has_url = bool(provider.base_url or (provider.base_url_env and env.get(provider.base_url_env)))
             state = "key set" if has_key else ("base URL set" if has_url else "not configured")
             parts.append(f"{name}: {state}")
-    return Check("providers", main in config.providers, "; ".join(parts), required=True)
+    problems = missing_credentials(config, env)
+    ok = main in config.providers and not problems
+    return Check("providers", ok, "; ".join([*problems, *parts]), required=True)
 
 
 def check_chroma() -> Check:
@@ -149,6 +170,7 @@ def run_checks(config: AppConfig, env: Mapping[str, str]) -> list[Check]:
         check_packages,
         check_models,
         lambda: check_data_dir(config.data_dir),
+        lambda: check_data_privacy(config.data_dir),
         lambda: check_providers(config, env),
         check_chroma,
     ]
@@ -166,6 +188,7 @@ def print_report(checks: list[Check], *, as_json: bool) -> int:
         print(json.dumps({"ok": ok, "checks": [asdict(c) for c in checks]}))
     else:
         for check in checks:
-            print(f"{'ok ' if check.ok else 'FAIL'}  {check.name:<16} {check.detail}")
+            label = "ok " if check.ok else ("FAIL" if check.required else "warn")
+            print(f"{label}  {check.name:<16} {check.detail}")
         print("all good" if ok else "some checks failed; see above")
     return 0 if ok else 1

@@ -60,6 +60,7 @@ _TURN_COLUMNS = (
     "tool_calls_json, citations_json, created_at"
 )
 MAX_USER_TEXT = 200_000
+INTERRUPTED = "interrupted"  # a turn whose process died before answering (it was left `pending`)
 
 
 class Journal:
@@ -143,15 +144,29 @@ class Journal:
         return _to_record(rows[0]) if rows else None
 
     def recent_turns(self, session_id: str, limit: int) -> list[TurnRecord]:
-        """The last `limit` answered turns of a session, oldest first."""
+        """The last `limit` answered turns of a session, oldest first, then the messages a dead process
+        left unanswered after them (`interrupted`): offered to the next prompt, until a turn is answered."""
         if limit <= 0:
             return []
         rows = self._db.rows(
-            f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND status != 'pending' "
-            "AND status != 'failed' ORDER BY seq DESC LIMIT ?",
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND status NOT IN "
+            f"('pending', 'failed', '{INTERRUPTED}') ORDER BY seq DESC LIMIT ?",
             (session_id, limit),
         )
-        return [_to_record(row) for row in reversed(rows)]
+        after = rows[0][2] if rows else 0
+        unanswered = self._db.rows(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND status = '{INTERRUPTED}' "
+            "AND seq > ? ORDER BY seq",
+            (session_id, after),
+        )
+        return [_to_record(row) for row in [*reversed(rows), *unanswered]][-limit:]
+
+    def interrupt_pending(self) -> int:
+        """Mark the turns left `pending` as `interrupted`: their process died before the answer. Only the
+        owner of the data dir may call this (then no other process has a turn in flight)."""
+        with self._db.write() as db:
+            cursor = db.execute(f"UPDATE turns SET status = '{INTERRUPTED}' WHERE status = 'pending'")
+        return cursor.rowcount
 
     def turns(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         """All turns (of one session, or of all sessions), oldest first."""

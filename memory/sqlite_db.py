@@ -88,13 +88,23 @@ class DurableDB:
             self._db.execute("COMMIT")
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query; a damaged file is a `StorageError` naming the database, like a write."""
         with self._lock:
-            return list(self._db.execute(sql, params))
+            try:
+                return list(self._db.execute(sql, params))
+            except sqlite3.DatabaseError as error:
+                raise StorageError(self._unreadable(error)) from None
 
     def pragma(self, name: str) -> Any:
         """One PRAGMA's value (tests check the durability settings through this)."""
         with self._lock:
-            return self._db.execute(f"PRAGMA {name}").fetchone()[0]
+            try:
+                return self._db.execute(f"PRAGMA {name}").fetchone()[0]
+            except sqlite3.DatabaseError as error:
+                raise StorageError(self._unreadable(error)) from None
+
+    def _unreadable(self, error: sqlite3.DatabaseError) -> str:
+        return f"cannot read the {self._what} at {self.path}: {error}"
 
     def close(self) -> None:
         with self._lock:

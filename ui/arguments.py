@@ -61,7 +61,8 @@ def _add_memory_commands(commands: Any) -> None:
     analyze = commands.add_parser("analyze", help="intent, tone, topics and entities of a message (no LLM)")
     analyze.add_argument("text", nargs="?", type=message_arg, help="the message")
     analyze.add_argument("--file", type=Path, help="one message per line; prints {results: [...]} in order")
-    analyze.add_argument("--session", help="read it as this session's next turn (escalation; nothing stored)")
+    reading = "read it as this session's next turn (escalation; nothing stored)"
+    analyze.add_argument("--session", type=session_arg, help=reading)
     analyze.add_argument("--json", action="store_true")
 
     memory = commands.add_parser("memory", help="search long-term memory or count what it holds")

@@ -26,6 +26,7 @@ from core.events import (
     UsageUpdate,
 )
 from ui import render
+from ui.boundary import is_blank, user_text
 
 log = logging.getLogger(__name__)
 
@@ -238,8 +239,8 @@ class ChatController:
         self, text: str | None, history: Sequence[Any] | None, session: ChatSession, model: str | None
     ) -> AsyncIterator[ChatUpdate]:
         """Run one turn and stream chat updates. An empty message or a busy session changes nothing."""
-        text = text or ""
-        if not text.strip():
+        text = user_text(text or "")
+        if is_blank(text):
             return
         if session.cancel is not None:
             yield ChatUpdate(status=BUSY)

@@ -17,6 +17,8 @@ from core.errors import DaemonError
 from core.events import Done, Progress, RunError, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
 from core.orchestrator import Orchestrator
 from core.ports import SessionLifecycle, TurnRecord
+from ui.boundary import is_blank, json_safe, user_text
+from ui.failures import describe_unexpected
 
 HELP = """Commands:
   /help            show this help
@@ -29,7 +31,7 @@ Ctrl-C while Daemon is answering stops that answer; the session goes on."""
 
 def print_json(payload: dict[str, Any], out: TextIO = sys.stdout) -> None:
     """Exactly one JSON object on stdout, as the CLI contract requires."""
-    out.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+    out.write(json_safe(json.dumps(payload, ensure_ascii=False, default=str)) + "\n")
     out.flush()
 
 
@@ -102,7 +104,13 @@ def ask(orchestrator: Orchestrator, text: str, *, session_id: str | None, as_jso
     events: list[RunEvent] = []
     printer = TurnPrinter(sys.stdout, sys.stderr)
     sink = events.append if as_json else printer
-    asyncio.run(run_turn(orchestrator, text, sink, session_id=session_id))
+    try:
+        asyncio.run(run_turn(orchestrator, text, sink, session_id=session_id))
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C or SIGTERM: --json still prints its one object
+        if as_json:
+            shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+            print_json({"answer": shown, "session_id": session_id, "exit_reason": "cancelled"})
+        raise
     done = next((e for e in events if isinstance(e, Done)), printer.done)
     error = next((e for e in events if isinstance(e, RunError)), printer.error)
     if as_json:
@@ -124,6 +132,14 @@ def turn_payload(turn: TurnRecord) -> dict[str, Any]:
     }
 
 
+NO_ANSWER = {
+    "pending": "no answer yet: still running, or Daemon stopped before answering",
+    "interrupted": "no answer: Daemon stopped before answering",
+    "failed": "no answer: the model failed",
+    "cancelled": "stopped before any answer",
+}
+
+
 def history(orchestrator: Orchestrator, *, session_id: str | None, as_json: bool, limit: int | None) -> int:
     """`python main.py history`: turns of one session or all sessions, oldest first."""
     turns = orchestrator.history(session_id, limit)
@@ -134,7 +150,7 @@ def history(orchestrator: Orchestrator, *, session_id: str | None, as_json: bool
         print("no turns yet")
     for turn in turns:
         print(f"[{turn.session_id} #{turn.seq}] you: {turn.user}")
-        print(f"    daemon: {turn.assistant or '(' + turn.status + ')'}")
+        print(f"    daemon: {turn.assistant or '(' + NO_ANSWER.get(turn.status, turn.status) + ')'}")
     return 0
 
 
@@ -165,14 +181,14 @@ class Repl:
         try:
             while True:
                 try:
-                    line = read("you> ").strip()
+                    line = user_text(read("you> ")).strip()
                 except KeyboardInterrupt:
                     print()
                     continue
                 except EOFError:
                     print()
                     return 0
-                if line and not self.handle(line):
+                if not is_blank(line) and not self.handle(line):
                     return 0
         finally:
             try:
@@ -245,6 +261,8 @@ class Repl:
             print(f"\nerror: {error}", file=sys.stderr)
         except KeyboardInterrupt:
             print("\n[stopped]", file=sys.stderr)
+        except Exception as error:  # noqa: BLE001 - one bad turn must not end the conversation
+            print(f"\nerror: {describe_unexpected(error, 'this turn')}", file=sys.stderr)
         finally:
             if installed:
                 self._loop.remove_signal_handler(signal.SIGINT)

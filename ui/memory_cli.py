@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
+from core.errors import UserInputError
 from memory.candidates import QueryContext
 from memory.service import MemoryService, factors_payload
 from ui.cli import print_json
@@ -22,6 +24,9 @@ def memory_search(
     as_json: bool,
 ) -> int:
     """Run the normal search path and show each result with the factors of its score."""
+    _check_choice("intent", intent, INTENT_NAMES)
+    if collection is not None:
+        _check_choice("collection", collection, MEMORY_COLLECTION_NAMES)
     ctx = QueryContext(query=query, now=time.time(), intent=intent)
     collections = [collection] if collection else None
     results = asyncio.run(service.search(ctx, collections=collections, k=k))
@@ -34,6 +39,11 @@ def memory_search(
         text = item.text.replace("\n", " ")
         print(f"{rank:>2}. [{item.collection}] {item.score:.3f}  {text[:150]}")
     return 0
+
+
+def _check_choice(what: str, value: str, known: tuple[str, ...]) -> None:
+    if value not in known:
+        raise UserInputError(f"unknown {what} {value!r}; choose one of: {', '.join(known)}")
 
 
 def memory_stats(service: MemoryService, *, as_json: bool) -> int:

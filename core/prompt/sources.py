@@ -82,8 +82,13 @@ def _memory_item(memory: RecalledMemory, number: int, why: str) -> PromptItem:
     return PromptItem(f"{stale}{when}{text}", id=memory.id, score=memory.score, why=reason, cite=cite)
 
 
+UNANSWERED_NOTE = "(Not answered: Daemon stopped before replying to this message.)"
+
+
 def turn_item(turn: TurnRecord) -> PromptItem:
     reply = f"\nAssistant: {turn.assistant}" if turn.assistant else ""
+    if not turn.assistant and turn.status == "interrupted":
+        reply = f"\n{UNANSWERED_NOTE}"
     return PromptItem(f"User: {turn.user}{reply}", id=turn.turn_id, why="this session, in order")
 
 

@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Callable, Mapping
 
 from core.config import AppConfig, ProviderConfig, resolve_main_provider
+from core.errors import ConfigError
 from core.providers.base import ChatProvider
 from core.providers.pricing import CostLedger
 from core.providers.routing import ModelRouter
@@ -75,6 +76,26 @@ def is_available(cfg: ProviderConfig, env: Mapping[str, str]) -> bool:
     return bool(_api_key(cfg, env) or _base_url(cfg, env))
 
 
+def missing_credentials(config: AppConfig, env: Mapping[str, str]) -> list[str]:
+    """One sentence per model role whose chosen provider cannot be called for want of its key (or base
+    URL), naming the variable to set. Empty when every chosen provider is usable."""
+    chosen = {"main": resolve_main_provider(config, env)}
+    chosen.update({role: getattr(config.models, role) for role in ("fast", "judge", "vision")})
+    problems: list[str] = []
+    for role, name in chosen.items():
+        cfg = config.providers.get(name) if name else None
+        if cfg is None or is_available(cfg, env):
+            continue
+        need = cfg.api_key_env or "an API key variable (`api_key_env`)"
+        alternative = f" (or {cfg.base_url_env} for a compatible server)" if cfg.base_url_env else ""
+        picked = " by DAEMON_PROVIDER" if role == "main" and env.get("DAEMON_PROVIDER") else ""
+        problems.append(
+            f"the {role} model is provider {name!r}{picked}, but {need} is not set: set it{alternative}, "
+            "or choose another provider"
+        )
+    return problems
+
+
 class ProviderFactory:
     """Builds each configured provider once (the local model must load only once per process)."""
 
@@ -85,7 +106,11 @@ class ProviderFactory:
         self._built: dict[str, ChatProvider] = {}
 
     def available(self) -> list[str]:
-        """Configured providers that can answer now, the main one first."""
+        """Configured providers that can answer now, the main one first. A provider chosen for a role
+        without its key is a `ConfigError` naming the variable, before any call is tried."""
+        problems = missing_credentials(self._config, self._env)
+        if problems:
+            raise ConfigError("; ".join(problems))
         main = resolve_main_provider(self._config, self._env)
         names = [n for n, cfg in self._config.providers.items() if is_available(cfg, self._env)]
         return [main] + [n for n in names if n != main]

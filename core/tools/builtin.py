@@ -23,6 +23,7 @@ _MAX_EXPRESSION_CHARS = 500
 # Bounds that keep one expression from eating the CPU or memory: 2**100_000 is fine, 9**9**9 is not.
 _MAX_RESULT_BITS = 100_000
 _MAX_FACTORIAL = 1000
+_MAX_EXACT_BITS = 13_000  # about 3,900 digits: below the 4,300 Python prints (sys.get_int_max_str_digits)
 
 _BINARY_OPS: MappingProxyType[type[ast.operator], Callable[[Any, Any], Any]] = MappingProxyType(
     {
@@ -116,22 +117,41 @@ def evaluate(expression: str) -> int | float:
     except SyntaxError as exc:
         raise ToolRetry(f"not a valid arithmetic expression ({exc.msg}); use Python syntax") from exc
     try:
-        return _eval_node(tree.body)
+        result = _eval_node(tree.body)
     except ZeroDivisionError as exc:
         raise ToolError("division by zero") from exc
     except OverflowError as exc:
         raise ToolError("the result is too large") from exc
     except (ValueError, TypeError) as exc:
         raise ToolError(f"math error: {exc}") from exc
+    if isinstance(result, float) and math.isnan(result):
+        raise ToolError("the result is not a number (an undefined operation such as inf - inf)")
+    if isinstance(result, float) and math.isinf(result):
+        raise ToolError("the result is too large for floating point; use whole numbers for exact results")
+    return result
 
 
 def format_number(value: int | float) -> str:
-    """Integers exactly; floats with 12 significant digits, which hides noise like 0.30000000000000004."""
+    """Integers exactly (beyond Python's 4,300-digit printing limit: the leading 12 digits and the digit
+    count); floats with 12 significant digits, which hides noise like 0.30000000000000004."""
     if isinstance(value, int):
-        return str(value)
+        return str(value) if value.bit_length() <= _MAX_EXACT_BITS else _scientific(value)
     if value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     return format(value, ".12g")
+
+
+def _scientific(value: int) -> str:
+    """`≈1.23456789012e+5000 (5001 digits)` for an integer too long to print in full."""
+    magnitude = abs(value)
+    exponent = int(math.log10(magnitude))
+    while 10**exponent > magnitude:
+        exponent -= 1
+    while 10 ** (exponent + 1) <= magnitude:
+        exponent += 1
+    lead = str(magnitude // 10 ** (exponent - 11))
+    mantissa = f"{lead[0]}.{lead[1:]}".rstrip("0").rstrip(".")
+    return f"≈{'-' if value < 0 else ''}{mantissa}e+{exponent} ({exponent + 1} digits)"
 
 
 def _eval_node(node: ast.expr) -> int | float:

@@ -1,0 +1,77 @@
+"""The data directory is private: the directory 0700, what is in it 0600 (folders 0700), whatever the umask.
+
+`prepare_data_dir` makes sure the path can be the data directory (a clear `ConfigError` when it names a
+file, lies under a file or cannot be created) and tightens what an older version or another umask left
+readable. Files created later stay private because main.py sets the process umask to `PRIVATE_UMASK`, which
+covers every writer in the process (SQLite's WAL files, Chroma, the log). `loose_modes` lists what is
+still readable by others (`doctor` warns about it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+
+from core.errors import ConfigError
+
+PRIVATE_UMASK = 0o077
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_OPEN_BITS = stat.S_IRWXG | stat.S_IRWXO
+
+
+def prepare_data_dir(path: Path) -> None:
+    """Create `path` (0700) if needed and make it and its contents private. Raises `ConfigError`."""
+    try:
+        path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ConfigError(f"the data directory {path} is a file, not a directory; choose another path "
+                           "with --data-dir or DAEMON_DATA_DIR") from None  # fmt: skip
+    except OSError as error:
+        raise ConfigError(_cannot_create(path, error)) from None
+    if not path.is_dir():
+        raise ConfigError(f"the data directory {path} is not a directory")
+    tighten(path)
+
+
+def _cannot_create(path: Path, error: OSError) -> str:
+    reason = error.strerror or str(error)
+    if error.errno == errno.ENOTDIR:
+        reason = "a part of that path is a file"
+    elif error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        reason = f"{reason}; choose a writable place with --data-dir or DAEMON_DATA_DIR"
+    return f"cannot create the data directory {path}: {reason}"
+
+
+def tighten(path: Path) -> None:
+    """Remove group and other permissions from `path` and everything under it (best effort: on a
+    read-only file system or someone else's files nothing changes, and `loose_modes` still reports it)."""
+    for item in _tree(path):
+        with contextlib.suppress(OSError):
+            mode = item.lstat().st_mode
+            if stat.S_ISLNK(mode) or not mode & _OPEN_BITS:
+                continue
+            os.chmod(item, stat.S_IMODE(mode) & ~_OPEN_BITS)
+
+
+def loose_modes(path: Path) -> list[Path]:
+    """`path` and the files and folders under it that group or others may read, write or enter."""
+    loose = []
+    for item in _tree(path):
+        with contextlib.suppress(OSError):
+            mode = item.lstat().st_mode
+            if not stat.S_ISLNK(mode) and mode & _OPEN_BITS:
+                loose.append(item)
+    return loose
+
+
+def _tree(path: Path) -> list[Path]:
+    if os.name != "posix" or not path.is_dir():  # other systems have no group and other mode bits
+        return []
+    items = [path]
+    for folder, dirs, files in os.walk(path, onerror=None, followlinks=False):
+        items.extend(Path(folder, name) for name in (*dirs, *files))
+    return items

@@ -1,0 +1,100 @@
+"""What a user sees when something fails: one line on stderr, never a traceback; details go to the log.
+
+`run_guarded` is the one top-level handler every command runs under: a `DaemonError` is shown as its
+message (exit 2 for bad input or configuration, 1 otherwise), Ctrl-C exits 130, and anything unexpected
+becomes one line naming what failed and the log file that holds its traceback (exit 1). The REPL and the
+GUI use `describe_unexpected` for a turn that fails, and carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from core.errors import ConfigError, DaemonError, UserInputError
+from ui.render import truncate
+
+log = logging.getLogger("daemon")
+
+LOG_FILE = "daemon.log"
+LOG_BYTES = 1_000_000  # one file this size, plus two older ones
+_FILE_ONLY = "daemon_file_only"  # a record with this attribute set is written to the log file only
+
+
+def exit_code(error: DaemonError) -> int:
+    """2 when the user can fix the input or configuration, 1 when something else failed."""
+    return 2 if isinstance(error, ConfigError | UserInputError) else 1
+
+
+class _Brief(logging.Formatter):
+    """One line per record on stderr: an exception is named, its traceback is for the log file."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.message = record.getMessage()
+        line = self.formatMessage(record)
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None:
+            line += f" ({type(error).__name__}: {truncate(str(error), 160)})"
+        return line
+
+
+def setup_logging(level: str, data_dir: Path | None) -> Path | None:
+    """Log `level` and above to stderr, one line each; with a usable `data_dir`, WARNING and above with
+    tracebacks to `data_dir/daemon.log` too. Returns the log file, or None when there is none."""
+    root = logging.getLogger()
+    root.setLevel(min(logging.getLevelName(level), logging.WARNING))
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(level)
+    formatter = logging.Formatter if level == "DEBUG" else _Brief  # DEBUG shows tracebacks on stderr too
+    console.setFormatter(formatter("%(levelname)s %(name)s: %(message)s"))
+    console.addFilter(lambda record: not getattr(record, _FILE_ONLY, False))
+    root.addHandler(console)
+    if data_dir is None:
+        return None
+    path = data_dir / LOG_FILE
+    try:
+        handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=LOG_BYTES, backupCount=2, encoding="utf-8", errors="backslashreplace"
+        )
+    except OSError:  # a read-only data dir: `history` still reads it, without a log file
+        return None
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    return path
+
+
+def log_file() -> Path | None:
+    """The log file `setup_logging` opened, if any."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            return Path(handler.baseFilename)
+    return None
+
+
+def describe_unexpected(error: BaseException, what: str) -> str:
+    """Log `error`'s traceback (to the log file only) and return the line to show the user."""
+    log.error("%s failed", what, exc_info=error, extra={_FILE_ONLY: True})
+    detail = truncate(str(error), 160)
+    kind = type(error).__name__ + (f": {detail}" if detail else "")
+    where = log_file()
+    tail = f"the details are in {where}" if where else "no log file could be written for this command"
+    return f"{what} failed unexpectedly ({kind}); {tail}"
+
+
+def run_guarded(body: Callable[[], int], what: str) -> int:
+    """Run one command; whatever goes wrong, print one line and return the exit code."""
+    try:
+        return body()
+    except DaemonError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return exit_code(error)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - the one place an unexpected error becomes a message
+        print(f"error: {describe_unexpected(error, what)}", file=sys.stderr)
+        return 1
