@@ -160,8 +160,7 @@ def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
 
 
 def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
-    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress; `nlp`
-    is the process's spaCy pipeline when the fact reader shares it."""
+    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress."""
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
     from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead, load_head
@@ -187,8 +186,7 @@ def build_knowledge(config: AppConfig) -> KnowledgeService:
 
 
 def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
-    """The offline fact extractor: spaCy's parse read as verb frames, regex rules for what no frame covers
-    (an LLM extractor runs at session end when one is configured)."""
+    """Offline facts: spaCy's parse as verb frames, rules for the rest (an LLM pass runs at session end)."""
     from memory.facts.grammar import GrammarFactExtractor
 
     return GrammarFactExtractor(nlp)
@@ -316,6 +314,7 @@ def _build_remembering(
     config: AppConfig, journal: Journal, history: JournalHistory, model: ChatProvider | None,
     closers: list[Callable[[], None]],
 ) -> _Remembering:  # fmt: skip
+    from core.nlp import SpacyPipeline
     from core.pipeline.escalation import EscalationConfig
     from core.turn_context import ContextGatherer
     from memory.embeddings import MiniLMEmbedder
@@ -332,8 +331,6 @@ def _build_remembering(
     closers.append(memory.close)
     facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None)
     closers.append(closer)
-    from core.nlp import SpacyPipeline
-
     nlp = SpacyPipeline()  # one spaCy model for topics and facts, loaded on the first message
     knowledge, extractor = build_knowledge(config), build_extractor(nlp)
     analyzer = build_analyzer(embedder, nlp)

@@ -39,6 +39,14 @@ _NORMAL = (
     (re.compile(r"\bim\b", re.I), "I'm"),
     (re.compile(r"\bive\b", re.I), "I've"),
     (re.compile(r"\b(dont|doesnt|didnt|cant|wont|isnt)\b", re.I), lambda m: m.group()[:-1] + "'t"),
+    # "my daughter's allergic to peanuts": the 's of a role before a state is "is", not a possessive
+    (
+        re.compile(
+            r"\b((?i:my|our)\s+[a-z-]+)'s\s+(?=(?i:a|an|not|from|in|at|still|now|allergic|married|engaged|"
+            r"obsessed|fluent|vegan|vegetarian|retired|always|also|really|so|very|only|\d+)\b)"
+        ),
+        r"\1 is ",
+    ),
     (re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"), " "),
 )
 _KIN_CATEGORY = {"pets": "pets", "work": "work"}
@@ -117,13 +125,14 @@ def _frames(token: Token) -> list[Frame]:
 
 
 def _read(verb: Token, frames: list[Frame], excerpt: str) -> list[ExtractedFact]:
-    st = stance(verb)
+    clause = verb.head if verb.pos_ == "NOUN" else verb  # "made the move to Lisbon": the clause of "made"
+    st = stance(clause)
     if st is None:
         return []
     readings = [r for frame in frames for r in frame(verb, st)]
     if not readings:
         return []
-    who = subjects(verb)
+    who = subjects(clause)
     facts: list[ExtractedFact] = []
     for reading in readings:
         if not is_object(reading.object):

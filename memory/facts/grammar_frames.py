@@ -77,7 +77,9 @@ def place(token: Token) -> str | None:
         if inner is not None:
             return place(inner)
         bare = not any(c.dep_ in ("det", "poss") for c in token.children)
-        if not (bare and not token.text[:1].isupper() and token.doc.text == token.doc.text.lower()):
+        capital = token.text[:1].isupper() and token.i > token.sent.start  # "Lyon" tagged as a noun
+        lowercase = not token.text[:1].isupper() and token.doc.text == token.doc.text.lower()
+        if not (bare and (capital or lowercase)):
             return None  # "moved to the city" names no place; in an all-lower-case message "lyon" may
     text = phrase(token)
     region = next(
@@ -106,6 +108,8 @@ def org(token: Token) -> str | None:
 # ------------------------------------------------------------------------------------------- location
 def move(verb: Token, st: Stance) -> list[Reading]:
     """ "I moved from Boston to Denver": Boston no longer, Denver now; "I'm moving to Lisbon": likely."""
+    if any(c.dep_ == "dobj" for c in verb.children):
+        return []  # "my parents moved us to Chicago", "we moved the sofa": someone moved something
     out: list[Reading] = []
     future = verb.tag_ == "VBG" and any(c.lemma_ == "be" for c in verb.children if c.dep_ == "aux")
     for word, obj in preps(verb, "to", "into", "from", "out of", "away from"):
@@ -140,7 +144,7 @@ def origin(verb: Token, st: Stance) -> list[Reading]:
     found = list(preps(verb, "in"))
     if not found:  # "born and raised in Detroit": the place hangs on the last verb
         found = [p for c in verb.children if c.dep_ == "conj" for p in preps(c, "in")]
-    predicate = "born in" if verb.lemma_ == "bear" else "is from"
+    predicate = "born in" if verb.lemma_ in ("bear", "born") else "is from"
     return [Reading(predicate, w, "location", st.negated) for _, o in found if (w := place(o))]
 
 
@@ -177,8 +181,9 @@ def leave(verb: Token, st: Stance) -> list[Reading]:
             ]
         elif obj.ent_type_ == "ORG" or (obj.pos_ == "PROPN" and obj.ent_type_ != "GPE"):
             out.append(Reading("works at", phrase(obj), "work", True))
-        elif obj.ent_type_ == "GPE" and verb.lemma_ == "leave":
+        elif obj.ent_type_ == "GPE" and verb.lemma_ == "leave":  # "left Sydney for Perth"
             out.append(Reading("lives in", phrase(obj), "location", True))
+            out += [Reading("moved to", w, "location") for _, o in preps(verb, "for") if (w := place(o))]
     out += [Reading("works at", n, "work", True) for _, o in preps(verb, "from", "at") if (n := org(o))]
     return out if not st.negated else []
 
@@ -194,7 +199,12 @@ def study(verb: Token, st: Stance) -> list[Reading]:
 # ------------------------------------------------------------------------------------------ names, pets
 def name(verb: Token, st: Stance) -> list[Reading]:
     """ "we named her Pepper", "she's called Mochi", "we ended up calling him Biscuit"."""
-    objects = [c for c in verb.children if c.dep_ in ("dobj", "oprd", "attr", "ccomp", "xcomp", "npadvmod")]
+    objects = [
+        c
+        for c in verb.children
+        if c.dep_ in ("dobj", "oprd", "attr", "ccomp", "xcomp", "npadvmod")
+        and c.pos_ in ("NOUN", "PROPN", "PRON")
+    ]
     if verb.dep_ == "acl" or st.negated:
         return []  # "a dog named Rex" is read by the frame that has the dog
     passive = next((c for c in verb.children if c.dep_ == "nsubjpass"), None)
@@ -323,7 +333,7 @@ def turned(verb: Token, st: Stance) -> list[Reading]:
 FRAMES: dict[str, Frame] = {
     **dict.fromkeys(("move", "relocate"), move),
     **dict.fromkeys(("live", "reside", "base", "settle", "locate"), live),
-    **dict.fromkeys(("grow", "raise", "bear"), origin),
+    **dict.fromkeys(("grow", "raise", "bear", "born"), origin),
     **dict.fromkeys(("work", "join", "start", "hire"), work),
     **dict.fromkeys(("quit", "leave", "retire", "lay"), leave),
     **dict.fromkeys(("study", "do", "pursue", "finish"), study),

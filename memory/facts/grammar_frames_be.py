@@ -49,6 +49,10 @@ _LANGUAGE_LEVEL = re.compile(
 def taste(verb: Token, st: Stance) -> list[Reading]:
     """ "I love hiking and jazz", "I hate flying", "I don't like opera", "I used to love running"."""
     liked = verb.lemma_ in _LIKE
+    if verb.lemma_ == "stand":  # "I can't stand coriander"
+        if not (st.negated and any(c.lemma_ == "can" for c in verb.children)):
+            return []
+        liked, st = False, Stance(st.confidence)
     objects = _taste_objects(verb)
     if verb.lemma_ == "prefer":  # "I prefer tea to coffee": only what is preferred
         objects = objects[:1]
@@ -88,7 +92,9 @@ def ended_activity(verb: Token, st: Stance) -> list[Reading]:
     """ "I no longer play tennis", "I don't drink coffee anymore", "I used to run": a liking that ended."""
     if not st.ended or verb.lemma_ in FRAMES:
         return []
-    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ != "PRON"), None)
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if obj is not None and obj.pos_ == "PRON":
+        return []  # "I can't watch them anymore": what it was is in another clause
     if obj is not None and verb.lemma_ in _LIGHT:
         return [Reading("likes", t, "preferences", True) for t in things(obj, plain=True)]
     return [Reading("likes", activity(verb), "preferences", True)] if verb.pos_ == "VERB" else []
@@ -136,6 +142,8 @@ def be(verb: Token, st: Stance) -> list[Reading]:
 
 def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
     subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+    if attr.pos_ == "NUM" and verb.tag_ in ("VBD",):
+        return []  # "when I was six"
     if attr.pos_ == "NUM":  # "I'm 34", "I'm 34 years old"; not "twelve years" of something
         after = attr.nbor(1) if attr.i + 1 < len(attr.doc) else None
         counted = (
@@ -244,7 +252,7 @@ def _prep(verb: Token, prep: Token, st: Stance) -> list[Reading]:
 _COPULA = {"attr": _attr, "acomp": _acomp, "prep": _prep}
 BE_FRAMES: dict[str, Frame] = {
     "be": be,
-    **dict.fromkeys(_LIKE | _HATE, taste),
+    **dict.fromkeys(_LIKE | _HATE | {"stand"}, taste),
     **dict.fromkeys(_STOP, stop),
     "switch": switch,
     "speak": speak,

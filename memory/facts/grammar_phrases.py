@@ -25,6 +25,7 @@ _SELF = frozenset({"i", "we", "me", "us", "myself", "ourselves"})
 _THIRD = frozenset({"he", "she", "they"})
 _NP_LEFT = frozenset({"compound", "amod", "nmod", "nummod", "quantmod", "poss", "det", "npadvmod", "advmod"})
 _NP_RIGHT = frozenset({"compound", "flat", "nummod"})
+_CHATTER = frozenset("tbh lol haha btw imo imho ngl honestly though tho".split())
 _DROP_LEAD = frozenset("a an the my our your his her their this that these those some any".split())
 # Words that praise or size a thing rather than say what it is ("a brilliant statistician").
 EVALUATIVE = frozenset(
@@ -111,18 +112,26 @@ def subjects(verb: Token) -> list[Who]:
     """Who the clause of `verb` is about; empty when it is about no one the user knows."""
     subject = subject_token(verb)
     if subject is None:
-        # chat drops the subject ("moved to Denver last month", "grew up in Glasgow"): the user
-        first = verb.sent[0]
-        opens = verb.i == first.i or all(
-            t.dep_ in ("advmod", "intj", "cc", "punct") for t in verb.doc[first.i : verb.i]
-        )
-        past = verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ == "born"
-        return [Who(USER, True)] if opens and past and verb.dep_ in ("ROOT", "conj") else []
+        return [Who(USER, True)] if _dropped_subject(verb) else []
     found = [who] if (who := resolve(subject)) else []
     for conj in subject.children:  # "my wife and I", "Tom and Lily"
         if conj.dep_ == "conj" and (who := resolve(conj)) and who not in found:
             found.append(who)
     return found
+
+
+def _dropped_subject(verb: Token) -> bool:
+    """Chat drops the subject ("moved to Denver last month", "got laid off from Meta", "used to love
+    running", "left Deloitte and joined Fernwood"): the user, when the clause opens the sentence in the past
+    or progressive (a bare "Move to Denver" is an imperative)."""
+    head = verb
+    while head.dep_ in ("conj", "xcomp") and head.head is not head:
+        head = head.head
+    first = head.sent[0]
+    lead = ("advmod", "intj", "cc", "punct", "aux", "auxpass", "neg", "prt")
+    opens = head.i == first.i or all(t.dep_ in lead for t in head.doc[first.i : head.i])
+    past = head.tag_ in ("VBD", "VBN", "VBG") or head.lower_ == "born"
+    return opens and past and head.dep_ == "ROOT"
 
 
 def subject_token(verb: Token) -> Token | None:
@@ -179,6 +188,8 @@ def phrase(token: Token, *, located: bool = False) -> str:
             left = min(left, child.left_edge.i)
     right = token.i
     for child in token.rights:
+        if child.lower_ in _CHATTER:
+            continue
         if child.dep_ in _NP_RIGHT or (child.dep_ == "punct" and child.text == "-" and not child.whitespace_):
             right = max(right, child.right_edge.i)
         elif (

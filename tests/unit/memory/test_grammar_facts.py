@@ -1,0 +1,228 @@
+"""The grammar fact reader: verb frames over spaCy's parse, the rules filling in, corrections end to end."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.nlp import SpacyPipeline
+from core.ports import ExtractedFact, TurnRecord
+from eval.facts_report import DATA, precision_recall
+from memory.facts.grammar import GrammarFactExtractor
+from memory.facts.service import FactMemory
+from memory.facts.store import FactStore
+from memory.facts.verification import FactVerifier
+
+Quad = tuple[str, str, str, bool]
+
+
+@pytest.fixture(scope="module")
+def nlp() -> SpacyPipeline:
+    return SpacyPipeline()
+
+
+@pytest.fixture(scope="module")
+def reader(nlp: SpacyPipeline) -> GrammarFactExtractor:
+    return GrammarFactExtractor(nlp)
+
+
+@pytest.fixture(scope="module")
+def frames(nlp: SpacyPipeline) -> GrammarFactExtractor:
+    return GrammarFactExtractor(nlp, rules=False)
+
+
+def quads(extractor: GrammarFactExtractor, text: str) -> set[Quad]:
+    return {(f.subject, f.predicate, f.object, f.negated) for f in extractor.extract(text)}
+
+
+# ------------------------------------------------------------------------------------------- verb frames
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # move + from/to: the old place no longer, the new one current
+        (
+            "I moved from Boston to Denver last month.",
+            {("user", "lives in", "Boston", True), ("user", "moved to", "Denver", False)},
+        ),
+        ("We relocated to Raleigh last autumn", {("user", "moved to", "Raleigh", False)}),
+        ("we finally made the move to Lisbon", {("user", "moved to", "Lisbon", False)}),
+        ("I used to live in Boston.", {("user", "lives in", "Boston", True)}),
+        (
+            "My husband and I live in Cape Town",
+            {("user", "lives in", "Cape Town", False), ("my husband", "lives in", "Cape Town", False)},
+        ),  # fmt: skip
+        # switch / stop / no longer / anymore: a liking that ended, and the new one
+        (
+            "I don't drink coffee anymore, I switched to tea",
+            {("user", "likes", "coffee", True), ("user", "likes", "tea", False)},
+        ),
+        ("I no longer play tennis", {("user", "likes", "tennis", True)}),
+        ("I stopped eating meat last year", {("user", "likes", "meat", True)}),
+        ("I used to love running", {("user", "likes", "running", True)}),
+        ("I'm not into video games anymore", {("user", "likes", "video games", True)}),
+        # like / hate, with negation from the parse
+        ("I don't like horror movies.", {("user", "dislikes", "horror movies", False)}),
+        ("I can't stand coriander", {("user", "dislikes", "coriander", False)}),
+        # work / join / quit / hired
+        ("I quit my job at Walmart.", {("user", "works at", "Walmart", True)}),
+        ("got laid off from Meta in the spring", {("user", "works at", "Meta", True)}),
+        (
+            "I joined Airbnb as a product manager",
+            {("user", "works at", "Airbnb", False), ("user", "is a", "product manager", False)},
+        ),  # fmt: skip
+        (
+            "I'm a pharmacist at Boots",
+            {("user", "is a", "pharmacist", False), ("user", "works at", "Boots", False)},
+        ),
+        # born / grow up, study, speak, allergic, age
+        ("I was born in Lyon", {("user", "born in", "Lyon", False)}),
+        ("my daughter's allergic to peanuts", {("my daughter", "allergic to", "peanuts", False)}),
+        ("I just turned 40", {("user", "age", "40", False)}),
+        # names, pets, relatives by role and appositive
+        ("I have a dog named Rex.", {("user", "has a dog", "Rex", False)}),
+        (
+            "My sister Nadia just moved to Boston",
+            {("my sister", "named", "Nadia", False), ("Nadia", "moved to", "Boston", False)},
+        ),  # fmt: skip
+        ("we adopted a rescue dog, she's called Biscuit", {("my dog", "named", "Biscuit", False)}),
+        ("our new puppy is called Bella", {("my puppy", "named", "Bella", False)}),
+        ("I married Ben in June", {("my spouse", "named", "Ben", False)}),
+    ],
+)
+def test_verb_frames(frames: GrammarFactExtractor, text: str, expected: set[Quad]) -> None:
+    assert expected <= quads(frames, text), quads(frames, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do I live in Denver?",
+        "If I lived in Paris, I'd eat croissants.",
+        "I wish I had a dog named Rex.",
+        "Imagine I had a cat named Tom.",
+        "I should move to Seattle.",
+        "My friend said she moved to Tokyo.",
+        "Taylor Swift was born in Pennsylvania, right?",
+        "my parents moved us to Chicago when I was six",
+        "Sam loves hiking in the Alps",
+    ],
+)
+def test_questions_hypotheticals_and_hearsay_state_nothing(frames: GrammarFactExtractor, text: str) -> None:
+    assert frames.extract(text) == []
+
+
+def test_a_correction_names_the_value_it_replaces(reader: GrammarFactExtractor) -> None:
+    (fact,) = [f for f in reader.extract("My dog's name is Rex, not Max.") if f.predicate == "named"]
+    assert (fact.subject, fact.object, fact.replaces) == ("my dog", "Rex", "Max")
+
+
+def test_the_rules_still_read_what_no_frame_covers(reader: GrammarFactExtractor) -> None:
+    assert ("user", "yoga", "every Tuesday", False) in quads(reader, "I have yoga on Tuesdays.")
+    assert ("user", "wants to", "run a marathon", False) in quads(
+        reader, "Goal for this year: run a marathon"
+    )
+
+
+# --------------------------------------------------------------------------------------- measured figures
+def test_precision_and_recall_floors(reader: GrammarFactExtractor) -> None:
+    """grammar+rules, measured 2026-12-03 with `python -m eval.facts_report` (rules alone in brackets):
+    labelled 0.99/0.99 (1.00/1.00), heldout 0.98/0.91 (0.98/0.91), chat_dev 0.94/0.87 (0.96/0.87),
+    chat_dev2 0.94/0.75 (0.94/0.74), chat_blind 0.83/0.66 (0.77/0.55; measured, never tuned on),
+    independent: first run 0.69/0.47 (rules 0.71/0.36), its errors read once, general fixes only.
+    The issue's blind target (0.90/0.75) is not reached yet."""
+    for name, min_precision, min_recall in (
+        ("labelled", 0.97, 0.97),
+        ("heldout", 0.94, 0.88),
+        ("chat_dev", 0.91, 0.84),
+        ("chat_dev2", 0.91, 0.72),
+        ("chat_blind", 0.80, 0.63),
+    ):
+        precision, recall = precision_recall(reader, DATA / f"facts_{name}.yaml")
+        assert precision >= min_precision and recall >= min_recall, (name, precision, recall)
+
+
+def test_a_typical_message_is_read_in_well_under_20_ms(reader: GrammarFactExtractor) -> None:
+    texts = [str(i["text"]) for i in yaml.safe_load((DATA / "facts_labelled.yaml").read_text())["items"]]
+    reader.extract("warm up")
+    start = time.perf_counter()
+    for text in texts:
+        reader.extract(text)
+    assert (time.perf_counter() - start) / len(texts) < 0.02
+
+
+# ------------------------------------------------------------------------- corrections through the store
+SCENARIOS = [
+    ("I live in Boston.", "Actually, I moved to Denver.", [("user", "lives_in", "Denver")],
+     [("user", "lives_in", "Boston")]),
+    ("I live in Boston.", "I moved from Boston to Denver last month.", [("user", "lives_in", "Denver")],
+     [("user", "lives_in", "Boston")]),
+    ("My boyfriend Sam lives in Lisbon.", "Actually, Sam moved to Porto last week.",
+     [("Sam", "lives_in", "Porto")], [("Sam", "lives_in", "Lisbon")]),
+    ("I love coffee.", "I don't drink coffee anymore, I switched to tea", [("user", "likes", "tea")],
+     [("user", "likes", "coffee")]),
+    ("I love tennis and baking.", "I no longer play tennis", [("user", "likes", "baking")],
+     [("user", "likes", "tennis")]),
+    ("I work at Acme.", "I quit my job at Acme and joined Globex", [("user", "works_at", "Globex")],
+     [("user", "works_at", "Acme")]),
+    ("My dog's name is Max.", "My dog's name is Rex, not Max.", [("my dog", "named", "Rex")],
+     [("my dog", "named", "Max")]),
+]  # fmt: skip
+
+
+def _scenarios() -> list[tuple[str, str, list[list[str]], list[list[str]]]]:
+    path = DATA / "fact_corrections_independent.yaml"
+    ours = [(a, b, [list(c) for c in cur], [list(s) for s in sup]) for a, b, cur, sup in SCENARIOS]
+    if not path.exists():
+        return ours
+    theirs = yaml.safe_load(path.read_text(encoding="utf-8"))["scenarios"]
+    return ours + [(s["first"], s["later"], s["current"], s["superseded"]) for s in theirs]
+
+
+async def replay(reader: GrammarFactExtractor, tmp_path: Path, first: str, later: str) -> dict[tuple, str]:
+    """Both messages through the real fact service (store + verification); (subject, relation, object) ->
+    status."""
+    store = FactStore(tmp_path / "facts.sqlite3")
+    facts = FactMemory(store, FactVerifier())
+    for n, text in enumerate((first, later)):
+        turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
+        found: list[ExtractedFact] = reader.extract(text)
+        await facts.record(found, turn)
+    listed = {(f.subject.lower(), f.predicate, f.object.lower()): f.status for f in facts.list_facts()}
+    store.close()
+    return listed
+
+
+def scenario_holds(listed: dict[tuple, str], current: list[list[str]], superseded: list[list[str]]) -> bool:
+    def status(row: list[str]) -> str | None:
+        return listed.get((row[0].lower(), row[1], row[2].lower()))
+
+    return all(status(r) == "current" for r in current) and all(status(r) != "current" for r in superseded)
+
+
+async def test_our_correction_scenarios_end_current_and_superseded(
+    reader: GrammarFactExtractor, tmp_path: Path
+) -> None:
+    for k, (first, later, current, superseded) in enumerate(SCENARIOS):
+        listed = await replay(reader, tmp_path / str(k), first, later)
+        assert scenario_holds(listed, [list(c) for c in current], [list(s) for s in superseded]), (
+            later,
+            listed,
+        )
+
+
+async def test_independent_correction_scenarios(reader: GrammarFactExtractor, tmp_path: Path) -> None:
+    """Written outside the code; measured, not tuned on. Floor just under the measured count."""
+    scenarios = _scenarios()[len(SCENARIOS) :]
+    if not scenarios:
+        pytest.skip("no independent scenarios")
+    held = 0
+    for k, (first, later, current, superseded) in enumerate(scenarios):
+        held += scenario_holds(await replay(reader, tmp_path / str(k), first, later), current, superseded)
+    assert held >= MIN_INDEPENDENT_SCENARIOS, (held, len(scenarios))
+
+
+MIN_INDEPENDENT_SCENARIOS = 3  # measured 3 of 12 (2026-12-03): renames without an antecedent, marriages,
+# "X, not Y" after a copula and career changes are not read yet
