@@ -77,13 +77,13 @@ class DurableDB:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as error:
-                raise StorageError(f"cannot write the {self._what}: {error}") from None
+                raise StorageError(f"cannot write the {self._what} at {self.path}: {error}") from None
             try:
                 yield self._db
             except BaseException as error:
                 self._db.execute("ROLLBACK")
                 if isinstance(error, sqlite3.DatabaseError):
-                    raise StorageError(f"cannot write the {self._what}: {error}") from None
+                    raise StorageError(f"cannot write the {self._what} at {self.path}: {error}") from None
                 raise
             self._db.execute("COMMIT")
 
