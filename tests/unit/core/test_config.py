@@ -166,3 +166,10 @@ def test_bad_memory_env_value_names_the_variable() -> None:
         load_config(env={"DAEMON_MEMORY__DENSE_WEIGHT": "1.5"})
     config = load_config(env={"DAEMON_MEMORY__PROFILES__GENERAL__MIN_KEEP": "4"})
     assert config.memory.profiles.general.min_keep == 4
+
+
+def test_a_config_file_that_is_not_utf8_is_named_with_the_line(tmp_path: Path) -> None:
+    latin1 = tmp_path / "mine.yaml"
+    latin1.write_bytes(b"log_level: INFO\n# Daemon's caf\xe9 notes\n")
+    with pytest.raises(ConfigError, match=r"mine.yaml is not UTF-8 text: byte 0xe9 on line 2"):
+        load_config(latin1)

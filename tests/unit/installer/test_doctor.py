@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,21 @@ def test_json_report_and_exit_code(capsys: pytest.CaptureFixture[str], tmp_path:
     assert print_report(checks, as_json=True) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["ok"] is True and len(payload["checks"]) == len(checks)
+
+
+def test_a_chosen_provider_without_its_key_fails_the_providers_line() -> None:
+    env = {"DAEMON_PROVIDER": "openai"}
+    check = check_providers(load_config(env=env), env)
+    assert not check.ok and check.required and "OPENAI_API_KEY is not set" in check.detail
+
+
+def test_data_other_users_can_read_is_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    (data / "journal.sqlite3").write_bytes(b"")
+    os.chmod(data / "journal.sqlite3", 0o644)
+    checks = run_checks(load_config(overrides={"data_dir": str(data)}), {})
+    privacy = next(c for c in checks if c.name == "data privacy")
+    assert not privacy.ok and not privacy.required and "journal.sqlite3" in privacy.detail
+    assert print_report(checks, as_json=False) == 0  # a warning, not a failure
+    assert "warn  data privacy" in capsys.readouterr().out

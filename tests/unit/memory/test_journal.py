@@ -104,3 +104,38 @@ def test_a_read_only_journal_refuses_a_file_that_needs_migrating(tmp_path: Path)
     with pytest.raises(StorageError, match="cannot open the journal"):
         Journal(tmp_path / "absent.sqlite3", read_only=True)
     assert not (tmp_path / "absent.sqlite3").exists()
+
+
+def test_a_damaged_page_is_a_storage_error_on_read_too(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal(path)
+    session = journal.new_session()
+    for i in range(150):
+        journal.complete_turn(journal.begin_turn(session, f"message {i} " + "x" * 300), "y" * 300)
+    journal.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    data[4096 * 5 : 4096 * 6] = b"\xab" * 4096  # header intact, one page of turns damaged
+    path.write_bytes(bytes(data))
+    reader = Journal(path, read_only=True)
+    with pytest.raises(StorageError, match=f"cannot read the journal at {path}: .*malformed"):
+        reader.turns()
+    reader.close()
+
+
+def test_a_turn_left_pending_by_a_dead_process_is_offered_once_as_unanswered(journal: Journal) -> None:
+    session = journal.new_session()
+    journal.complete_turn(journal.begin_turn(session, "hello"), "hi")
+    cut_off = journal.begin_turn(session, "what is my sister's name?")  # the process dies here
+    assert journal.interrupt_pending() == 1
+    turn = journal.turn(cut_off)
+    assert turn is not None and turn.status == "interrupted" and turn.assistant == ""
+    assert [(t.user, t.status) for t in journal.recent_turns(session, 5)] == [
+        ("hello", "complete"),
+        ("what is my sister's name?", "interrupted"),
+    ]
+    assert [t.user for t in journal.recent_turns(session, 1)] == ["what is my sister's name?"]
+    journal.complete_turn(journal.begin_turn(session, "are you there?"), "yes")  # the next turn saw it
+    assert [t.user for t in journal.recent_turns(session, 5)] == ["hello", "are you there?"]
+    assert journal.interrupt_pending() == 0

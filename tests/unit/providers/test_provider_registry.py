@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from core.config import load_config
+from core.errors import ConfigError
 from core.providers.pricing import CostLedger
-from core.providers.registry import ProviderFactory
+from core.providers.registry import ProviderFactory, missing_credentials
 from core.providers.wrappers import CostTrackingProvider, FallbackProvider, RetryingProvider
 
 ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ANTHROPIC_API_KEY": "k1", "GEMINI_API_KEY": "k2"}
@@ -37,3 +40,15 @@ def test_a_remote_main_provider_falls_back_to_the_local_model() -> None:
     assert not isinstance(
         ProviderFactory(no_fallback, ENV, CostLedger()).for_chat("anthropic"), FallbackProvider
     )
+
+
+def test_a_chosen_provider_without_its_key_names_the_variable_before_any_call() -> None:
+    env = {"DAEMON_PROVIDER": "openai"}
+    config = load_config(env=env)
+    [problem] = missing_credentials(config, env)
+    assert "OPENAI_API_KEY is not set" in problem and "DAEMON_PROVIDER" in problem
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        ProviderFactory(config, env, CostLedger()).available()
+    fast = load_config(env={"DAEMON_MODELS__FAST": "anthropic"})
+    assert ["ANTHROPIC_API_KEY" in p for p in missing_credentials(fast, {})] == [True]
+    assert missing_credentials(load_config(env=env), {**env, "OPENAI_BASE_URL": "http://127.0.0.1:9"}) == []

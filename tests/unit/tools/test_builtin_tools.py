@@ -80,3 +80,17 @@ def test_builtin_toolset() -> None:
     assert tools.names() == ("current_time", "calculator")
     assert builtin_tools() == (current_time, calculator)
     assert tools.get("calculator").parameters["required"] == ["expression"]
+
+
+def test_calculator_never_returns_inf_or_nan_as_a_result() -> None:
+    with pytest.raises(ToolError, match="too large for floating point"):
+        evaluate("1e308 * 10")
+    with pytest.raises(ToolError, match="not a number"):
+        evaluate("1e308 * 10 - 1e308 * 10")
+
+
+def test_calculator_shows_an_integer_too_long_to_print_by_its_leading_digits() -> None:
+    assert calculator("10 ** 5000") == "≈1e+5000 (5001 digits)"
+    assert calculator("-(3 ** 9000)").startswith("≈-")
+    assert calculator("2 ** 10000") == str(2**10000)  # 3,011 digits: still exact
+    assert calculator("7 ** 9999") == "≈1.36553269382e+8450 (8451 digits)"  # its first 12 digits

@@ -342,3 +342,16 @@ def test_importing_the_gui_module_does_not_import_gradio() -> None:
 
     code = "import sys, ui.gradio_app; assert 'gradio' not in sys.modules, 'gradio imported eagerly'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[3])
+
+
+async def test_a_lone_surrogate_from_the_browser_is_repaired_and_answered(tmp_path: Path) -> None:
+    controller, journal, _ = make(tmp_path)
+    last = (await drive(controller, "bad \ud800 end", ChatSession()))[-1]
+    assert last.status and not last.status.startswith("⚠")
+    assert [(t.user, t.status) for t in journal.turns()] == [("bad \ufffd end", "complete")]
+
+
+async def test_a_message_of_only_invisible_characters_is_not_sent(tmp_path: Path) -> None:
+    controller, journal, agent = make(tmp_path)
+    assert await drive(controller, "\u200b\u200d\ufeff \u2060", ChatSession()) == []
+    assert journal.turns() == [] and agent.seen == []
