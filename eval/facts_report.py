@@ -43,8 +43,11 @@ def predicted(fact: ExtractedFact) -> Triple:
 
 
 def expected(row: Sequence[str]) -> Triple:
-    """The comparable form of a labelled row `[subject, relation, object(, negated)]`."""
-    return _norm(row[0]), str(row[1]), _norm(row[2]), len(row) > 3 and row[3] == "negated"
+    """The comparable form of a labelled row `[subject, relation, object(, negated)]`, its relation named
+    as the extracted facts' are (a label's "married_to" is `spouse_of`, as "married to" is)."""
+    relation, swapped = canonical_relation(str(row[1]))
+    subject, obj = (row[2], row[0]) if swapped else (row[0], row[2])
+    return _norm(subject), relation, _norm(obj), len(row) > 3 and row[3] == "negated"
 
 
 def precision_recall(extractor: FactExtractor, path: Path) -> tuple[float, float]:

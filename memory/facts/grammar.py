@@ -24,7 +24,7 @@ from memory.facts.extraction_clauses import MAX_EXCERPT, is_cased, split_sentenc
 from memory.facts.extraction_objects import is_object, trim
 from memory.facts.grammar_clauses import Stance, stance
 from memory.facts.grammar_frames import FRAMES, NOUN_FRAMES, Frame, Reading
-from memory.facts.grammar_frames_be import BE_FRAMES, appositive_names, ended_activity
+from memory.facts.grammar_frames_be import BE_FRAMES, appositive_names, ended_activity, said_alone
 from memory.facts.grammar_phrases import USER, Who, subjects
 
 if TYPE_CHECKING:
@@ -44,6 +44,14 @@ _NORMAL = (
         re.compile(
             r"\b((?i:my|our)\s+[a-z-]+)'s\s+(?=(?i:a|an|not|from|in|at|still|now|allergic|married|engaged|"
             r"obsessed|fluent|vegan|vegetarian|retired|always|also|really|so|very|only|\d+)\b)"
+        ),
+        r"\1 is ",
+    ),
+    # "Ana's in Madrid now", "Sam's a nurse": after a name too (not "Ana's in-laws")
+    (
+        re.compile(
+            r"\b((?<!')[A-Z][a-z]+)'s\s+(?=(?:in|at|from|now|still|a|an|not|married|engaged|allergic|"
+            r"vegan|vegetarian|retired)\b(?!-))"
         ),
         r"\1 is ",
     ),
@@ -86,19 +94,24 @@ class GrammarFactExtractor:
         return facts
 
     def sentence(self, sentence: str) -> list[ExtractedFact]:
-        """The frames' facts of one sentence, then the rules' facts for relations no frame verb owns here."""
-        doc = self._nlp(_normal(sentence))
-        found = read_doc(doc, sentence[:MAX_EXCERPT])
-        if not self._rules:
-            return found
-        # A relation the parse read in this sentence is the parse's alone: the rules' reading of the same
-        # words ("moved from Boston to Denver" as one place) would only add a worse copy.
-        owned = {canonical_relation(f.predicate)[0] for f in found}
-        return found + [
-            f
-            for f in sentence_facts(sentence, is_cased(sentence))
-            if canonical_relation(f.predicate)[0] not in owned
-        ]
+        """The frames' facts of one sentence, then the rules' facts for relations no frame verb owns here.
+        A correction ("the cat is Mochi not Miso", "I'm 34, not 43") is read from its new half alone, each
+        fact of the new value naming the value it replaces; the old value is not stated again."""
+        normal = _normal(sentence)
+        replaced = _correction(normal)
+        text = replaced[0] if replaced else normal
+        found = read_doc(self._nlp(text), sentence[:MAX_EXCERPT])
+        if self._rules:
+            # A relation the parse read in this sentence is the parse's alone: the rules' reading of the
+            # same words ("moved from Boston to Denver" as one place) would only add a worse copy.
+            owned = {canonical_relation(f.predicate)[0] for f in found}
+            said = text if replaced else sentence
+            found += [
+                f
+                for f in sentence_facts(said, is_cased(said))
+                if canonical_relation(f.predicate)[0] not in owned
+            ]
+        return [_replacing(f, *replaced) for f in found] if replaced else found
 
 
 def read_doc(doc: Doc, excerpt: str) -> list[ExtractedFact]:
@@ -109,15 +122,14 @@ def read_doc(doc: Doc, excerpt: str) -> list[ExtractedFact]:
         if frames:
             facts += _read(token, frames, excerpt)
         facts += [_fact(r, Who(r.subject or USER, True), Stance(), excerpt) for r in appositive_names(token)]
-    replaced = _correction(doc.text)
-    if replaced:
-        facts = [_replacing(f, *replaced) for f in facts]
     return facts
 
 
 def _frames(token: Token) -> list[Frame]:
     if token.pos_ == "NOUN":
         return [NOUN_FRAMES[token.lemma_]] if token.lemma_ in NOUN_FRAMES else []
+    if token.pos_ == "ADJ":
+        return [said_alone]
     if token.pos_ not in ("VERB", "AUX"):
         return []
     frames = [f for f in (FRAMES.get(token.lemma_), BE_FRAMES.get(token.lemma_)) if f is not None]
@@ -174,13 +186,28 @@ def _kin_category(subject: str) -> str:
     )
 
 
+# "the cat is Mochi not Miso", "Lisbon, not Porto": a name or number put in place of another, comma or not.
+_SWAP = re.compile(
+    r"^(?P<head>.*?(?:\b[A-Z][\w'-]*|\d+|\bnow|\binstead))\s*,?\s+not\s+"
+    r"(?P<old>(?:[A-Z][\w'-]*)(?:\s+[A-Z][\w'-]*)*|\d+)\b(?![\w'-])"
+)
+
+
+_NOT_VALUES = frozenset("i i'm i've it it's he she he's she's we they you that this that's".split())
+
+
 def _correction(text: str) -> tuple[str, str] | None:
-    """ "Rex, not Max" / "Denver now, not Boston": (the new value's sentence head, the value replaced)."""
-    match = R.CORRECTION.match(text.strip(" .!"))
+    """ "Rex, not Max" / "Denver now, not Boston" / "the cat is Mochi not Miso": (the sentence's new half,
+    the value replaced)."""
+    text = text.strip(" .!")
+    match = R.CORRECTION.match(text) or _SWAP.match(text)
     if match is None:
         return None
     old = R.ARTICLE.sub("", trim(match.group("old")))
-    return (match.group("head"), old) if is_object(old) else None
+    head = match.group("head")
+    if head.split()[-1].lower() in _NOT_VALUES:
+        return None  # "I'm not Sam", "it's not Rex": a denial, not a swap
+    return (head, old) if is_object(old) else None
 
 
 def _replacing(fact: ExtractedFact, head: str, old: str) -> ExtractedFact:

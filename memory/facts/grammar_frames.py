@@ -23,8 +23,10 @@ from memory.facts.grammar_phrases import (
     phrase,
     possessed,
     role_text,
+    subjects,
     things,
 )
+from memory.facts.model import PRONOUNS
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -110,6 +112,8 @@ def move(verb: Token, st: Stance) -> list[Reading]:
     """ "I moved from Boston to Denver": Boston no longer, Denver now; "I'm moving to Lisbon": likely."""
     if any(c.dep_ == "dobj" for c in verb.children):
         return []  # "my parents moved us to Chicago", "we moved the sofa": someone moved something
+    if verb.lemma_ == "head" and not _heading_for_good(verb):
+        return []  # "we headed to Paris for the weekend" is a trip
     out: list[Reading] = []
     future = verb.tag_ == "VBG" and any(c.lemma_ == "be" for c in verb.children if c.dep_ == "aux")
     for word, obj in preps(verb, "to", "into", "from", "out of", "away from"):
@@ -122,6 +126,20 @@ def move(verb: Token, st: Stance) -> list[Reading]:
         elif not future:
             out.append(Reading("lives in", where, "location", True))
     return out
+
+
+def _heading_for_good(verb: Token) -> bool:
+    """ "we packed up and headed down to Bristol", "headed over to Leeds for good": a move, not a trip (a
+    particle of direction or packing up, and no "for the weekend")."""
+    if any(w in ("for", "on") for w, _ in preps(verb, "for", "on")) and not any(
+        o.lower_ == "good" for _, o in preps(verb, "for")
+    ):
+        return False
+    packed = any(t.lemma_ == "pack" for t in (verb.head, *verb.children) if t is not verb)
+    return packed or any(c.dep_ in ("prt", "advmod") and c.lower_ in _DIRECTIONS for c in verb.children)
+
+
+_DIRECTIONS = frozenset("down over up out back".split())
 
 
 def move_noun(noun: Token, st: Stance) -> list[Reading]:
@@ -185,6 +203,12 @@ def leave(verb: Token, st: Stance) -> list[Reading]:
             out.append(Reading("lives in", phrase(obj), "location", True))
             out += [Reading("moved to", w, "location") for _, o in preps(verb, "for") if (w := place(o))]
     out += [Reading("works at", n, "work", True) for _, o in preps(verb, "from", "at") if (n := org(o))]
+    if verb.lemma_ == "leave":  # "I left teaching": the trade (matched to "teacher" when verified)
+        out += [
+            Reading("is a", c.text, "work", True)
+            for c in verb.children
+            if c.dep_ in ("xcomp", "dobj") and c.lower_.endswith("ing") and not any(c.children)
+        ]
     return out if not st.negated else []
 
 
@@ -211,6 +235,9 @@ def name(verb: Token, st: Stance) -> list[Reading]:
     who, what = (passive, objects[0]) if passive is not None and objects else (None, None)
     if who is None and len(objects) >= 2:
         who, what = objects[0], objects[-1]
+    if who is None and len(objects) == 1:  # "calling her Pepper" parsed as "her" owning "Pepper"
+        who = next((c for c in objects[0].children if c.dep_ == "poss" and c.lower_ in PRONOUNS), None)
+        what = objects[0] if who is not None else None
     if who is None or what is None or not (what.pos_ == "PROPN" or what.text[:1].isupper()):
         return []
     subject = referent(who)
@@ -223,10 +250,12 @@ def referent(token: Token) -> str | None:
         return role_text(token)
     if token.lower_ in ("me", "us"):
         return USER  # "people call me Alex"
-    if token.lower_ in ("her", "him", "it", "she", "he", "them", "they"):
+    if token.lower_ in PRONOUNS:
         for earlier in reversed(list(token.doc[: token.i])):
             if earlier.pos_ == "NOUN" and is_role(earlier):
                 return role_text(earlier)
+        # named in an earlier message ("we ended up calling her Pepper"): the fact service resolves it
+        return token.lower_
     return None
 
 
@@ -313,11 +342,29 @@ def _dobj(verb: Token) -> list[Token]:
 
 
 def marry(verb: Token, st: Stance) -> list[Reading]:
-    """ "I married Ben", "I'm married to Chris", "we got engaged to Maria"; "I divorced Tom" (no longer)."""
-    role = "my fiance" if verb.lemma_ == "engage" else "my spouse"
-    partners = [o for o in _dobj(verb)] + [o for _, o in preps(verb, "to")]
-    gone = verb.lemma_ == "divorce" or st.negated
-    return [Reading("named", full_name(p), "family", gone, subject=role) for p in partners if is_name(p)]
+    """ "I married Ben", "Lena and I got married", "we got engaged to Maria"; "I divorced Tom", "Carlos and
+    I are divorced", "me and Tom split up" (married no longer). Only the user's own marriages."""
+    ending = verb.lemma_ in ("divorce", "split", "break", "separate")
+    if verb.lemma_ in ("split", "break") and not any(c.lower_ == "up" for c in verb.children):
+        return []
+    who = subjects(verb)
+    if USER not in (w.text for w in who):
+        return []  # "my sister married Tom" is her marriage
+    partners = [p for p in [*_dobj(verb), *(o for _, o in preps(verb, "to", "with"))] if is_name(p)]
+    named = [w.text for w in who if w.text != USER and not w.text.startswith("my ")]
+    names = [full_name(p) for p in partners] or named
+    if ending:
+        return [Reading("married to", n, "family", True, subject=USER) for n in names]
+    if verb.lemma_ == "engage":
+        return [Reading("named", n, "family", st.negated, subject="my fiance") for n in names]
+    return [
+        reading
+        for n in names
+        for reading in (
+            Reading("married to", n, "family", st.negated, subject=USER),
+            Reading("named", n, "family", st.negated, subject="my spouse"),
+        )
+    ]
 
 
 def turned(verb: Token, st: Stance) -> list[Reading]:
@@ -331,7 +378,7 @@ def turned(verb: Token, st: Stance) -> list[Reading]:
 
 
 FRAMES: dict[str, Frame] = {
-    **dict.fromkeys(("move", "relocate"), move),
+    **dict.fromkeys(("move", "relocate", "head"), move),
     **dict.fromkeys(("live", "reside", "base", "settle", "locate"), live),
     **dict.fromkeys(("grow", "raise", "bear", "born"), origin),
     **dict.fromkeys(("work", "join", "start", "hire"), work),
@@ -355,7 +402,7 @@ FRAMES: dict[str, Frame] = {
         ),
         possess,
     ),
-    **dict.fromkeys(("marry", "engage", "divorce"), marry),
+    **dict.fromkeys(("marry", "engage", "divorce", "split", "break", "separate"), marry),
     "turn": turned,
 }
 NOUN_FRAMES: dict[str, Frame] = {"move": move_noun}

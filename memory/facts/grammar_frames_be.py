@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memory.facts import extraction_rules as R
+from memory.facts.extraction_clauses import HEDGED
 from memory.facts.extraction_objects import _gerund
 from memory.facts.grammar_clauses import Stance
 from memory.facts.grammar_frames import FRAMES, Frame, Reading, org, place, preps
@@ -156,8 +157,8 @@ def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
         return [Reading("lives in", where, "location", st.negated, subject=USER)]  # "Portland is home now"
     if subject is not None and subject.lower_ == "name":
         return _my_name(subject, attr)
-    if is_role(attr) and possessed(attr) and subject is not None and is_name(subject):
-        return [Reading("named", full_name(subject), "family", subject=role_text(attr))]  # "Jo is my sister"
+    if subject is not None and (named := _role_named(subject, attr)):
+        return named
     if attr.lower_ == "fan":
         liked = [t for _, o in preps(attr, "of") for t in things(o, plain=True)]
         return [
@@ -183,6 +184,28 @@ def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
         if employer is not None:
             roles.append(Reading("works at", employer, "work", st.negated))
     return roles
+
+
+def _role_named(subject: Token, attr: Token) -> list[Reading]:
+    """ "the cat is Mochi" (my cat named Mochi), "Jo is my sister" (my sister named Jo)."""
+    if _owned_role(subject) and is_name(attr, beside_role=True):
+        return [Reading("named", full_name(attr), _category(subject), subject=role_text(subject))]
+    if is_role(attr) and possessed(attr) and is_name(subject):
+        return [Reading("named", full_name(subject), "family", subject=role_text(attr))]
+    return []
+
+
+def _lasting(verb: Token) -> bool:
+    """ "in Madrid now", "still in Leeds", "in Leeds these days": where someone is, not a visit."""
+    words = {c.lower_ for c in verb.children if c.dep_ in ("advmod", "npadvmod")}
+    days = any(c.lemma_ == "day" and any(d.lower_ == "these" for d in c.children) for c in verb.children)
+    visit = any(c.dep_ == "prep" and c.lower_ in ("for", "on", "until") for c in verb.children)
+    return (bool(words & {"now", "still", "currently", "nowadays"}) or days) and not visit
+
+
+def _owned_role(token: Token) -> bool:
+    """ "my cat", "our puppy", "the cat" (said of the user's own): a role the user has."""
+    return is_role(token) and (possessed(token) or any(c.lower_ in ("the", "our") for c in token.children))
 
 
 def _called_kind(noun: Token) -> str | None:
@@ -239,6 +262,8 @@ def _prep(verb: Token, prep: Token, st: Stance) -> list[Reading]:
     word = prep.lower_
     if word == "from" and (where := place(obj)):
         return [Reading("is from", where, "location", st.negated)]
+    if word == "in" and _lasting(verb) and (where := place(obj)):
+        return [Reading("lives in", where, "location", st.negated)]  # "Ana's in Madrid now"
     if word == "into":
         things_liked = things(obj, plain=True)
         if st.ended:
@@ -247,6 +272,15 @@ def _prep(verb: Token, prep: Token, st: Stance) -> list[Reading]:
     if word == "at" and (obj.ent_type_ == "ORG" or any(c.lemma_ == "call" for c in obj.children)):
         return [Reading("works at", employer, "work", st.negated)] if (employer := org(obj)) else []
     return []
+
+
+def said_alone(adj: Token, st: Stance) -> list[Reading]:
+    """ "so pescatarian I guess", "vegan now!": an identity adjective said without a subject or verb is
+    said of the user; "I guess" hedges it."""
+    if adj.dep_ != "ROOT" or adj.lower_ not in R.IDENTITY_ADJECTIVES or _has_subject(adj):
+        return []
+    hedged = any(c.lemma_ in ("guess", "think", "suppose", "reckon") for c in adj.children)
+    return [Reading("is a", adj.text, "identity", st.negated, USER, HEDGED if hedged else None)]
 
 
 _COPULA = {"attr": _attr, "acomp": _acomp, "prep": _prep}

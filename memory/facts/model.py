@@ -16,6 +16,9 @@ from core.relations import canonical_relation, fact_sentence, normalize
 
 USER = "user"
 _USER_WORDS = frozenset({"i", "me", "my", "myself", "mine", "user", "the user"})
+# A subject the sentence did not name ("we ended up calling her Pepper"): the fact service resolves it to
+# whom the conversation named before, or drops the fact.
+PRONOUNS = frozenset({"he", "she", "him", "her", "it", "they", "them"})
 CURRENT = "current"
 SUPERSEDED = "superseded"
 

@@ -17,8 +17,10 @@ from pathlib import Path
 from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
 from core.relations import normalize
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
+from memory.facts.implications import widen
 from memory.facts.model import CURRENT, Candidate, StoredFact
 from memory.facts.profile import profile_facts
+from memory.facts.references import is_pronoun, resolve
 from memory.facts.store import FACTS_FILE, FactStore
 from memory.facts.truth import read_truth
 from memory.facts.verification import Adjudicator, FactVerifier, Verdict
@@ -69,16 +71,20 @@ class FactMemory:
                 await asyncio.to_thread(self._confirm_mentioned, turn, previous_reply)
             return FactOutcome()
         decisions = []
+        known = await asyncio.to_thread(self._store.facts, CURRENT)
         for fact in facts:
             source = "corrected" if correcting or fact.replaces else "user_stated"
-            candidate = Candidate.from_extracted(fact, source=source)
+            candidate: Candidate | None = Candidate.from_extracted(fact, source=source)
+            if candidate is not None and is_pronoun(candidate):  # "we ended up calling her Pepper"
+                candidate = resolve(candidate, known, turn.user)
+            if candidate is None:
+                continue
             current = await asyncio.to_thread(self._store.current, candidate.subject_key, candidate.relation)
             decision = await self._verifier.decide(candidate, current)
+            decision = widen(candidate, decision, known, self._store.current)
             logger.debug("fact %s: %s (%s)", candidate.id, decision.verdict, decision.reason)
             decisions.append((fact, candidate, decision))
-        applied = await asyncio.to_thread(
-            self._store.apply, turn.turn_id, [(c, d) for _, c, d in decisions]
-        )
+        applied = await asyncio.to_thread(self._store.apply, turn.turn_id, [(c, d) for _, c, d in decisions])
         await asyncio.to_thread(self._mirror, applied.changed, turn)
         await asyncio.to_thread(self._cascade, applied.superseded)
         learned = tuple(fact for fact, _, decision in decisions if decision.verdict in _LEARNED)

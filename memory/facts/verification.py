@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from core.relations import FUNCTIONAL_RELATIONS, normalize
+from core.relations import FUNCTIONAL_RELATIONS
+from memory.facts.matching import object_key, same_object
 from memory.facts.model import Candidate, StoredFact
 
 logger = logging.getLogger(__name__)
@@ -79,9 +80,28 @@ class Adjudicator(Protocol):
     async def judge(self, new: Candidate, old: StoredFact) -> str | None: ...
 
 
+# One diet at a time: "I'm vegan" ... "so pescatarian now" replaces it (other "is a" facts stay many).
+DIETS = frozenset("vegan vegetarian pescatarian pescetarian omnivore flexitarian carnivore".split())
+
+
 def is_single_valued(candidate: Candidate) -> bool:
-    """One current value at a time: functional relations, personal attributes and each schedule."""
-    return candidate.relation in SINGLE_VALUED or candidate.category == "schedules"
+    """One current value at a time: functional relations, personal attributes, a diet and each schedule."""
+    return (
+        candidate.relation in SINGLE_VALUED
+        or candidate.category == "schedules"
+        or _is_diet(candidate.relation, candidate.object)
+    )
+
+
+def _is_diet(relation: str, obj: str) -> bool:
+    return relation == "is_a" and object_key(obj) in DIETS
+
+
+def _comparable(candidate: Candidate, current: Sequence[StoredFact]) -> Sequence[StoredFact]:
+    """The current facts a candidate can confirm or replace: a diet replaces a diet, not "teacher"."""
+    if _is_diet(candidate.relation, candidate.object):
+        return [f for f in current if _is_diet(f.relation, f.object)]
+    return current
 
 
 def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Decision | None:
@@ -93,7 +113,8 @@ def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Deci
         return Decision(Verdict.SKIP, "a passing state, not a durable fact")
     if INSTRUCTION_SHAPED.search(f"{candidate.relation.replace('_', ' ')} {candidate.object}"):
         return Decision(Verdict.REJECT, "reads like an instruction to the assistant, not a fact")
-    same = [f for f in current if normalize(f.object) == candidate.object_key]
+    current = _comparable(candidate, current)
+    same = [f for f in current if same_object(f.object, candidate.object)]
     if candidate.negated:
         if same:
             return Decision(Verdict.RETRACT, "the user said this no longer holds", tuple(f.id for f in same))
@@ -118,8 +139,7 @@ def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Deci
 def _named_replacement(candidate: Candidate, current: Sequence[StoredFact]) -> tuple[str, ...]:
     if not candidate.replaces:
         return ()
-    old = normalize(candidate.replaces)
-    return tuple(f.id for f in current if normalize(f.object) == old)
+    return tuple(f.id for f in current if same_object(f.object, candidate.replaces))
 
 
 class FactVerifier:

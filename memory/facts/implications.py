@@ -1,0 +1,77 @@
+"""What a new fact retires besides the old value of its own relation.
+
+The verifier compares a candidate with the current facts of the same subject and relation. Some statements
+also end facts filed elsewhere:
+
+- A partner role moves forward: "Lena and I got married" ends "my girlfriend is Lena" (a later role of the
+  same person: girlfriend/boyfriend/partner -> fiance -> spouse/wife/husband); "Carlos and I are divorced"
+  (married to Carlos, negated) ends every partner role of Carlos and the marriage itself.
+- A trade ends with its workplace: when "I'm a teacher at Hillcrest Primary" stops being true ("I left
+  teaching"), the employer stated in the same sentence ends too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from memory.facts.matching import same_object
+from memory.facts.model import Candidate, StoredFact, subject_key
+from memory.facts.verification import Decision, Verdict
+
+# A partner role's stage: a later stage of the same person supersedes an earlier one.
+_STAGE = {
+    "my girlfriend": 0, "my boyfriend": 0, "my partner": 0,
+    "my fiance": 1, "my fiancee": 1,
+    "my spouse": 2, "my wife": 2, "my husband": 2,
+}  # fmt: skip
+_MARRIED = "spouse_of"
+_ENDS_WITH_TRADE = "works_at"
+Current = Callable[[str, str], list[StoredFact]]  # (subject key, relation) -> current facts
+
+
+def widen(
+    candidate: Candidate, decision: Decision, known: Sequence[StoredFact], current: Current
+) -> Decision:
+    """`decision` with the facts the candidate also ends added to what it supersedes. `known` are all
+    current facts, `current` looks up those of one subject and relation."""
+    extra = _partner_roles(candidate, known) + _workplaces(decision, known, current)
+    extra = tuple(i for i in dict.fromkeys(extra) if i not in decision.supersedes)
+    if not extra or decision.verdict in (Verdict.REJECT,):
+        return decision
+    if candidate.negated:
+        verdict = Verdict.RETRACT
+    elif decision.verdict in (Verdict.STORE, Verdict.STORE_AND_FLAG):
+        verdict = Verdict.STORE_AND_FLAG
+    else:
+        return decision
+    reason = decision.reason if decision.supersedes else "a later stage of the same relationship"
+    return replace(decision, verdict=verdict, reason=reason, supersedes=(*decision.supersedes, *extra))
+
+
+def _partner_roles(candidate: Candidate, known: Sequence[StoredFact]) -> tuple[str, ...]:
+    """Partner-role names of the same person that this candidate moves past (or ends)."""
+    if candidate.relation == _MARRIED and candidate.subject_key == "user":
+        stage = _STAGE["my spouse"]
+    elif candidate.relation == "named" and candidate.subject_key in _STAGE and not candidate.negated:
+        stage = _STAGE[candidate.subject_key]
+    else:
+        return ()
+    partners = [
+        f for f in known if f.relation == "named" and f.subject.lower() in _STAGE
+        and same_object(f.object, candidate.object)
+    ]  # fmt: skip
+    if candidate.negated:  # the relationship ended: every role of that person
+        return tuple(f.id for f in partners)
+    return tuple(f.id for f in partners if _STAGE[f.subject.lower()] < stage)
+
+
+def _workplaces(decision: Decision, known: Sequence[StoredFact], current: Current) -> tuple[str, ...]:
+    """The employers stated together with a trade this decision ends."""
+    ended = [f for f in known if f.id in decision.supersedes and f.relation == "is_a"]
+    return tuple(
+        w.id
+        for trade in ended
+        for w in current(subject_key(trade.subject), _ENDS_WITH_TRADE)
+        if w.turn_id == trade.turn_id and w.excerpt == trade.excerpt
+    )
