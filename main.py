@@ -58,9 +58,7 @@ OFFLINE_DEFAULTS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # Undecodable input never raises and nothing printed can drive the terminal (ui/boundary.py); the
-    # arguments' types repair the user's text once, here at the boundary.
-    protect_streams()
+    protect_streams()  # stdin never fails to decode, stdout/stderr pass no escape sequence (ui/boundary.py)
     args = build_parser(VERSION).parse_args(argv)
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
