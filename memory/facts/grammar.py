@@ -50,7 +50,7 @@ _NORMAL = (
     # "Ana's in Madrid now", "Sam's a nurse": after a name too (not "Ana's in-laws")
     (
         re.compile(
-            r"\b((?<!')[A-Z][a-z]+)'s\s+(?=(?:in|at|from|now|still|a|an|not|married|engaged|allergic|"
+            r"\b((?<!')[A-Z][a-z]+)'s\s+(?=(?:in|at|from|now|still|a|an|not|home|married|engaged|allergic|"
             r"vegan|vegetarian|retired)\b(?!-))"
         ),
         r"\1 is ",
@@ -107,7 +107,7 @@ class GrammarFactExtractor:
             owned = {canonical_relation(f.predicate)[0] for f in found}
             said = text if replaced else sentence
             found += [
-                f
+                replace(f, object=_clause_cut(f.object))
                 for f in sentence_facts(said, is_cased(said))
                 if canonical_relation(f.predicate)[0] not in owned
             ]
@@ -173,6 +173,20 @@ def _fact(reading: Reading, who: Who, st: Stance, excerpt: str) -> ExtractedFact
         confidence,
         reading.negated,
     )
+
+
+# Where a rule's object runs on into the next clause or an aside ("the piano when we downsized", "flying at
+# all", "Mandarin from my years in Taipei", "quit smoking, day four"): the object ends there.
+_CLAUSE_CUT = re.compile(
+    r"(?:\s*[,;:(]|\s+[—–-]\s|\s+(?:when|while|because|cos|which|who|whose|whenever|unless|until|although|"
+    r"though|so that|at all|from (?:my|our|his|her|their)\b)\b).*$",
+    re.I,
+)
+
+
+def _clause_cut(obj: str) -> str:
+    cut = _CLAUSE_CUT.sub("", obj).strip()
+    return cut if is_object(cut) else obj
 
 
 def _kin_category(subject: str) -> str:

@@ -68,6 +68,9 @@ def preps(verb: Token, *words: str) -> Iterator[tuple[str, Token]]:
 
 def place(token: Token) -> str | None:
     """A place name: "Denver", "New York City", "Portland, Oregon"; "a flat in Brighton" -> Brighton."""
+    if token.lower_ == "there":  # "originally from Winnipeg, though I haven't lived there in years"
+        named = [t for t in token.doc[: token.i] if t.ent_type_ in _PLACE_ENTS and t.pos_ == "PROPN"]
+        return place(named[-1]) if named else None
     if (
         token.pos_ == "PRON"
         or token.lower_ in _NOT_PLACES
@@ -152,18 +155,28 @@ def move_noun(noun: Token, st: Stance) -> list[Reading]:
 def live(verb: Token, st: Stance) -> list[Reading]:
     """ "I live in Denver", "I'm based in Leeds", "I don't live in Boston anymore"."""
     words = ("in", "at", "near", "outside") if verb.lemma_ in ("live", "reside") else ("in",)
-    return [Reading("lives in", w, "location", st.negated) for _, o in preps(verb, *words) if (w := place(o))]
+    found = [o for _, o in preps(verb, *words)] or _where(verb)
+    return [Reading("lives in", w, "location", st.negated) for o in found if (w := place(o))]
+
+
+def _where(verb: Token) -> list[Token]:
+    """ "Lyon, where I was born" -> Lyon; "lived there" -> "there" (the place named before)."""
+    there = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "there"]
+    if there:
+        return there
+    where = any(c.dep_ == "advmod" and c.lower_ == "where" for c in verb.children)
+    return [verb.head] if where and verb.dep_ == "relcl" and verb.head.pos_ == "PROPN" else []
 
 
 def origin(verb: Token, st: Stance) -> list[Reading]:
     """ "I grew up in Glasgow", "raised in Detroit", "I was born in Lyon"."""
     if verb.lemma_ == "grow" and not any(c.lower_ == "up" for c in verb.children):
         return []
-    found = list(preps(verb, "in"))
+    found = [o for _, o in preps(verb, "in")]
     if not found:  # "born and raised in Detroit": the place hangs on the last verb
-        found = [p for c in verb.children if c.dep_ == "conj" for p in preps(c, "in")]
+        found = [o for c in verb.children if c.dep_ == "conj" for _, o in preps(c, "in")]
     predicate = "born in" if verb.lemma_ in ("bear", "born") else "is from"
-    return [Reading(predicate, w, "location", st.negated) for _, o in found if (w := place(o))]
+    return [Reading(predicate, w, "location", st.negated) for o in found or _where(verb) if (w := place(o))]
 
 
 # ------------------------------------------------------------------------------------------ work, study
@@ -203,6 +216,8 @@ def leave(verb: Token, st: Stance) -> list[Reading]:
             out.append(Reading("lives in", phrase(obj), "location", True))
             out += [Reading("moved to", w, "location") for _, o in preps(verb, "for") if (w := place(o))]
     out += [Reading("works at", n, "work", True) for _, o in preps(verb, "from", "at") if (n := org(o))]
+    if verb.lemma_ == "say" and any(o.lower_ in ("goodbye", "farewell") for o in _dobj(verb)):
+        out += [Reading("lives in", w, "location", True) for _, o in preps(verb, "to") if (w := place(o))]
     if verb.lemma_ == "leave":  # "I left teaching": the trade (matched to "teacher" when verified)
         out += [
             Reading("is a", c.text, "work", True)
@@ -274,24 +289,42 @@ def _kind(subject: str) -> str:
 
 def possess(verb: Token, st: Stance) -> list[Reading]:
     """ "I have a dog named Rex", "we adopted Biscuit", "I bought a road bike", "I sold my car"."""
-    lost = verb.lemma_ in ("sell", "lose") or (verb.lemma_ in ("give", "get") and _gone(verb))
+    lost = verb.lemma_ in ("sell", "lose", "rid") or (verb.lemma_ in ("give", "get") and _gone(verb))
     out: list[Reading] = []
-    for obj in _dobj(verb):
+    objects = _dobj(verb) + ([o for _, o in preps(verb, "of")] if verb.lemma_ == "rid" else [])
+    if verb.lemma_ == "pick":
+        objects = objects[:1]  # "picked up an iPad Pro, best purchase all year": the rest is an aside
+    for obj in objects:
         if obj.lower_ in PET_NOUNS or obj.lemma_ in PET_NOUNS:
             out += _pet(verb, obj, st, lost)
         elif is_role(obj) and (called := _called(obj)):
-            out += [Reading("named", c, "family", subject=f"my {obj.lower_}") for c in called]
+            out += [Reading("named", c, "family", subject=role_text(obj)) for c in called]
         elif verb.lemma_ in ("adopt", "rescue") and is_name(obj):
             out.append(Reading("has pet", full_name(obj), "pets"))
         elif lost or _acquired(verb) or (st.ended and verb.lemma_ == "have"):
-            out += [Reading("owns", t, "possessions", lost or st.negated) for t in things(obj, located=True)]
+            mine = USER if _given_me(verb) else None  # "my husband got me an Apple Watch"
+            out += [
+                Reading("owns", t, "possessions", lost or st.negated, subject=mine)
+                for t in things(obj, located=True)
+            ]
     return out
 
 
 def _acquired(verb: Token) -> bool:
     """ "I own", "I bought", "I inherited" (not "we buy lamb-based food": a habit, not a purchase)."""
-    return (
-        verb.lemma_ == "own" or verb.lemma_ in ("buy", "purchase", "inherit") and verb.tag_ in ("VBD", "VBN")
+    if verb.tag_ not in ("VBD", "VBN"):
+        return verb.lemma_ == "own"
+    picked = verb.lemma_ == "pick" and any(c.lower_ == "up" for c in verb.children)  # "picked up an iPad"
+    if picked:  # a thing bought ("an iPad Pro", "a new bike"), not groceries ("some milk")
+        return any(
+            o.pos_ == "PROPN" or any(d.lower_ in ("a", "an") for d in o.children) for o in _dobj(verb)[:1]
+        )
+    return verb.lemma_ in ("own", "buy", "purchase", "inherit") or _given_me(verb)
+
+
+def _given_me(verb: Token) -> bool:
+    return verb.lemma_ in ("get", "buy") and any(
+        c.dep_ == "dative" and c.lower_ == "me" for c in verb.children
     )
 
 
@@ -382,7 +415,7 @@ FRAMES: dict[str, Frame] = {
     **dict.fromkeys(("live", "reside", "base", "settle", "locate"), live),
     **dict.fromkeys(("grow", "raise", "bear", "born"), origin),
     **dict.fromkeys(("work", "join", "start", "hire"), work),
-    **dict.fromkeys(("quit", "leave", "retire", "lay"), leave),
+    **dict.fromkeys(("quit", "leave", "retire", "lay", "say"), leave),
     **dict.fromkeys(("study", "do", "pursue", "finish"), study),
     **dict.fromkeys(("name", "call", "rename"), name),
     **dict.fromkeys(
@@ -399,6 +432,8 @@ FRAMES: dict[str, Frame] = {
             "sell",
             "lose",
             "give",
+            "pick",
+            "rid",
         ),
         possess,
     ),

@@ -24,6 +24,7 @@ from memory.facts.grammar_phrases import (
     full_name,
     is_name,
     is_role,
+    name_before,
     phrase,
     possessed,
     role_before,
@@ -43,7 +44,7 @@ _NOT_ROLES = R.NOT_A_ROLE | frozenset(
     "mess wreck person guy girl one thing fan idiot night owl morning type bit student user".split()
 ) - {"student", "user"}
 _LANGUAGE_LEVEL = re.compile(
-    r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken)\s+", re.I
+    r"^(?:a\s+)?(?:little|bit\s+of|some|basic|fluent|conversational|decent|broken)\s+(?:bit\s+of\s+)?", re.I
 )
 
 
@@ -128,7 +129,8 @@ def speak(verb: Token, st: Stance) -> list[Reading]:
     obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
     if obj is None or st.negated:
         return []
-    return [Reading("speaks", _LANGUAGE_LEVEL.sub("", t), "identity") for t in things(obj) if t[:1].isupper()]
+    languages = [_LANGUAGE_LEVEL.sub("", t) for t in things(obj)]
+    return [Reading("speaks", t, "identity") for t in languages if t[:1].isupper()]
 
 
 def be(verb: Token, st: Stance) -> list[Reading]:
@@ -188,7 +190,8 @@ def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
 
 def _role_named(subject: Token, attr: Token) -> list[Reading]:
     """ "the cat is Mochi" (my cat named Mochi), "Jo is my sister" (my sister named Jo)."""
-    if _owned_role(subject) and is_name(attr, beside_role=True):
+    plain = not any(c.dep_ == "det" for c in attr.children)  # not "is a Maine Coon"
+    if _owned_role(subject) and plain and is_name(attr, beside_role=True):
         return [Reading("named", full_name(attr), _category(subject), subject=role_text(subject))]
     if is_role(attr) and possessed(attr) and is_name(subject):
         return [Reading("named", full_name(subject), "family", subject=role_text(attr))]
@@ -300,6 +303,9 @@ def appositive_names(token: Token) -> list[Reading]:
         return [Reading("named", full_name(token), _category(role), subject=role_text(role))]
     if not (is_role(token) and possessed(token)):
         return []
+    before = name_before(token)
+    if before is not None:  # "Milo, my labrador, is allergic to wheat"
+        return [Reading("named", full_name(before), _category(token), subject=role_text(token))]
     for child in token.children:
         if (
             child.dep_ in ("appos", "compound", "npadvmod")

@@ -70,6 +70,9 @@ def role_text(token: Token) -> str:
 
 def name_of(token: Token) -> str | None:
     """The capitalised name beside a role noun: "my sister Jo", "my dog, Rex,", "Jo, my sister"."""
+    before = name_before(token)
+    if before is not None:
+        return full_name(before)
     for child in token.children:
         if (
             child.dep_ in ("appos", "compound", "npadvmod")
@@ -80,6 +83,18 @@ def name_of(token: Token) -> str | None:
     if token.dep_ == "appos" and is_name(token.head, beside_role=True):
         return full_name(token.head)
     return None
+
+
+def name_before(role: Token) -> Token | None:
+    """ "Milo, my labrador, is ...": the name that opens the sentence before a comma or dash and the role,
+    however the parse attached it."""
+    left = role.left_edge.i
+    sent = role.sent.start
+    if left - 2 < sent or role.doc[left - 1].text not in (",", "—", "–", "-"):
+        return None
+    name = role.doc[left - 2]
+    opens = name.i == sent or not role.doc[name.i - 1].is_alpha
+    return name if opens and is_role(role) and possessed(role) and is_name(name, beside_role=True) else None
 
 
 def is_name(token: Token, *, beside_role: bool = False) -> bool:
@@ -155,11 +170,18 @@ def resolve(token: Token) -> Who | None:
     low = token.lower_
     if low in _SELF:
         return Who(USER, True)
+    if low in ("who", "that") and token.head.dep_ == "relcl" and token.head.head is not token:
+        return _relative(token.head.head)
     if low in _THIRD:
         return antecedent(token)
     if is_role(token) and possessed(token):
         after = token.nbor(1) if token.i + 1 < len(token.doc) else None
-        if after is not None and after.dep_ == token.dep_ and after.head == token.head and is_name(after):
+        if (
+            after is not None
+            and after.dep_ == token.dep_
+            and after.head == token.head
+            and is_name(after, beside_role=True)
+        ):
             return Who(full_name(after), True)  # "my best friend Sam lives ..." parsed as two subjects
         return Who(name_of(token) or role_text(token), True)
     if token.dep_ in ("nsubj", "nsubjpass") and any(
@@ -169,6 +191,17 @@ def resolve(token: Token) -> Who | None:
     if is_name(token, beside_role=True) and role_before(token) is not None:
         return Who(full_name(token), True)
     return Who(full_name(token), False) if is_name(token) else None
+
+
+def _relative(noun: Token) -> Who | None:
+    """ "a half-brother named Luis who lives in Madrid": who is Luis; "my sister, who ..." is my sister."""
+    called = next((c for c in noun.children if c.dep_ == "acl" and c.lemma_ in ("name", "call")), None)
+    given = next((c for c in called.children if c.dep_ in ("oprd", "attr", "dobj")), None) if called else None
+    if given is not None and is_role(noun) and is_name(given, beside_role=True):
+        return Who(full_name(given), True)
+    if noun.pos_ in ("NOUN", "PROPN"):
+        return resolve(noun)
+    return None
 
 
 def antecedent(pronoun: Token) -> Who | None:
