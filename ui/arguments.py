@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ui.boundary import count_arg, message_arg, session_arg
+from ui.boundary import count_arg, message_arg, session_arg, user_text
 
 MAX_TURNS = 1_000_000_000  # beyond this SQLite's LIMIT overflows; no journal holds that many
 
@@ -50,8 +50,8 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     tool_list = tool_commands.add_parser("list", help="list the tools and their argument schemas")
     tool_list.add_argument("--json", action="store_true")
     tool_run = tool_commands.add_parser("run", help="run one tool")
-    tool_run.add_argument("name")
-    tool_run.add_argument("--args", default="{}", help="arguments as a JSON object")
+    tool_run.add_argument("name", type=user_text)
+    tool_run.add_argument("--args", type=user_text, default="{}", help="arguments as a JSON object")
     tool_run.add_argument("--json", action="store_true")
     return parser
 
@@ -124,9 +124,9 @@ def _add_truth_commands(commands: Any) -> None:
     review_list = review_commands.add_parser("list", help="open proposals with their records")
     review_list.add_argument("--json", action="store_true", help="print one JSON object")
     approve = review_commands.add_parser("approve", help="keep one record and hide the others (undoable)")
-    approve.add_argument("item")
-    approve.add_argument("--keep", help="the record to keep (default: the newest)")
+    approve.add_argument("item", type=user_text)
+    approve.add_argument("--keep", type=user_text, help="the record to keep (default: the newest)")
     for action, text in (("dismiss", "leave the records as they are"), ("undo", "revert a decision")):
-        review_commands.add_parser(action, help=text).add_argument("item")
+        review_commands.add_parser(action, help=text).add_argument("item", type=user_text)
     purge = review_commands.add_parser("purge", help="remove the text of records you hid, for good")
     purge.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")

@@ -104,6 +104,13 @@ def test_commands_that_read_a_message_take_bytes_that_are_not_utf8(tmp_path: Pat
     json.loads(result.stdout)
 
 
+def test_other_arguments_take_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    tool = daemon(tmp_path, "tool", "run", "calculator", "--args", b'{"expression": "1+\xff"}')
+    assert tool.returncode == 1 and b"not a valid arithmetic expression" in tool.stdout, clean(tool)
+    review = daemon(tmp_path, "review", "approve", b"x\xff")
+    assert review.returncode == 2 and "no review item 'x\ufffd'" in clean(review)
+
+
 def test_blank_and_invisible_messages_and_session_ids_are_refused(tmp_path: Path) -> None:
     for args in (("ask", "\u200b\u200d\ufeff"), ("ask", "   "), ("ask", "hi", "--session", "   ")):
         result = daemon(tmp_path, *args)
