@@ -24,7 +24,14 @@ from memory.facts.extraction_clauses import MAX_EXCERPT, is_cased, split_sentenc
 from memory.facts.extraction_objects import is_object, trim
 from memory.facts.grammar_clauses import Stance, stance
 from memory.facts.grammar_frames import FRAMES, NOUN_FRAMES, Frame, Reading
-from memory.facts.grammar_frames_be import BE_FRAMES, appositive_names, ended_activity, said_alone
+from memory.facts.grammar_frames_be import (
+    BE_FRAMES,
+    appositive_names,
+    as_a,
+    ended_activity,
+    not_a_fan,
+    said_alone,
+)
 from memory.facts.grammar_phrases import USER, Who, subjects
 
 if TYPE_CHECKING:
@@ -60,6 +67,9 @@ _NORMAL = (
 _KIN_CATEGORY = {"pets": "pets", "work": "work"}
 # Relations read about a person known by name only ("Sam moved to Porto"): home, work, study, occupation.
 _NAMED_PERSON = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a"})
+
+
+_NOUN_FRAMES: dict[str, Frame] = {**NOUN_FRAMES, "fan": not_a_fan}
 
 
 def _normal(sentence: str) -> str:
@@ -127,7 +137,9 @@ def read_doc(doc: Doc, excerpt: str) -> list[ExtractedFact]:
 
 def _frames(token: Token) -> list[Frame]:
     if token.pos_ == "NOUN":
-        return [NOUN_FRAMES[token.lemma_]] if token.lemma_ in NOUN_FRAMES else []
+        return [_NOUN_FRAMES[token.lemma_]] if token.lemma_ in _NOUN_FRAMES else []
+    if token.pos_ == "ADP":
+        return [as_a] if token.lower_ == "as" else []
     if token.pos_ == "ADJ":
         return [said_alone]
     if token.pos_ not in ("VERB", "AUX"):
@@ -137,7 +149,9 @@ def _frames(token: Token) -> list[Frame]:
 
 
 def _read(verb: Token, frames: list[Frame], excerpt: str) -> list[ExtractedFact]:
-    clause = verb.head if verb.pos_ == "NOUN" else verb  # "made the move to Lisbon": the clause of "made"
+    # "made the move to Lisbon": the clause of "made"; "As a Muslim I don't drink": of "drink"; a fragment
+    # ("Not a fan of crowds") is its own clause
+    clause = verb.head if verb.pos_ == "ADP" or verb.pos_ == "NOUN" and verb.dep_ == "dobj" else verb
     st = stance(clause)
     if st is None:
         return []
@@ -211,17 +225,17 @@ _NOT_VALUES = frozenset("i i'm i've it it's he she he's she's we they you that t
 
 
 def _correction(text: str) -> tuple[str, str] | None:
-    """ "Rex, not Max" / "Denver now, not Boston" / "the cat is Mochi not Miso": (the sentence's new half,
-    the value replaced)."""
+    """ "Rex, not Max" / "Denver now, not Boston" / "the cat is Mochi not Miso": (the sentence without the
+    value replaced, that value). What follows it is kept ("Leeds, not Sheffield - I live in Leeds")."""
     text = text.strip(" .!")
-    match = R.CORRECTION.match(text) or _SWAP.match(text)
+    match = _SWAP.match(text) or R.CORRECTION.match(text)
     if match is None:
         return None
     old = R.ARTICLE.sub("", trim(match.group("old")))
     head = match.group("head")
     if head.split()[-1].lower() in _NOT_VALUES:
         return None  # "I'm not Sam", "it's not Rex": a denial, not a swap
-    return (head, old) if is_object(old) else None
+    return (head + text[match.end() :], old) if is_object(old) else None
 
 
 def _replacing(fact: ExtractedFact, head: str, old: str) -> ExtractedFact:

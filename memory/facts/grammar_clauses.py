@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 FUTURE = 0.6  # "I'm moving to Lisbon", "I'll start at Google": likely, not yet true
 _LINKS = frozenset({"conj", "xcomp", "ccomp", "advcl", "acomp", "pcomp", "relcl", "acl", "dep", "parataxis"})
-_IF = frozenset({"if", "unless", "whether", "though", "although"})
+# "though"/"although" concede a fact ("though I haven't lived there in years"): stated, not supposed
+_IF = frozenset({"if", "unless", "whether"})
 _UNREAL = frozenset({"would", "could", "should", "'d", "ought"})
 _MAYBE = frozenset({"might", "may"})
 _WILL = frozenset({"will", "'ll", "shall", "wo", "gon", "going"})
@@ -48,23 +49,25 @@ class Stance:
 def stance(verb: Token) -> Stance | None:
     """The clause's stance, or None when it states nothing (question, hypothetical, hearsay, wish)."""
     confidence = DIRECT
-    token = verb
+    token, via = verb, ""
     for _ in range(8):
-        step = _step(token, verb)
+        step = _step(token, verb, via)
         if step is None:
             return None
         confidence = min(confidence, step)
         if token.dep_ not in _LINKS or token.head is token:
             break
-        token = token.head
+        token, via = token.head, token.dep_
     if _question(token):
         return None
     negated, ended = polarity(verb)
     return Stance(confidence, negated or ended, ended)
 
 
-def _step(token: Token, verb: Token) -> float | None:
-    """The confidence one head of the chain allows, None when it makes the clause unreal."""
+def _step(token: Token, verb: Token, via: str) -> float | None:
+    """The confidence one head of the chain allows, None when it makes the clause unreal. `via` is how the
+    chain reached it: a clause joined by "and"/"but" ("I love sci-fi but I find fantasy boring") is not
+    the complement of a wish or of what someone said."""
     children = list(token.children)
     if any(c.dep_ == "mark" and c.lower_ in _IF for c in children):
         return None
@@ -73,6 +76,8 @@ def _step(token: Token, verb: Token) -> float | None:
         return DIRECT  # "I used to live in Boston": `polarity` marks it ended
     if auxes & _UNREAL and not (token is verb and token.lemma_ in ("stand",)):
         return None
+    if via == "conj":
+        return DIRECT if not auxes & _UNREAL else None
     if token is not verb and token.lemma_ in _UNREAL_HEADS:
         return None
     if token is not verb and token.lemma_ in _SAY:

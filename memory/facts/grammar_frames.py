@@ -69,7 +69,11 @@ def preps(verb: Token, *words: str) -> Iterator[tuple[str, Token]]:
 def place(token: Token) -> str | None:
     """A place name: "Denver", "New York City", "Portland, Oregon"; "a flat in Brighton" -> Brighton."""
     if token.lower_ == "there":  # "originally from Winnipeg, though I haven't lived there in years"
-        named = [t for t in token.doc[: token.i] if t.ent_type_ in _PLACE_ENTS and t.pos_ == "PROPN"]
+        named = [
+            t
+            for t in token.doc[: token.i]
+            if t.pos_ == "PROPN" and (t.ent_type_ in _PLACE_ENTS or t.head.lower_ in ("from", "in", "to"))
+        ]
         return place(named[-1]) if named else None
     if (
         token.pos_ == "PRON"
@@ -155,8 +159,10 @@ def move_noun(noun: Token, st: Stance) -> list[Reading]:
 def live(verb: Token, st: Stance) -> list[Reading]:
     """ "I live in Denver", "I'm based in Leeds", "I don't live in Boston anymore"."""
     words = ("in", "at", "near", "outside") if verb.lemma_ in ("live", "reside") else ("in",)
-    found = [o for _, o in preps(verb, *words)] or _where(verb)
-    return [Reading("lives in", w, "location", st.negated) for o in found if (w := place(o))]
+    found = [w for _, o in preps(verb, *words) if (w := place(o))] or [
+        w for o in _where(verb) if (w := place(o))
+    ]
+    return [Reading("lives in", w, "location", st.negated) for w in found]
 
 
 def _where(verb: Token) -> list[Token]:

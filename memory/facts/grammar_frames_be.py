@@ -29,6 +29,7 @@ from memory.facts.grammar_phrases import (
     possessed,
     role_before,
     role_text,
+    subjects,
     things,
 )
 
@@ -94,6 +95,9 @@ def ended_activity(verb: Token, st: Stance) -> list[Reading]:
     """ "I no longer play tennis", "I don't drink coffee anymore", "I used to run": a liking that ended."""
     if not st.ended or verb.lemma_ in FRAMES:
         return []
+    if verb.lemma_ in ("want", "plan"):  # "I no longer want to move abroad"
+        aim = next((c for c in verb.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
+        return [Reading("wants", base_form(aim), "goals", True)] if aim is not None else []
     obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
     if obj is not None and obj.pos_ == "PRON":
         return []  # "I can't watch them anymore": what it was is in another clause
@@ -140,7 +144,40 @@ def be(verb: Token, st: Stance) -> list[Reading]:
         reader = _COPULA.get(child.dep_)
         if reader is not None:
             out += reader(verb, child, st)
-    return out
+    return out + _goal(verb, st)
+
+
+_GOALS = frozenset("priority goal dream aim ambition plan".split())
+
+
+def _goal(verb: Token, st: Stance) -> list[Reading]:
+    """ "Paying off my loans is my number one priority", "Seeing X is at the top of my bucket list", "the
+    plan is to retrain as a nurse": what the user wants (in the base form, "pay off my loans")."""
+    if st.negated:
+        return []
+    attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    listed = any(o.lower_ == "top" for _, o in preps(verb, "at"))
+    doing = next((c for c in verb.children if c.dep_ == "csubj" and c.tag_ == "VBG"), None)
+    mine = attr is not None and any(t.dep_ == "poss" and t.lower_ in ("my", "our") for t in attr.subtree)
+    if doing is not None and (listed or attr is not None and attr.lemma_ in _GOALS and mine):
+        return [Reading("wants", base_form(doing, end=verb.i), "goals", subject=USER)]
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    aim = next((c for c in verb.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
+    if subject is not None and aim is not None and subject.lemma_ in _GOALS:
+        mine = possessed(subject) or any(c.lower_ == "the" for c in subject.children)
+        return [Reading("wants", base_form(aim), "goals", subject=USER)] if mine else []
+    return []
+
+
+def base_form(verb: Token, end: int | None = None) -> str:
+    """ "Paying off my student loans" -> "pay off my student loans"; `end` bounds the words taken."""
+    stop = end if end is not None else verb.right_edge.i + 1
+    words = [verb.lemma_ + verb.whitespace_]
+    for token in verb.doc[verb.i + 1 : stop]:
+        if token.is_punct or token.dep_ in ("cc", "mark") or token.lower_ in ("when", "because", "so"):
+            break
+        words.append(token.text_with_ws)
+    return "".join(words).strip()
 
 
 def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
@@ -157,10 +194,8 @@ def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
         return [] if counted else _age(attr)
     if attr.lower_ == "home" and subject is not None and (where := place(subject)):
         return [Reading("lives in", where, "location", st.negated, subject=USER)]  # "Portland is home now"
-    if subject is not None and subject.lower_ == "name":
-        return _my_name(subject, attr)
-    if subject is not None and (named := _role_named(subject, attr)):
-        return named
+    if subject is not None and (about := _about_subject(subject, attr)) is not None:
+        return about
     if attr.lower_ == "fan":
         liked = [t for _, o in preps(attr, "of") for t in things(o, plain=True)]
         return [
@@ -186,6 +221,28 @@ def _attr(verb: Token, attr: Token, st: Stance) -> list[Reading]:
         if employer is not None:
             roles.append(Reading("works at", employer, "work", st.negated))
     return roles
+
+
+def _about_subject(subject: Token, attr: Token) -> list[Reading] | None:
+    """What "X is Y" says when X decides it: a name ("my name is Sam", "the cat is Mochi", "Jo is my
+    sister") or a taste ("Mushrooms are the worst"); None when X leaves it to the attribute."""
+    if subject.lower_ == "name":
+        return _my_name(subject, attr)  # "my name is ..." is a name or nothing
+    return _role_named(subject, attr) or _verdict(subject, attr) or None
+
+
+_FAVOURITE = frozenset("pleasure favourite favorite jam weakness obsession".split())
+
+
+def _verdict(subject: Token, attr: Token) -> list[Reading]:
+    """ "Mushrooms are the worst" (disliked), "Murder mysteries are my guilty pleasure" (liked)."""
+    if subject.pos_ != "NOUN" or is_role(subject) or any(c.dep_ in ("det", "poss") for c in subject.children):
+        return []  # "the weather is the worst" is a complaint about now, not a taste
+    if attr.lower_ == "worst":
+        return [Reading("dislikes", t, "preferences", subject=USER) for t in things(subject, plain=True)]
+    if attr.lower_ in _FAVOURITE and possessed(attr):
+        return [Reading("likes", t, "preferences", subject=USER) for t in things(subject, plain=True)]
+    return []
 
 
 def _role_named(subject: Token, attr: Token) -> list[Reading]:
@@ -286,6 +343,71 @@ def said_alone(adj: Token, st: Stance) -> list[Reading]:
     return [Reading("is a", adj.text, "identity", st.negated, USER, HEDGED if hedged else None)]
 
 
+_DULL = frozenset("boring dull tedious annoying overrated gross disgusting unbearable exhausting".split())
+_FUN = frozenset("fascinating relaxing fun amazing brilliant therapeutic addictive".split())
+
+
+def find(verb: Token, st: Stance) -> list[Reading]:
+    """ "I find fantasy boring", "I find running relaxing" (however the parse splits the two words)."""
+    if st.negated:
+        return []
+    for obj in (c for c in verb.children if c.dep_ in ("dobj", "ccomp", "xcomp", "oprd")):
+        judged = (
+            obj
+            if obj.lower_ in _DULL | _FUN
+            else next(
+                (
+                    c
+                    for c in verb.children
+                    if c.dep_ in ("oprd", "xcomp", "ccomp") and c.lower_ in _DULL | _FUN
+                ),
+                None,
+            )
+        )
+        if judged is None:
+            continue
+        thing = [c for c in obj.children if c.dep_ in ("compound", "nsubj")] if judged is obj else [obj]
+        predicate = "dislikes" if judged.lower_ in _DULL else "likes"
+        return [Reading(predicate, phrase(t), "preferences") for t in thing[:1]]
+    return []
+
+
+def not_a_fan(noun: Token, st: Stance) -> list[Reading]:
+    """ "Not a fan of crowds", "Big fan of jazz": a fragment that opens the message."""
+    if noun.dep_ == "attr" or noun.left_edge.i != noun.sent.start:
+        return []
+    liked = [t for _, o in preps(noun, "of") for t in things(o, plain=True)]
+    return [Reading("dislikes" if st.negated else "likes", t, "preferences", subject=USER) for t in liked]
+
+
+def as_a(prep: Token, st: Stance) -> list[Reading]:
+    """ "As a Muslim I don't drink": the user is one, whatever the clause then says."""
+    obj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+    if prep.i != prep.sent.start or obj is None or not any(c.lower_ in ("a", "an") for c in obj.children):
+        return []
+    if USER not in (w.text for w in subjects(prep.head)):
+        return []
+    if obj.lemma_ == "speaker":  # "As a native Spanish speaker"
+        return [
+            Reading("speaks", c.text, "identity", subject=USER) for c in obj.lefts if c.text[:1].isupper()
+        ]
+    if not _kind_of_person(obj):
+        return []  # "As a kid I ...", "As a result ..." say what someone was, or nothing
+    return [Reading("is a", t, "identity", subject=USER) for t in things(obj, plain=True)]
+
+
+def _kind_of_person(noun: Token) -> bool:
+    """ "Muslim", "vegetarian", "teacher", "parent", "dentist": a belief, diet or trade, not a life stage."""
+    low = noun.lower_
+    return (
+        noun.ent_type_ == "NORP"
+        or low in R.IDENTITY_ADJECTIVES
+        or low in R.NATIONALITIES
+        or low.endswith(("er", "or", "ist", "ian", "ent", "ant"))
+        and low not in ("teenager", "youngster", "beginner", "newcomer", "outsider", "member")
+    )
+
+
 _COPULA = {"attr": _attr, "acomp": _acomp, "prep": _prep}
 BE_FRAMES: dict[str, Frame] = {
     "be": be,
@@ -293,6 +415,7 @@ BE_FRAMES: dict[str, Frame] = {
     **dict.fromkeys(_STOP, stop),
     "switch": switch,
     "speak": speak,
+    "find": find,
 }
 
 

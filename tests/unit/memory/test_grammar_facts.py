@@ -102,6 +102,39 @@ def quads(extractor: GrammarFactExtractor, text: str) -> set[Quad]:
         ("the cat is Mochi", {("my cat", "named", "Mochi", False)}),
         ("I eat fish again, so pescatarian I guess", {("user", "is a", "pescatarian", False)}),
         ("I left teaching in the summer", {("user", "is a", "teaching", True)}),
+        # tastes and goals said of the thing, a judgement, a fragment; who someone is "as a ..."
+        ("Mushrooms are the worst", {("user", "dislikes", "Mushrooms", False)}),
+        ("Murder mysteries are my guilty pleasure", {("user", "likes", "Murder mysteries", False)}),
+        ("I love sci-fi novels but I find fantasy boring", {("user", "dislikes", "fantasy", False)}),
+        (
+            "Not a fan of crowds, so I'd rather skip the big festivals",
+            {("user", "dislikes", "crowds", False)},
+        ),
+        (
+            "Paying off my student loans is my number one priority",
+            {("user", "wants", "pay off my student loans", False)},
+        ),
+        ("the plan is to retrain as a nurse", {("user", "wants", "retrain as a nurse", False)}),
+        ("I no longer want to move abroad", {("user", "wants", "move abroad", True)}),
+        ("As a Muslim I don't drink", {("user", "is a", "Muslim", False)}),
+        ("As a native Spanish speaker I mess up idioms", {("user", "speaks", "Spanish", False)}),
+        # the person or place a relative word, "there" or a leading name stands for
+        ("I have a half-brother named Luis who lives in Madrid", {("Luis", "lives in", "Madrid", False)}),
+        ("My mother still lives in Lyon, where I was born", {("user", "born in", "Lyon", False)}),
+        (
+            "originally from Winnipeg, though I haven't lived there in years",
+            {("user", "lives in", "Winnipeg", True)},
+        ),
+        (
+            "Milo, my labrador, is allergic to wheat",
+            {("Milo", "allergic to", "wheat", False), ("my labrador", "named", "Milo", False)},
+        ),
+        ("our dog Toby is 12", {("Toby", "age", "12", False)}),
+        # acquiring and parting with things
+        ("picked up an iPad Pro for drawing, best purchase all year", {("user", "owns", "iPad Pro", False)}),
+        ("My husband got me an Apple Watch", {("user", "owns", "Apple Watch", False)}),
+        ("Got rid of the piano when we downsized", {("user", "owns", "piano", True)}),
+        ("Said goodbye to Seattle in August", {("user", "lives in", "Seattle", True)}),
         # a pronoun with no one named in the sentence is left for the fact service to resolve
         ("we ended up calling her Pepper", {("her", "named", "Pepper", False)}),
     ],
@@ -125,6 +158,9 @@ def test_verb_frames(frames: GrammarFactExtractor, text: str, expected: set[Quad
         "my sister married Tom",
         "we headed down to Brighton for the weekend",
         "I'm in Madrid for a conference",
+        "As a kid I was shy",
+        "the weather is the worst",
+        "I picked up some milk",
     ],
 )
 def test_questions_hypotheticals_and_hearsay_state_nothing(frames: GrammarFactExtractor, text: str) -> None:
@@ -141,6 +177,7 @@ def test_a_correction_names_the_value_it_replaces(reader: GrammarFactExtractor) 
     [
         ("sorry, the cat is Mochi not Miso, autocorrect strikes again", ("my cat", "Mochi", "Miso")),
         ("oops, typo earlier - I'm 34, not 43", ("user", "34", "43")),
+        ("Actually it's Leeds, not Sheffield - I live in Leeds", ("user", "Leeds", "Sheffield")),
     ],
 )
 def test_a_correction_without_a_comma_or_after_a_copula_names_the_old_value_only_as_replaced(
