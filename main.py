@@ -122,7 +122,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         try:
             return analyze_command(
                 build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json,
-                session_id=args.session, states=states,
+                session_id=args.session, states=states, explain=args.explain,
             )  # fmt: skip
         finally:
             if states is not None:

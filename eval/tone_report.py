@@ -64,6 +64,11 @@ class ToneScore:
         calm = [p for c, p in pairs if c.observational and c.level == "conversational"]
         return calm.count("conversational"), len(calm)
 
+    def share_read_as(self, *levels: str) -> float:
+        """Share of the gold-conversational cases predicted as one of `levels` (false alarms)."""
+        calm = [p for c, p in zip(self.cases, self.predicted, strict=True) if c.level == "conversational"]
+        return sum(p in levels for p in calm) / len(calm) if calm else 0.0
+
     def confusion(self) -> Counter[tuple[str, str]]:
         return Counter((c.level, p) for c, p in zip(self.cases, self.predicted, strict=True))
 
@@ -92,6 +97,9 @@ def render(path: Path, plain: ToneScore, headed: ToneScore) -> str:
             lines.append(f"| {level} {name} | {before} | {after} |")
     calm = "observational negatives kept conversational"
     lines.append(f"| {calm} | {ratio(plain.calm_kept())} | {ratio(headed.calm_kept())} |")
+    for name, levels in (("crisis", ("crisis",)), ("concern or above", ("crisis", "elevated", "concern"))):
+        before, after = plain.share_read_as(*levels), headed.share_read_as(*levels)
+        lines.append(f"| calm messages read as {name} | {before:.2%} | {after:.2%} |")
     confusion = headed.confusion()
     lines += ["", "With the head (rows gold, columns predicted):", ""]
     lines += ["| gold \\ predicted | " + " | ".join(LEVELS) + " |", "|---|" + "---:|" * len(LEVELS)]

@@ -63,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("head", choices=sorted(SPECS))
-    parser.add_argument("--examples", type=Path, default=None, help="default: data/<head>_examples.tsv")
+    default = "default: the head's example files in data/"
+    parser.add_argument("--examples", type=Path, default=None, help=default)
     parser.add_argument("--out", type=Path, default=None, help="default: data/<head>_head.npz")
     args = parser.parse_args(argv)
     spec = SPECS[args.head]

@@ -7,6 +7,7 @@ state advanced by this message (a preview: nothing is stored, only answered turn
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,9 @@ def _read_lines(path: Path) -> list[str]:
     return [line.split("\t")[0].strip() for line in text.splitlines() if line.strip()]
 
 
-def in_session(analyzer: ContextAnalyzer, text: str, state: SessionState) -> dict[str, Any]:
+def in_session(
+    analyzer: ContextAnalyzer, text: str, state: SessionState, *, explain: bool = False
+) -> dict[str, Any]:
     """The `analyze --json` object for `text` as the next turn of a session in `state`, with the escalation
     state the turn would be answered under."""
     analysis = analyzer.analyze(text, session_state.hint(state, text))
@@ -38,7 +41,8 @@ def in_session(analyzer: ContextAnalyzer, text: str, state: SessionState) -> dic
     after = session_state.advance(state, reading)
     escalation = {"state": after.escalation_state, "turns_in_state": after.turns_in_state,
                   "recent_tones": list(after.tones)}  # fmt: skip
-    return {**analysis.as_dict(), "escalation": escalation}
+    explained = {"explain": analysis.explain()} if explain else {}
+    return {**analysis.as_dict(), "escalation": escalation, **explained}
 
 
 def analyze_command(
@@ -49,24 +53,29 @@ def analyze_command(
     as_json: bool,
     session_id: str | None = None,
     states: SessionStateStore | None = None,
+    explain: bool = False,
 ) -> int:
     """One message (as the next turn of `session_id` when given: `states` holds the sessions, None when
-    nothing was ever stored), or every line of a file (a TSV's first column), with per-message latency."""
+    nothing was ever stored), or every line of a file (a TSV's first column), with per-message latency.
+    `explain` adds why the tone and intent were chosen (cues, the heads' probabilities, the filters)."""
     if (text is None) == (file is None):
         raise UserInputError("give either a message or --file FILE")
     if session_id is not None and file is not None:
         raise UserInputError("--session reads one message as a session's next turn; it does not take --file")
     if text is not None:
         if session_id is None:
-            result = analyzer.analyze(text).as_dict()
+            analysis = analyzer.analyze(text)
+            result = analysis.as_dict() | ({"explain": analysis.explain()} if explain else {})
         else:
             stored = states.load(session_id) if states is not None else None
-            result = in_session(analyzer, text, stored or SessionState())
+            result = in_session(analyzer, text, stored or SessionState(), explain=explain)
         if as_json:
             print_json(result)
         else:
             print(f"intent {result['intent']} ({result['confidence']}), tone {result['tone']}, "
                   f"topics {', '.join(result['topics']) or '-'}")  # fmt: skip
+            if "explain" in result:
+                print(json.dumps(result["explain"], indent=2, ensure_ascii=False))
             if "escalation" in result:
                 print(f"escalation {result['escalation']['state']} "
                       f"({result['escalation']['turns_in_state']} turns in state)")  # fmt: skip

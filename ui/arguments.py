@@ -63,6 +63,8 @@ def _add_memory_commands(commands: Any) -> None:
     analyze.add_argument("--file", type=Path, help="one message per line; prints {results: [...]} in order")
     reading = "read it as this session's next turn (escalation; nothing stored)"
     analyze.add_argument("--session", type=session_arg, help=reading)
+    why = "say why the tone and intent were chosen (cues, the heads' probabilities, filters)"
+    analyze.add_argument("--explain", action="store_true", help=why)
     analyze.add_argument("--json", action="store_true")
 
     memory = commands.add_parser("memory", help="search long-term memory or count what it holds")

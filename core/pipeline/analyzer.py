@@ -12,7 +12,7 @@ from typing import Any
 
 from core.pipeline.intent import IntentClassifier, StmHint
 from core.pipeline.short_term import relation_of
-from core.pipeline.tone import ToneDetector
+from core.pipeline.tone import ToneDetector, ToneResult
 from core.pipeline.topics import TopicExtractor
 
 
@@ -27,6 +27,8 @@ class Analysis:
     rewritten_query: str
     support: str | None = None
     relation: str = "new"  # to the conversation so far: correcting, recalling, continuing or new
+    tone_detail: ToneResult | None = None  # the tone reading's evidence (`analyze --explain`)
+    intent_cues: tuple[str, ...] = ()  # what fired for the intent (`analyze --explain`)
 
     def as_dict(self) -> dict[str, Any]:
         """The `analyze --json` object (keys fixed by the CLI contract, plus tone_score and support)."""
@@ -40,6 +42,17 @@ class Analysis:
             "rewritten_query": self.rewritten_query,
             "support": self.support,
             "relation": self.relation,
+        }
+
+    def explain(self) -> dict[str, Any]:
+        """Why the tone and intent were chosen (`analyze --explain`)."""
+        return {
+            "tone": self.tone_detail.explain() if self.tone_detail else None,
+            "intent": {
+                "intent": self.intent,
+                "confidence": round(self.confidence, 3),
+                "cues": list(self.intent_cues),
+            },
         }
 
 
@@ -71,4 +84,6 @@ class ContextAnalyzer:
             rewritten_query=text,
             support=tone.support,
             relation=relation_of(text),
+            tone_detail=tone,
+            intent_cues=intent.cues,
         )

@@ -28,10 +28,12 @@ EmbedQuery = Callable[[str], Sequence[float]]  # one text → its vector (MiniLM
 
 @dataclass(frozen=True)
 class HeadSpec:
-    """A head's name and labels; its files are `data/<name>_head.npz` and `data/<name>_examples.tsv`."""
+    """A head's name and labels; its files are `data/<name>_head.npz` and `data/<name>_examples.tsv`, plus
+    `extra_examples` (more example files in `data/`, such as real chat that must read as calm)."""
 
     name: str
     labels: tuple[str, ...]
+    extra_examples: tuple[str, ...] = ()
 
     @property
     def weights_file(self) -> Path:
@@ -41,9 +43,20 @@ class HeadSpec:
     def examples_file(self) -> Path:
         return DATA_DIR / f"{self.name}_examples.tsv"
 
+    @property
+    def example_files(self) -> tuple[Path, ...]:
+        """Every file the head is trained on, in order."""
+        return (self.examples_file, *(DATA_DIR / name for name in self.extra_examples))
+
 
 INTENT_HEAD = HeadSpec("intent", tuple(INTENT_NAMES))
-TONE_HEAD = HeadSpec("tone", ("conversational", "concern", "elevated", "crisis"))
+# Without ordinary chat among its examples, a head trained on balanced levels reads "take care!" or "don't
+# give up!" as crisis (the balanced set's prior makes a quarter of everything crisis).
+TONE_HEAD = HeadSpec(
+    "tone",
+    ("conversational", "concern", "elevated", "crisis"),
+    extra_examples=("tone_examples_batch3.tsv", "tone_examples_batch4.tsv", "tone_chat_negatives.tsv"),
+)
 
 
 class HeadError(ValueError):
@@ -94,16 +107,17 @@ def probabilities(vectors: Any, weights: Any, bias: Any, scale: float) -> Any:
 
 
 def read_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[str, str]]:
-    """(text, label) rows of a `text<TAB>label` file (the spec's by default); blank and `#` lines skipped."""
-    path = path or spec.examples_file
+    """(text, label) rows of `text<TAB>label` files (`path`, else all of the spec's); blank and `#` lines
+    skipped."""
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            text, label = line.split("\t")[:2]
-            rows.append((text, label.strip()))
-    unknown = {label for _, label in rows} - set(spec.labels)
-    if unknown:
-        raise ValueError(f"{path} names unknown labels: {sorted(unknown)}")
+    for file in (path,) if path else spec.example_files:
+        for line in file.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                text, label = line.split("\t")[:2]
+                rows.append((text, label.strip()))
+        unknown = {label for _, label in rows} - set(spec.labels)
+        if unknown:
+            raise ValueError(f"{file} names unknown labels: {sorted(unknown)}")
     return rows
 
 

@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from core.pipeline import tone_lexicon as lex
-from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, clause_bounds
+from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, attribute_message, clause_bounds
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,22 @@ class ToneResult:
     observational: bool
     support: str | None
     stage: str = "lexicon"
+    head: Mapping[str, float] | None = None  # the head's probabilities, when it was consulted
+    risk_evidence: bool = False  # a risk term said of the user (what lets the head read crisis)
+    settled: bool = False  # a negated or past crisis/elevated cue: the head was not consulted
+
+    def explain(self) -> dict[str, object]:
+        """Why this level: the counted cues, the lexicon score, the head's probabilities and the filters."""
+        return {
+            "level": self.level.value,
+            "decided_by": self.stage,
+            "cues": list(self.matched),
+            "lexicon_score": self.score,
+            "head": {k: round(v, 3) for k, v in self.head.items()} if self.head else None,
+            "risk_evidence": self.risk_evidence,
+            "settled_by_negation_or_past": self.settled,
+            "observational": self.observational,
+        }
 
 
 @dataclass(frozen=True)
@@ -116,7 +132,11 @@ class ToneConfig:
     world_factor: float = 0.1
     negation_window: int = 4
     head_raise_at: float = 0.5  # the head's probability for a higher level needed to raise to it
-    head_crisis_at: float = 0.5  # ... and for crisis with no explicit crisis cue
+    # The head's crisis probability that makes a crisis with no explicit crisis cue, for a message about the
+    # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night").
+    # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
+    head_crisis_at: float = 0.4
+    head_crisis_alone_at: float = 0.8
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
@@ -174,6 +194,23 @@ def _explicit_crisis(cues: Sequence[_Cue]) -> bool:
     return any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
 
 
+def _settled(cues: Sequence[_Cue]) -> bool:
+    """The user already told us how to read their strongest words: a crisis or elevated cue negated ("I'm not
+    suicidal") or framed in the past ("I used to self-harm"). The head, which cannot see negation or tense,
+    is not consulted; a negated mild cue ("don't worry about me") settles nothing."""
+    return any(c.qualified and c.phrase.level in ("crisis", "elevated") for c in cues)
+
+
+def _about_user(tokens: Sequence[str]) -> bool:
+    """The message speaks of the user: first person, or no subject at all ("wrote letters to everyone
+    tonight"), unless it is framed as the news, fiction or coursework or opens on someone else ("she ...",
+    "my sister ...")."""
+    first, second = (*tokens[:2], "", "")[:2]
+    if first in lex.THIRD_PERSON or (first in ("my", "our") and second in lex.THIRD_PARTY_NOUNS):
+        return any(t in ("i", "me", "myself") for t in tokens)
+    return attribute_message(tokens) in ("self", "third")
+
+
 def _word_matches(pattern: str, token: str) -> bool:
     return token.startswith(pattern[:-1]) if pattern.endswith("*") else token == pattern
 
@@ -228,6 +265,7 @@ class ToneDetector:
         self._config = config or ToneConfig()
         self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
         self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
+        self._risk = _Matcher(_compile([("risk", "none", 0.0, lex.RISK_TERMS)]))
 
     def detect(self, text: str) -> ToneResult:
         """Classify one message."""
@@ -237,15 +275,20 @@ class ToneDetector:
         level = self._level(score)
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
-        stage = "lexicon"
-        if self._head is not None and text.strip() and not any(c.qualified for c in cues):
-            revised = self._head_level(text, level, _explicit_crisis(cues))
+        stage, settled, votes = "lexicon", _settled(cues), None
+        risk = self._risk_evidence(tokens)
+        if self._head is not None and text.strip() and not settled:
+            votes = self._vote(text)
+            about_user = _about_user(tokens)
+            revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user)
             if revised is not level:
                 level, stage = revised, "head"
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
-        return ToneResult(level, round(score, 3), counted, observational, support, stage)
+        return ToneResult(
+            level, round(score, 3), counted, observational, support, stage, votes, risk, settled
+        )
 
     # -- lexicon stage ---------------------------------------------------------------------------------
     def _cues(self, tokens: list[str]) -> list[_Cue]:
@@ -275,6 +318,20 @@ class ToneDetector:
                 weight *= self._config.world_factor
             cues.append(_Cue(phrase, start, end, weight, who, negated, negated or past))
         return cues
+
+    def _risk_evidence(self, tokens: list[str]) -> bool:
+        """A risk term (`tone_lexicon.RISK_TERMS`) about the user, not negated, not in a figurative use."""
+        benign = {i for s, e, _ in self._benign.find(tokens) for i in range(s, e)}
+        for start, end, phrase in self._risk.find(tokens):
+            if not benign.isdisjoint(range(start, end)) or self._negated(tokens, start, set()):
+                continue
+            lo, hi = clause_bounds(tokens, start, end, lex.SENTENCE_BREAKS)
+            # "he's got the gun out, says he'll shoot us all, I'm in the closet": the user is in the scene.
+            if attribute(tokens, start, end, phrase.words) == "self" or any(
+                t in lex.FIRST_PERSON for t in tokens[lo:hi]
+            ):
+                return True
+        return False
 
     def _negated(self, tokens: Sequence[str], start: int, covered: set[int]) -> bool:
         """A negation cue shortly before ``start`` in the same clause, not part of another phrase."""
@@ -336,22 +393,42 @@ class ToneDetector:
         return any(c.who == "third" and c.phrase.level == "crisis" and not c.negated for c in cues)
 
     # -- head stage ------------------------------------------------------------------------------------
-    def _head_level(self, text: str, level: ToneLevel, explicit_crisis: bool) -> ToneLevel:
-        """The lexicon's level revised by the head: raised when confident, lowered only when very sure."""
+    def _vote(self, text: str) -> dict[str, float] | None:
         assert self._head is not None
         try:
-            votes = self._head.vote(text)
+            return dict(self._head.vote(text)) or None
         except Exception as exc:  # a failing embedder must never break the turn
             log.warning("tone head skipped: %s", exc)
-            return level
+            return None
+
+    def _head_level(
+        self,
+        votes: Mapping[str, float] | None,
+        level: ToneLevel,
+        explicit_crisis: bool,
+        risk: bool,
+        about_user: bool,
+    ) -> ToneLevel:
+        """The lexicon's level revised by the head: raised when confident, lowered only when very sure.
+
+        Similarity alone rarely makes a crisis: for a message about the user, the head's crisis reading counts
+        as crisis above ``head_crisis_at`` with risk evidence (a risk term said of the user) and above the
+        much higher ``head_crisis_alone_at`` without; otherwise it counts towards ``elevated`` (the head
+        heard distress, not evidence of risk).
+        """
         if not votes:
             return level
-        best = ToneLevel.parse(max(votes, key=votes.__getitem__))
-        share = votes[best.value]
         cfg = self._config
+        shares = dict(votes)
+        crisis = shares.get(ToneLevel.CRISIS.value, 0.0)
+        if crisis >= (cfg.head_crisis_at if risk else cfg.head_crisis_alone_at) and about_user:
+            return ToneLevel.CRISIS
+        shares[ToneLevel.ELEVATED.value] = max(shares.get(ToneLevel.ELEVATED.value, 0.0), crisis)
+        shares[ToneLevel.CRISIS.value] = 0.0
+        best = ToneLevel.parse(max(shares, key=shares.__getitem__))
+        share = shares[best.value]
         if best.rank > level.rank:
-            needed = cfg.head_crisis_at if best is ToneLevel.CRISIS else cfg.head_raise_at
-            return best if share >= needed else level
+            return best if share >= cfg.head_raise_at else level
         if best.rank < level.rank and share >= cfg.head_lower_at and not explicit_crisis:
             return best
         return level

@@ -49,6 +49,11 @@ def attribute(tokens: Sequence[str], start: int, end: int, words: Sequence[str])
     return _attribute_by_context(tokens[lo:hi], tokens)
 
 
+def attribute_message(tokens: Sequence[str]) -> str:
+    """Who a whole message is about when no single cue decides: "self", "third" or "world"."""
+    return _attribute_by_context(tokens, tokens)
+
+
 def _attribute_by_context(sentence: Sequence[str], tokens: Sequence[str]) -> str:
     """No subject before the cue: decide from the sentence, then the whole message; default to the user."""
     for scope in (sentence, tokens):

@@ -49,6 +49,8 @@ CRISIS_GROUPS: tuple[PhraseGroup, ...] = (
         "reason to live", "reason to keep living", "reason to be alive", "reason for me to be alive",
         "point in living", "point of living", "worth living", "want to be alive", "want to live anymore",
         "want to be here anymore", "want to exist", "want to keep living", "want to wake up tomorrow",
+        "point in going on", "point of going on", "point in carrying on", "point of carrying on",
+        "point in waking up", "point of waking up", "point in being alive", "point of being alive",
     )),
     ("self_harm", "crisis", 10.0, (
         "hurt myself", "hurting myself", "harm myself", "harming myself", "self harm", "self harming",
@@ -189,7 +191,22 @@ BENIGN_PHRASES: tuple[str, ...] = (
     "in danger of", "jump off the call", "jump off this call", "past tense", "present tense", "future tense",
     "what a shame", "guilty pleasure", "test failure", "build failure", "failure mode", "point of failure",
     "failure rate", "kernel panic", "isolated environment", "isolated test", "shaking hands", "lost track",
-    "the sad part", "sad thing is", "sad to say",
+    "the sad part", "sad thing is", "sad to say", "kill for", "killed for", "die for",
+)
+
+# Risk evidence: words naming the domain of a danger to life (dying, the means, self-injury, an attack, a
+# medical emergency). Not cues: nothing here scores. The tone head may read a message as crisis only when
+# one of these occurs, about the user and not negated; its similarity alone ("take care!", a recipe) is never
+# evidence. Figurative uses are dropped by BENIGN_PHRASES first ("dying to", "kill it").
+RISK_TERMS: tuple[str, ...] = (
+    "die", "dying", "died", "dead", "death", "suicid*", "kill*", "kms", "unalive*", "sewerslide", "ctb",
+    "end it", "end things", "end everything", "ending it", "ending things", "end my", "not be here",
+    "not be around", "not wake up", "not waking up", "gone", "burden", "goodbye*", "last message",
+    "pill*", "painkiller*", "tablet*", "meds", "overdos*", "paracetamol", "rope", "noose", "blade*",
+    "razor*", "knife", "knives", "gun", "bridge", "ledge", "roof", "jump", "hang", "gas", "poison*", "bleach",
+    "cut*", "bleed*", "blood", "scratch*", "burn*", "stab*", "shoot*", "broke in", "break in",
+    "breaking in", "hiding", "attack*", "threat*", "locked", "chest", "breathe", "breath", "ambulance",
+    "emergency", "unconscious", "seizure", "fire", "choking", "drown*", "hurt", "harm",
 )
 
 # ---------------------------------------------------------------------------------------------------------
@@ -197,8 +214,9 @@ BENIGN_PHRASES: tuple[str, ...] = (
 # ---------------------------------------------------------------------------------------------------------
 # Words that cancel the following cue when they appear shortly before it, within the same clause.
 NEGATION_CUES: frozenset[str] = frozenset({"not", "no", "never", "without", "hardly", "nor", "neither"})
-# Negation followed by one of these is not a negation ("not just sad", "not only scared").
-NEGATION_EXCEPTIONS: frozenset[str] = frozenset({"just", "only", "even", "sure"})
+# Negation followed by one of these is not a negation ("not just sad", "not only scared", "don't know how many
+# ... can't think straight").
+NEGATION_EXCEPTIONS: frozenset[str] = frozenset({"just", "only", "even", "sure", "know"})
 # Past-tense framing: the cue is about how things were, not how they are ("I used to struggle").
 PAST_CUES: tuple[str, ...] = ("used to", "years ago", "back then", "no longer")
 # Tokens that end the negation / intensifier window: a new clause starts.

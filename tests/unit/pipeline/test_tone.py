@@ -268,15 +268,58 @@ class FakeHead:
 
 
 PARAPHRASED_RISK = "wrote letters to everyone tonight, that's everything sorted now"
+WITH_RISK_TERM = "took a bunch of pills dont know how many cant think straight"
+NO_RISK = "I whipped up some chocolate and vanilla swirl."
 
 
 def test_the_head_raises_paraphrased_risk_the_lexicon_misses() -> None:
     assert ToneDetector().detect(PARAPHRASED_RISK).level is ToneLevel.CONVERSATIONAL
-    head = FakeHead({PARAPHRASED_RISK: "crisis"})
+    head = FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.85)
     result = ToneDetector(head=head).detect(PARAPHRASED_RISK)
     assert (result.level, result.stage) == (ToneLevel.CRISIS, "head")
     assert result.support == CRISIS_SUPPORT
     assert head.calls == [PARAPHRASED_RISK]
+
+
+def test_a_risk_term_lets_a_less_sure_head_read_crisis() -> None:
+    head = FakeHead({WITH_RISK_TERM: "crisis"}, share=0.5)
+    result = ToneDetector(head=head).detect(WITH_RISK_TERM)
+    assert (result.level, result.risk_evidence) == (ToneLevel.CRISIS, True)
+    assert (
+        ToneDetector(head=FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.5)).detect(PARAPHRASED_RISK).level
+        is ToneLevel.ELEVATED
+    )
+
+
+def test_similarity_alone_is_distress_not_a_crisis() -> None:
+    """A head's crisis vote without risk evidence and below the high threshold counts towards elevated:
+    it heard distress, not risk, and no emergency text is appended."""
+    result = ToneDetector(head=FakeHead({NO_RISK: "crisis"}, share=0.75)).detect(NO_RISK)
+    assert (result.level, result.support, result.risk_evidence) == (ToneLevel.ELEVATED, None, False)
+
+
+def test_a_crisis_vote_about_someone_else_is_not_the_users_crisis() -> None:
+    text = "my sister wrote letters to everyone tonight"
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.95)).detect(text)
+    assert result.level is not ToneLevel.CRISIS
+
+
+@pytest.mark.parametrize("text", ["I don't see the point in going on anymore", "kill myself tonight"])
+def test_explicit_risk_the_user_states_is_a_crisis_without_the_head(text: str) -> None:
+    assert ToneDetector().detect(text).level is ToneLevel.CRISIS
+
+
+def test_figurative_risk_words_are_no_evidence() -> None:
+    text = "I'd kill for a cold beer rn"
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.6)).detect(text)
+    assert (result.level, result.risk_evidence) == (ToneLevel.ELEVATED, False)
+
+
+def test_explain_names_cues_head_and_filters() -> None:
+    result = ToneDetector(head=FakeHead({WITH_RISK_TERM: "crisis"}, share=0.5)).detect(WITH_RISK_TERM)
+    explained = result.explain()
+    assert explained["decided_by"] == "head" and explained["risk_evidence"] is True
+    assert explained["head"]["crisis"] == 0.5
 
 
 def test_an_unsure_head_changes_nothing() -> None:
@@ -301,15 +344,22 @@ def test_the_head_never_lowers_an_explicit_crisis_cue() -> None:
     assert (result.level, result.stage) == (ToneLevel.CRISIS, "lexicon")
 
 
-NEGATED_OR_PAST = ["I'm not depressed, just really tired", "I used to feel hopeless years ago"]
+NEGATED_OR_PAST = ["I'm not suicidal, just really tired", "I used to feel hopeless years ago"]
 
 
 @pytest.mark.parametrize("text", NEGATED_OR_PAST)
-def test_negated_or_past_cues_keep_the_lexicon_reading(text: str) -> None:
+def test_negated_or_past_strong_cues_keep_the_lexicon_reading(text: str) -> None:
     head = FakeHead({text: "elevated"}, share=0.99)
     result = ToneDetector(head=head).detect(text)
-    assert result.stage == "lexicon"
+    assert (result.stage, result.settled) == ("lexicon", True)
     assert head.calls == []
+
+
+def test_a_negated_mild_cue_does_not_silence_the_head() -> None:
+    """ "don't worry about me" negates a mild cue; the rest of the message still gets the head's reading."""
+    text = "don't worry about me, I won't be a burden to anyone much longer"
+    head = FakeHead({text: "crisis"}, share=0.9)
+    assert ToneDetector(head=head).detect(text).level is ToneLevel.CRISIS
 
 
 def test_an_empty_message_does_not_consult_the_head() -> None:
