@@ -44,10 +44,6 @@ speaks; identity; things
     ^I(?:\s+speak|'m\s+fluent\s+in)\s+(?P<o>.+)$
 birthday; identity; text
     ^(?:my\s+birthday(?:'s|\s+is)(?:\s+on)?|I\s+was\s+born\s+on)\s+(?P<o>.+)$
-lives in; location; place; 0.6
-    ^I(?:'ll|\s+will|\s+might|\s+may|'m\s+going\s+to|'m\s+gonna|'m\s+about\s+to|\s+plan\s+to|'m\s+planning\s+to
-      |'m\s+thinking\s+of)\s+(?:move|moving|relocate|relocating)\s+(?:back\s+)?to\s+(?P<o>.+)$
-    | ^I'm\s+(?:moving|relocating)\s+(?:back\s+)?to\s+(?P<o2>.+)$
 lives in; location; place
     ^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:live|lives|lived|living|reside|resided|residing)
       \s+(?:in|at|(?:just\s+)?(?:outside(?:\s+of)?|near))\s+(?P<o>.+)$
@@ -56,10 +52,6 @@ lives in; location; place
     | ^I(?:'m|'ve\s+been|\s+have\s+been)\s+in\s+(?P<o3>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)
       \s+(?:(?:for\s+)?(?:(?:about|almost|over|nearly|the\s+(?:last|past))\s+)?\S+\s+(?:years?|decades?)|since)\b.*$
     | ^(?:now\s+)?in\s+(?P<o4>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})$
-moved to; location; place
-    ^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+(?P<o>.+)$
-born in; location; place
-    ^I\s+was\s+born\s+(?:and\s+raised\s+)?in\s+(?P<o>.+)$
 is from; location; place
     ^(?:I'm|I\s+come|I\s+came)\s+(?:originally\s+)?from\s+(?P<o>.+)$
     | ^I\s+(?:grew\s+up|(?:was\s+)?raised)\s+in\s+(?P<o2>.+)$
@@ -85,8 +77,6 @@ is a; work; isa
     | ^I\s+(?:just\s+)?(?:got|was|have\s+been|'ve\s+been)\s+promoted\s+to\s+(?P<o2>.+)$
 job; work; job
     ^my\s+(?:job|profession|occupation)\s+is\s+(?P<o>.+)$
-dislikes; preferences; things
-    ^I'm\s+not\s+(?:a\s+|really\s+|that\s+)?(?:big\s+|huge\s+)?fan\s+of\s+(?P<o>.+)$
 likes; preferences; things
     ^I'm\s+(?:a\s+)?(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$
     | ^I'm\s+(?:so\s+|very\s+|really\s+|(?:much\s+)?more\s+)?into\s+(?P<o2>.+)$
@@ -94,8 +84,6 @@ likes; preferences; things
     | ^I'm\s+(?:(?:obsessed|in\s+love)\s+with|passionate\s+about|crazy\s+about|a\s+sucker\s+for)\s+(?P<o3>.+)$
 is a; identity; isa
     ^I'm\s+(?P<o>(?:a|an)\s+.+)$
-is a; identity; adjective
-    ^I'm\s+(?P<o>[\w-]+)(?:\s+(?:for|since|now|too|as\s+well)\b.*)?$
 named; identity; selfname; 0.8
     ^I'm\s+(?P<o>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)$
 likes; preferences; likes
@@ -105,8 +93,6 @@ dislikes; preferences; likes
       |(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
     | ^I've\s+never\s+(?:really\s+)?(?:liked|loved|enjoyed)\s+(?P<o2>.+)$
     | ^(?P<o3>.+?)\s+(?:is|are)\s+(?:just\s+|really\s+|honestly\s+)?not\s+(?:really\s+)?my\s+thing$
-likes; preferences; prefer
-    ^I\s+(?:much\s+)?prefer\s+(?P<o>.+)$
 likes; preferences; things
     ^my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\s+[\w -]{1,30}?\s+(?:is|are)\s+(?P<o>.+)$
     | ^(?P<o2>.+?)\s+(?:is|are)\s+my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\b.*$

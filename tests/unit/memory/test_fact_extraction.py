@@ -1,4 +1,9 @@
-"""The offline rule-based fact extractor: durable facts in, passing states, questions and what-ifs out."""
+"""The offline rule-based fact extractor: durable facts in, passing states, questions and what-ifs out.
+
+Moves ("moved to", "I'm moving to"), birthplaces, "I'm not a fan of", "I prefer" and "I'm <adjective>" are
+read by the grammar reader's parse, not by rules (their rules were deleted once the parse read them as well
+on every set); those phrasings are tested here through `reader`, the grammar reader with the rules that Daemon
+runs."""
 
 from __future__ import annotations
 
@@ -9,9 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from core.nlp import SpacyPipeline
 from core.ports import FACT_CATEGORIES, ExtractedFact, FactExtractor
 from core.relations import canonical_relation, normalize
 from memory.facts.extraction import RuleFactExtractor
+from memory.facts.grammar import GrammarFactExtractor
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 Triple = tuple[str, str, str, bool]
@@ -22,11 +29,16 @@ def extractor() -> RuleFactExtractor:
     return RuleFactExtractor()
 
 
-def triples(extractor: RuleFactExtractor, text: str) -> set[tuple[str, str, str]]:
+@pytest.fixture(scope="module")
+def reader() -> GrammarFactExtractor:
+    return GrammarFactExtractor(SpacyPipeline())
+
+
+def triples(extractor: FactExtractor, text: str) -> set[tuple[str, str, str]]:
     return {(f.subject, f.predicate, f.object) for f in extractor.extract(text)}
 
 
-def only(extractor: RuleFactExtractor, text: str) -> ExtractedFact:
+def only(extractor: FactExtractor, text: str) -> ExtractedFact:
     (fact,) = extractor.extract(text)
     return fact
 
@@ -58,10 +70,10 @@ def test_excerpts_are_capped_at_200_characters(extractor: RuleFactExtractor) -> 
     assert fact.object == "Denver" and len(fact.excerpt) == 200
 
 
-def test_multi_word_names_stay_whole_and_keep_their_casing(extractor: RuleFactExtractor) -> None:
-    assert triples(extractor, "We moved to New York City last year.") == {
-        ("user", "moved to", "New York City")
-    }
+def test_multi_word_names_stay_whole_and_keep_their_casing(
+    extractor: RuleFactExtractor, reader: GrammarFactExtractor
+) -> None:
+    assert triples(reader, "We moved to New York City last year.") == {("user", "moved to", "New York City")}
     assert triples(extractor, "i work at acme robotics") == {("user", "works at", "acme robotics")}
     assert triples(extractor, "I live in Portland, Oregon.") == {("user", "lives in", "Portland, Oregon")}
 
@@ -144,10 +156,10 @@ def test_pets_are_recorded_by_name_with_their_kind(extractor: RuleFactExtractor)
     ],
 )
 def test_a_named_persons_home_work_and_studies_are_facts_about_them(
-    extractor: RuleFactExtractor, text: str, expected: set[tuple[str, str, str]]
+    reader: GrammarFactExtractor, text: str, expected: set[tuple[str, str, str]]
 ) -> None:
-    assert triples(extractor, text) == expected
-    assert {f.scope for f in extractor.extract(text)} == {"entity"}
+    assert triples(reader, text) == expected
+    assert {f.scope for f in reader.extract(text)} == {"entity"}
 
 
 @pytest.mark.parametrize(
@@ -185,7 +197,6 @@ def test_new_jobs_and_engagements(
         # chatter after a comma or a dash is not part of the fact
         ("I'm allergic to shellfish, like properly allergic", {("user", "allergic to", "shellfish")}),
         ("my favourite band is Low, no question", {("user", "likes", "Low")}),
-        ("I moved to Bristol in March — still unpacking", {("user", "moved to", "Bristol")}),
         ("I work at Acme Labs, mostly remote", {("user", "works at", "Acme Labs")}),
         # chat drops the subject
         ("Just got hired by Stripe!!", {("user", "works at", "Stripe")}),
@@ -207,11 +218,6 @@ def test_new_jobs_and_engagements(
         ),
         ("doing my PhD at Leiden University, mostly on bats", {("user", "studies at", "Leiden University")}),
         ("my grandpa only speaks Welsh", {("my grandpa", "speaks", "Welsh")}),
-        (
-            "My husband and I just moved to Galway",
-            {("user", "moved to", "Galway"), ("my husband", "moved to", "Galway")},
-        ),
-        ("been vegetarian since 2015, so no bacon", {("user", "is a", "vegetarian")}),
         ("grew up in Porto, live in Lyon now", {("user", "is from", "Porto"), ("user", "lives in", "Lyon")}),
         ("My dad just turned sixty-one and still cycles", {("my dad", "age", "61")}),
         ("I have a gecko named Zap, any tips?", {("user", "has pet", "Zap"), ("Zap", "is a", "gecko")}),
@@ -226,7 +232,6 @@ def test_new_jobs_and_engagements(
             "I'm a 28-year-old grad student from Lagos",
             {("user", "age", "28"), ("user", "is a", "grad student"), ("user", "is from", "Lagos")},
         ),
-        ("just moved into a flat in Brighton!!", {("user", "moved to", "Brighton")}),
         ("Just bought a Kindle, what should I read first?", {("user", "owns", "Kindle")}),
         ("hoping to learn the cello by 2027", {("user", "wants to", "learn the cello")}),
         ("Goal for this year: run a marathon", {("user", "wants to", "run a marathon")}),
@@ -249,6 +254,24 @@ def test_chatty_phrasing(
     extractor: RuleFactExtractor, text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert triples(extractor, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I moved to Bristol in March — still unpacking", {("user", "moved to", "Bristol")}),
+        (
+            "My husband and I just moved to Galway",
+            {("user", "moved to", "Galway"), ("my husband", "moved to", "Galway")},
+        ),
+        ("been vegetarian since 2015, so no bacon", {("user", "is a", "vegetarian")}),
+        ("just moved into a flat in Brighton!!", {("user", "moved to", "Brighton")}),
+    ],
+)
+def test_chatty_moves_and_identities_are_read_by_the_parse(
+    reader: GrammarFactExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert triples(reader, text) == expected
 
 
 def test_used_to_then_now(extractor: RuleFactExtractor) -> None:
@@ -292,8 +315,8 @@ def test_a_correction_records_the_value_it_replaces(extractor: RuleFactExtractor
     assert (fact.object, fact.replaces, fact.negated) == ("Denver", "Boston", False)
 
 
-def test_actually_moving_is_a_plain_fact(extractor: RuleFactExtractor) -> None:
-    fact = only(extractor, "actually I moved to Denver")
+def test_actually_moving_is_a_plain_fact(reader: GrammarFactExtractor) -> None:
+    fact = only(reader, "actually I moved to Denver")
     assert (fact.subject, fact.predicate, fact.object, fact.confidence) == ("user", "moved to", "Denver", 0.9)
     assert canonical_relation(fact.predicate) == ("lives_in", False)
 
@@ -301,9 +324,10 @@ def test_actually_moving_is_a_plain_fact(extractor: RuleFactExtractor) -> None:
 @pytest.mark.parametrize(
     "text", ["I think I'll move to Lisbon.", "Maybe I'll move to Lisbon.", "I'm probably moving to Lisbon."]
 )
-def test_hedged_statements_have_lower_confidence(extractor: RuleFactExtractor, text: str) -> None:
-    fact = only(extractor, text)
-    assert (fact.predicate, fact.object) == ("lives in", "Lisbon") and 0.6 <= fact.confidence <= 0.7
+def test_hedged_statements_have_lower_confidence(reader: GrammarFactExtractor, text: str) -> None:
+    fact = only(reader, text)
+    assert canonical_relation(fact.predicate)[0] == "lives_in" and fact.object == "Lisbon"
+    assert 0.6 <= fact.confidence <= 0.7
 
 
 # ------------------------------------------------------------------------------------------- non-facts
@@ -408,8 +432,10 @@ def test_labelled_set_is_big_and_balanced_enough() -> None:
 
 
 def test_precision_and_recall_on_the_labelled_set(extractor: RuleFactExtractor) -> None:
+    """Measured 1.00 / 1.00 (tuned on it); 1.00 / 0.95 once the rules the parse covers were deleted (the
+    grammar reader with the rules keeps 0.99 / 0.99, `test_grammar_facts`)."""
     precision, recall = precision_recall(extractor, "facts_labelled.yaml")
-    assert precision >= 0.97 and recall >= 0.97, (precision, recall)  # measured 1.00 / 1.00 (tuned on it)
+    assert precision >= 0.97 and recall >= 0.93, (precision, recall)
 
 
 def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) -> None:
@@ -422,10 +448,12 @@ def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) 
 def test_precision_and_recall_on_chat_style_messages(extractor: RuleFactExtractor) -> None:
     """Chat phrasing written without the code. Tuned on the two dev sets (first runs 0.80/0.53 and
     0.81/0.38); the blind set is only measured (0.69/0.37 before, 0.77/0.55 now): offline rules still miss
-    much of how people chat."""
+    much of how people chat. With the rules the parse covers deleted (moves, birthplace, "not a fan of",
+    "prefer", "I'm <adjective>"), the rules alone measure 0.96/0.82, 0.95/0.71 and 0.76/0.54; what Daemon
+    runs is the grammar reader with these rules (`test_grammar_facts`)."""
     for name, min_precision, min_recall in (
-        ("facts_chat_dev.yaml", 0.94, 0.85),
-        ("facts_chat_dev2.yaml", 0.92, 0.72),
+        ("facts_chat_dev.yaml", 0.94, 0.80),
+        ("facts_chat_dev2.yaml", 0.92, 0.69),
         ("facts_chat_blind.yaml", 0.74, 0.51),
     ):
         precision, recall = precision_recall(extractor, name)
