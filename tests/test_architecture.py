@@ -1,4 +1,8 @@
-"""The dependency rules of DESIGN.md, checked on the source: layers, lazy heavy imports, module size."""
+"""The dependency rules, checked on the source: layers and lazy heavy imports.
+
+Module length is not capped here: a line cap made modules split by size rather than by meaning. Function
+size is held by ruff's complexity rules instead (C901 and PLR0915 in pyproject.toml).
+"""
 
 from __future__ import annotations
 
@@ -70,12 +74,6 @@ def test_heavy_packages_are_imported_lazily(path: Path) -> None:
     names = imported_names(ast.parse(path.read_text()), top_level_only=True)
     heavy = [n for n in names if n.split(".")[0] in HEAVY]
     assert not heavy, f"{path.relative_to(ROOT)} imports {heavy} at module level; import inside the factory"
-
-
-@pytest.mark.parametrize("path", [*modules(), ROOT / "main.py"], ids=lambda p: str(p.relative_to(ROOT)))
-def test_modules_stay_small(path: Path) -> None:
-    lines = len(path.read_text().splitlines())
-    assert lines <= 400, f"{path.relative_to(ROOT)} has {lines} lines; split it (limit 400)"
 
 
 def test_nothing_imports_main() -> None:
