@@ -128,7 +128,7 @@ class AppConfig(_Frozen):
     prompt: PromptConfig = PromptConfig()
     generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()
-    memory: MemoryConfig = MemoryConfig()
+    memory: MemoryConfig  # no default: the profiles' values live only in config.yaml
 
 
 def load_config(

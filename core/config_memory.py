@@ -1,5 +1,8 @@
-"""Memory configuration: retrieval settings and the per-intent profiles (memory/profiles.py holds the
-built-in values). Part of `core.config`, kept apart to keep each module small."""
+"""Memory configuration: retrieval settings and the per-intent gating/scoring profiles.
+
+Part of `core.config`. The profiles' values are written once, in the committed config.yaml
+(`memory.structure_prior`, `memory.profiles.<intent>`); memory/profiles.py turns them into the runtime form.
+"""
 
 from __future__ import annotations
 
@@ -38,66 +41,76 @@ MEMORY_COLLECTION_NAMES: tuple[str, ...] = (
     "obsidian_notes",
     "visual_memories",
 )
-_Weight = Field(None, ge=0, le=10)
+def _weight() -> Any:
+    return Field(ge=0, le=10)
 
 
 def _per_collection(name: str, kind: type, **bounds: float) -> type[_Frozen]:
-    """A model with one optional field per collection, so a misspelt collection is an unknown key."""
-    fields: dict[str, Any] = {c: (kind | None, Field(None, **bounds)) for c in MEMORY_COLLECTION_NAMES}
+    """A model with one required field per collection, so a misspelt collection is an unknown key."""
+    fields: dict[str, Any] = {c: (kind, Field(**bounds)) for c in MEMORY_COLLECTION_NAMES}
     return create_model(name, __base__=_Frozen, **fields)
 
 
-# Unset keys (None) keep the built-in value of memory/profiles.py for that intent.
+# The profile models below have no defaults: their values live once, in the committed config.yaml, which
+# `load_config` always reads first (a user's file and the environment override single keys on top of it).
 CollectionLimitsConfig = _per_collection("CollectionLimitsConfig", int, ge=0, le=1000)
 StructurePriorConfig = _per_collection("StructurePriorConfig", float, ge=0, le=1)
 
 
 class ScoreWeightsConfig(_Frozen):
-    relevance: float | None = _Weight
-    recency: float | None = _Weight
-    truth: float | None = _Weight
-    importance: float | None = _Weight
-    continuity: float | None = _Weight
-    structure: float | None = _Weight
-    topic_match: float | None = _Weight
+    """Weights of the seven composite factors (each factor is in [0, 1]; an intent's weights add up to 1)."""
+
+    relevance: float = _weight()
+    recency: float = _weight()
+    truth: float = _weight()
+    importance: float = _weight()
+    continuity: float = _weight()
+    structure: float = _weight()
+    topic_match: float = _weight()
 
 
 class BonusesConfig(_Frozen):
-    anchor: float | None = _Weight
-    entity: float | None = _Weight
-    time_window: float | None = _Weight
-    time_mention: float | None = _Weight
-    session: float | None = _Weight
-    session_top: int | None = Field(None, ge=1, le=50)
-    graph: float | None = _Weight
-    meta: float | None = _Weight
+    """Amounts added for generic evidence beyond the query's words (memory/scoring.py says what each is)."""
+
+    anchor: float = _weight()
+    entity: float = _weight()
+    time_window: float = _weight()
+    time_mention: float = _weight()
+    session: float = _weight()
+    session_top: int = Field(ge=1, le=50)
+    graph: float = _weight()
+    meta: float = _weight()
 
 
 class PenaltiesConfig(_Frozen):
-    staleness: float | None = _Weight
-    staleness_steep: float | None = _Weight
-    superseded: float | None = _Weight
-    closed_item: float | None = _Weight
-    size: float | None = _Weight
-    size_chars: int | None = Field(None, ge=100)
-    deictic_drift: float | None = _Weight
+    """Amounts subtracted (given as positive numbers)."""
+
+    staleness: float = _weight()
+    staleness_steep: float = _weight()
+    superseded: float = _weight()
+    closed_item: float = _weight()
+    size: float = _weight()
+    size_chars: int = Field(ge=100)
+    deictic_drift: float = _weight()
 
 
 class IntentProfileConfig(_Frozen):
-    gate_threshold: float | None = Field(None, ge=0, le=1)
-    min_keep: int | None = Field(None, ge=0, le=500)
-    half_life_days: float | None = Field(None, gt=0, le=36500)
-    recency_by_active_days: bool | None = None
-    weights: ScoreWeightsConfig = ScoreWeightsConfig()
-    limits: CollectionLimitsConfig = CollectionLimitsConfig()  # type: ignore[valid-type]
-    bonuses: BonusesConfig = BonusesConfig()
-    penalties: PenaltiesConfig = PenaltiesConfig()
+    """One intent's gating and scoring numbers (`memory.profiles.<intent>` in config.yaml)."""
+
+    gate_threshold: float = Field(ge=0, le=1)
+    min_keep: int = Field(ge=0, le=500)
+    half_life_days: float = Field(gt=0, le=36500)
+    recency_by_active_days: bool
+    weights: ScoreWeightsConfig
+    limits: CollectionLimitsConfig  # type: ignore[valid-type]
+    bonuses: BonusesConfig
+    penalties: PenaltiesConfig
 
 
 IntentProfilesConfig = create_model(
     "IntentProfilesConfig",
     __base__=_Frozen,
-    **{name: (IntentProfileConfig, IntentProfileConfig()) for name in INTENT_NAMES},  # type: ignore[call-overload]
+    **{name: (IntentProfileConfig, ...) for name in INTENT_NAMES},  # type: ignore[call-overload]
 )
 
 
@@ -117,8 +130,8 @@ class MemoryConfig(_Frozen):
     dense_candidates: int = Field(50, ge=1, le=1000)  # nearest neighbours per collection
     lexical_candidates: int = Field(50, ge=0, le=1000)  # BM25 hits per collection and view
     dense_weight: float = Field(0.5, ge=0, le=1)  # relevance = w * dense + (1 - w) * lexical
-    structure_prior: StructurePriorConfig = StructurePriorConfig()  # type: ignore[valid-type]
+    structure_prior: StructurePriorConfig  # type: ignore[valid-type]
     reranker: RerankerConfig = RerankerConfig()
-    profiles: IntentProfilesConfig = IntentProfilesConfig()  # type: ignore[valid-type]
+    profiles: IntentProfilesConfig  # type: ignore[valid-type]
 
 

@@ -17,10 +17,10 @@ import pytest
 from memory.candidates import QueryContext
 from memory.chroma_store import ChromaStore
 from memory.embeddings import MiniLMEmbedder
-from memory.profiles import default_profiles
 from memory.service import MemoryService
 from memory.vector_store import Record
 from tests.benchmarks.seed_schema import SeedCase, SeedSet, load_seed
+from tests.unit.memory.profile_helpers import committed_profiles
 
 pytestmark = [pytest.mark.benchmark, pytest.mark.slow]
 
@@ -34,7 +34,7 @@ INTENTS = (
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryService, SeedSet]]:
     seed = load_seed()
     store = ChromaStore.embedded(tmp_path_factory.mktemp("seed") / "chroma", MiniLMEmbedder(threads=1))
-    service = MemoryService(store, default_profiles())
+    service = MemoryService(store, committed_profiles())
     service.open()
     by_collection: dict[str, list[Record]] = {}
     for memory in seed.memories:

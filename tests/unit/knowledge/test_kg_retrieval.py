@@ -20,10 +20,10 @@ from memory.bm25 import BM25Index
 from memory.candidates import Candidate, GatedCandidate, QueryContext
 from memory.embeddings import HashingEmbedder
 from memory.inmemory_store import InMemoryStore
-from memory.profiles import default_profiles
 from memory.scoring import score
 from memory.service import MemoryService
 from memory.vector_store import Record
+from tests.unit.memory.profile_helpers import committed_profiles
 
 NOW = 1_700_000_000.0
 MEMORIES = {
@@ -49,7 +49,7 @@ def rank(bonus: Mapping[str, float]) -> list[str]:
         )
         gated.append(GatedCandidate(candidate, relevance, {"lexical": relevance}))
     ctx = QueryContext(query=QUERY, now=NOW, intent="factual_recall", graph_bonus=dict(bonus))
-    return [result.id for result in score(gated, ctx, default_profiles().get("factual_recall"))]
+    return [result.id for result in score(gated, ctx, committed_profiles().get("factual_recall"))]
 
 
 def test_the_graph_bonus_lifts_the_memory_about_the_resolved_entity(personal_graph: KnowledgeGraph) -> None:
@@ -71,7 +71,7 @@ async def test_resolving_my_sister_finds_and_lifts_the_memories_naming_her(tmp_p
     knowledge = KnowledgeService(GraphStore(tmp_path / "kg.json"))
     facts = [("my sister", "is named", "Jo"), ("Jo", "lives in", "Boston")]
     knowledge.learn([ExtractedFact(s, p, o, "family", "entity", "", 0.9) for s, p, o in facts], "t0", NOW)
-    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), default_profiles())
+    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), committed_profiles())
     memory.open()
     texts = [
         "My friend's sister is doing a PhD in chemistry.",

@@ -11,6 +11,7 @@ from core.config_memory import RerankerConfig
 from memory.candidates import Candidate, GatedCandidate, QueryContext
 from memory.gating import CrossEncoderReranker, NoReranker, fuse, gate, reranker_from_config
 from memory.profiles import IntentProfile
+from tests.unit.memory.profile_helpers import committed_profiles
 
 CTX = QueryContext(query="where does my sister live", now=1_700_000_000.0)
 
@@ -22,8 +23,13 @@ def cand(
 
 
 def profile(threshold: float = 0.2, min_keep: int = 2, dense_weight: float = 0.5) -> IntentProfile:
-    return IntentProfile(
-        "test", {"conversations": 10}, gate_threshold=threshold, min_keep=min_keep, dense_weight=dense_weight
+    return dataclasses.replace(
+        committed_profiles().get("general"),
+        name="test",
+        limits={"conversations": 10},
+        gate_threshold=threshold,
+        min_keep=min_keep,
+        dense_weight=dense_weight,
     )
 
 

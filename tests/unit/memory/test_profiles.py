@@ -1,4 +1,4 @@
-"""Intent profiles: built-in values, fallback to general, config overlay, immutability."""
+"""Intent profiles: the committed values, fallback to general, user overrides, immutability."""
 
 from __future__ import annotations
 
@@ -8,26 +8,28 @@ from pathlib import Path
 import pytest
 
 from core.config import INTENT_NAMES, MEMORY_COLLECTION_NAMES, load_config
+from core.errors import ConfigError
 from memory.collections import COLLECTION_NAMES
-from memory.profiles import IntentProfile, IntentProfiles, default_profiles, profiles_from_config
+from memory.profiles import IntentProfiles, profiles_from_config
+from tests.unit.memory.profile_helpers import committed_profiles
 
 
 def test_the_nine_intents_have_profiles_covering_the_13_collections() -> None:
-    profiles = default_profiles()
+    profiles = committed_profiles()
     assert set(profiles.names) == set(INTENT_NAMES) and len(INTENT_NAMES) == 9
     assert MEMORY_COLLECTION_NAMES == COLLECTION_NAMES  # core's copy of the names matches the collections
     for name in INTENT_NAMES:
         profile = profiles.get(name)
         assert profile.name == name
         assert set(profile.limits) == set(COLLECTION_NAMES)
-        weights = dataclasses.asdict(profile.weights)
+        weights = profile.weights.model_dump()
         assert sum(weights.values()) == pytest.approx(1.0), name
         assert max(weights, key=weights.__getitem__) == "relevance", name
         assert 0 <= profile.gate_threshold <= 1 and profile.min_keep >= 1 and profile.half_life_days > 0
 
 
 def test_unknown_or_missing_intent_falls_back_to_general() -> None:
-    profiles = default_profiles()
+    profiles = committed_profiles()
     assert profiles.get("no_such_intent") is profiles.get("general")
     assert profiles.get(None).name == "general"
     assert profiles["technical_help"].name == "technical_help"
@@ -36,11 +38,11 @@ def test_unknown_or_missing_intent_falls_back_to_general() -> None:
 
 def test_profiles_need_a_general_fallback() -> None:
     with pytest.raises(ValueError, match="general"):
-        IntentProfiles({"casual_social": default_profiles().get("casual_social")})
+        IntentProfiles({"casual_social": committed_profiles().get("casual_social")})
 
 
 def test_intent_defaults_make_sense() -> None:
-    p = default_profiles()
+    p = committed_profiles()
     technical, casual, general = p.get("technical_help"), p.get("casual_social"), p.get("general")
     for name in ("git_commits", "reference_docs", "procedural_skills"):
         assert technical.limit(name) > 0
@@ -59,7 +61,7 @@ def test_intent_defaults_make_sense() -> None:
 
 
 def test_profiles_are_immutable() -> None:
-    profile = default_profiles().get("general")
+    profile = committed_profiles().get("general")
     with pytest.raises(dataclasses.FrozenInstanceError):
         profile.min_keep = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
@@ -67,13 +69,12 @@ def test_profiles_are_immutable() -> None:
     assert profile.limit("no_such_collection") == 0
 
 
-def test_config_yaml_writes_out_the_built_in_values() -> None:
-    from_yaml = profiles_from_config(load_config().memory)
-    built_in = default_profiles()
-    for name in INTENT_NAMES:
-        assert from_yaml.get(name) == built_in.get(name), (
-            f"config.yaml and memory/profiles.py differ on {name}"
-        )
+def test_the_profiles_have_no_values_outside_config_yaml(tmp_path: Path) -> None:
+    """config.yaml is the only copy: a defaults file without the profiles is an error, not a fallback."""
+    bare = tmp_path / "bare.yaml"
+    bare.write_text("memory:\n  recall_limit: 6\n")
+    with pytest.raises(ConfigError, match="memory.profiles"):
+        load_config(defaults_file=bare)
 
 
 def test_user_config_overrides_single_keys(tmp_path: Path) -> None:
@@ -90,21 +91,11 @@ def test_user_config_overrides_single_keys(tmp_path: Path) -> None:
         "      penalties: {size_chars: 500}\n"
     )
     profiles = profiles_from_config(load_config(user).memory)
-    casual, built_in = profiles.get("casual_social"), default_profiles().get("casual_social")
+    casual, committed = profiles.get("casual_social"), committed_profiles().get("casual_social")
     assert casual.min_keep == 2 and casual.weights.recency == 0.3 and casual.limit("wiki_knowledge") == 4
     assert casual.penalties.size_chars == 500
-    assert casual.weights.relevance == built_in.weights.relevance  # untouched keys keep their values
-    assert casual.limit("conversations") == built_in.limit("conversations")
+    assert casual.weights.relevance == committed.weights.relevance  # untouched keys keep their values
+    assert casual.limit("conversations") == committed.limit("conversations")
     assert all(profiles.get(name).dense_weight == 0.6 for name in INTENT_NAMES)
     assert profiles.get("general").structure_prior["conversations"] == 0.9
     assert profiles.get("general").structure_prior["facts"] == 1.0
-
-
-def test_no_config_means_built_in_profiles() -> None:
-    assert profiles_from_config(None).get("general") == default_profiles().get("general")
-
-
-def test_a_profile_can_be_built_directly() -> None:
-    profile = IntentProfile("custom", {"facts": 3}, gate_threshold=0.5, min_keep=1)
-    assert profile.enabled_collections == ("facts",)
-    assert profile.weights.relevance > 0 and profile.structure_prior["facts"] == 1.0

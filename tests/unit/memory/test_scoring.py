@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from memory.candidates import Candidate, GatedCandidate, QueryContext, ScoredMemory
-from memory.profiles import default_profiles
 from memory.scoring import BONUSES, FACTORS, PENALTIES, score, staleness_penalty
+from tests.unit.memory.profile_helpers import committed_profiles
 
 DAY = 86400.0
 NOW = datetime(2024, 6, 14, 12, 0).timestamp()  # a Friday
-PROFILES = default_profiles()
+PROFILES = committed_profiles()
 GENERAL = PROFILES.get("general")
 
 

@@ -11,10 +11,10 @@ from memory.candidates import QueryContext
 from memory.embeddings import HashingEmbedder
 from memory.inmemory_store import InMemoryStore
 from memory.lexical import LexicalIndexes, previous_texts
-from memory.profiles import default_profiles
 from memory.retrieval import RetrievalSettings, Retriever
 from memory.service import MemoryService
 from memory.vector_store import Record
+from tests.unit.memory.profile_helpers import committed_profiles
 
 NOW = 1_700_000_000.0
 
@@ -26,7 +26,7 @@ def turn(i: int, text: str, session: str = "s1") -> Record:
 
 @pytest.fixture
 def service() -> MemoryService:
-    svc = MemoryService(InMemoryStore(HashingEmbedder(256)), default_profiles())
+    svc = MemoryService(InMemoryStore(HashingEmbedder(256)), committed_profiles())
     svc.open()
     return svc
 
@@ -67,7 +67,7 @@ async def test_search_spans_collections_and_respects_collection_choice(service: 
 
 def test_reopening_rebuilds_the_lexical_index(service: MemoryService) -> None:
     service.write_turns([turn(1, "quantum gardening notes"), turn(2, "more about it")])
-    again = MemoryService(service.store, default_profiles())
+    again = MemoryService(service.store, committed_profiles())
     again.open()
     assert again.lexical.size("conversations") == 2
     assert "conv_t1" in again.lexical.search("conversations", "gardening", 5)
@@ -97,7 +97,7 @@ def test_previous_texts_follow_session_order() -> None:
 
 async def test_a_slow_collection_is_skipped_and_reported(tmp_path: Path) -> None:
     store = InMemoryStore(HashingEmbedder(64))
-    service = MemoryService(store, default_profiles())
+    service = MemoryService(store, committed_profiles())
     service.open()
     service.write_turns([turn(1, "fast answer here")])
     real_query = store.query

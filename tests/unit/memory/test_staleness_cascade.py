@@ -21,11 +21,11 @@ from memory.facts.verification import FactVerifier
 from memory.inmemory_store import InMemoryStore
 from memory.journal import Journal
 from memory.port import ConversationMemory
-from memory.profiles import default_profiles
 from memory.service import MemoryService
 from memory.shutdown.processor import StepContext
 from memory.shutdown.summaries import SUMMARIES, BlockSummarizer, BlockSummaryStep
 from memory.turn_index import TurnIndexer
+from tests.unit.memory.profile_helpers import committed_profiles
 
 T0 = 1_700_000_000.0
 
@@ -39,7 +39,7 @@ def context(session: str, turns: list[TurnRecord]) -> StepContext:
 
 
 async def test_a_summary_citing_a_corrected_fact_is_stale_and_prefixed(tmp_path: Path) -> None:
-    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), default_profiles(), clock=lambda: T0)
+    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), committed_profiles(), clock=lambda: T0)
     memory.open()
     facts = FactMemory(
         FactStore(tmp_path / "facts.sqlite3"), FactVerifier(), index=lambda r: memory.add("facts", r),
@@ -86,7 +86,7 @@ async def test_a_summary_of_a_later_value_does_not_go_stale(tmp_path: Path) -> N
 
 
 async def test_a_superseded_fact_is_recalled_as_history_not_as_the_present(tmp_path: Path) -> None:
-    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), default_profiles(), clock=lambda: T0)
+    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), committed_profiles(), clock=lambda: T0)
     memory.open()
     store = FactStore(tmp_path / "facts.sqlite3")
     facts = FactMemory(store, FactVerifier(), index=lambda r: memory.add("facts", r))

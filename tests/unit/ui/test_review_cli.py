@@ -13,9 +13,9 @@ from memory.facts.service import FactMemory
 from memory.facts.store import FactStore
 from memory.facts.verification import SINGLE_VALUED, FactVerifier
 from memory.inmemory_store import InMemoryStore
-from memory.profiles import default_profiles
 from memory.review import ReviewQueue
 from memory.service import MemoryService
+from tests.unit.memory.profile_helpers import committed_profiles
 from ui.review_cli import review_command
 
 T0 = 1_700_000_000.0
@@ -28,7 +28,7 @@ def args(**kw: object) -> argparse.Namespace:
 async def test_resolving_a_contradiction_hides_and_retires_and_undo_restores(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     queue = ReviewQueue(tmp_path / "review.sqlite3")
     store = InMemoryStore(HashingEmbedder(256))
-    memory = MemoryService(store, default_profiles(), hidden=queue.hidden.hidden_ids)
+    memory = MemoryService(store, committed_profiles(), hidden=queue.hidden.hidden_ids)
     memory.open()
     fact_store = FactStore(tmp_path / "facts.sqlite3")
     facts = FactMemory(fact_store, FactVerifier(), index=lambda r: memory.add("facts", r))
@@ -62,7 +62,7 @@ async def test_purge_needs_confirmation_and_removes_only_what_was_hidden(tmp_pat
 
     queue = ReviewQueue(tmp_path / "review.sqlite3")
     store = InMemoryStore(HashingEmbedder(256))
-    memory = MemoryService(store, default_profiles(), hidden=queue.hidden.hidden_ids)
+    memory = MemoryService(store, committed_profiles(), hidden=queue.hidden.hidden_ids)
     memory.open()
     text = "Jo adopted a grey cat called Miso."
     twins = [Record("s1", text, {"created_at": T0}), Record("s2", text, {"created_at": T0 + 1})]
