@@ -7,11 +7,11 @@ to short human-readable strings, so the CLI and the Gradio page describe a turn 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.types import ToolCall, Usage
+from ui import safe_markdown
 
 _EXIT_NOTICES: Mapping[str, str] = {
     "cancelled": "Stopped.",
@@ -19,12 +19,6 @@ _EXIT_NOTICES: Mapping[str, str] = {
     "budget": "Stopped: the spending budget was reached.",
     "guardrail": "A guardrail refused this answer.",
 }
-
-# Markdown/HTML is rendered by the GUI. Code spans and fenced blocks are shown literally, so only the
-# text between them needs neutralising. An unclosed fence (still streaming) runs to the end of the text.
-_CODE = re.compile(r"(```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`)", re.DOTALL)
-_HTML_TAG = re.compile(r"<(?=[A-Za-z!/?])")
-_MD_IMAGE = re.compile(r"!\[")
 
 
 def truncate(text: str, limit: int) -> str:
@@ -103,11 +97,9 @@ def render_citations(citations: Sequence[Mapping[str, Any]]) -> str:
 def neutralize_remote_media(markdown: str) -> str:
     """Make model or tool text safe to render as Markdown: no image or HTML may fetch anything.
 
-    Raw HTML tags are shown as text and `![alt](url)` images become plain links, so displaying an answer
-    can never make the browser contact a server the text names (prompt-injection exfiltration). Code
-    spans and fenced blocks are left alone because Markdown already shows them literally.
+    Raw HTML tags are shown as text and images (inline or reference-style, whatever the URL) become plain
+    links, so displaying an answer can never make the browser contact a server the text names
+    (prompt-injection exfiltration). Code spans and code blocks, as markdown-it-py parses them, are left
+    alone because Markdown already shows them literally; see `ui.safe_markdown`.
     """
-    pieces = _CODE.split(markdown)
-    for index in range(0, len(pieces), 2):  # even indexes are outside code
-        pieces[index] = _MD_IMAGE.sub(r"\\![", _HTML_TAG.sub("&lt;", pieces[index]))
-    return "".join(pieces)
+    return safe_markdown.neutralize(markdown)
