@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.agent.tool_exec import truncate
 from core.errors import ConfigError, ProviderError
+from core.prompt.tokens import EstimateCounter, TokenCounter, count_messages
 from core.providers.base import ChatProvider
 from core.types import ChatRequest, Message, Usage
 
 log = logging.getLogger(__name__)
 
 SUMMARY_PREFIX = "Summary of earlier conversation:"
-TokenEstimator = Callable[[Sequence[Message]], int]
 
 _SUMMARY_INSTRUCTIONS = (
     "You compress conversations. Summarise the conversation below for your own later use. Keep names, "
@@ -31,21 +31,7 @@ _SUMMARY_INSTRUCTIONS = (
 )
 # Room for the instructions and the request framing when sizing the transcript sent for summarising.
 _PROMPT_OVERHEAD_TOKENS = 256
-_CHARS_PER_TOKEN = 4
-
-
-def estimate_tokens(messages: Sequence[Message]) -> int:
-    """Rough token count: ~4 characters per token (BPE tokenizers on English) plus ~4 tokens per message.
-
-    It errs high on code and low on CJK text; inject a real tokenizer count where precision matters.
-    """
-    chars = 0
-    for message in messages:
-        chars += len(message.content)
-        chars += sum(len(c.name) + len(json.dumps(c.arguments)) for c in message.tool_calls)
-    return chars // _CHARS_PER_TOKEN + 4 * len(messages)
-
-
+_SIZING = EstimateCounter()  # errs towards fewer characters, so the transcript fits the summariser
 @dataclass(frozen=True)
 class CompactionResult:
     """The compacted messages, the usage of the summary call, and how many messages were replaced."""
@@ -63,7 +49,7 @@ class Compactor:
         threshold: compact when the estimate exceeds this share of (context window - response reserve).
         keep_last: how many of the most recent messages always stay verbatim.
         summary_max_tokens: `max_tokens` of the summary call.
-        estimator: token counter for a list of messages.
+        counter: counts tokens (core.prompt.tokens); the estimate sizes the transcript sent for summarising.
     """
 
     def __init__(
@@ -72,7 +58,7 @@ class Compactor:
         threshold: float = 0.8,
         keep_last: int = 6,
         summary_max_tokens: int = 512,
-        estimator: TokenEstimator = estimate_tokens,
+        counter: TokenCounter | None = None,
     ) -> None:
         if not 0 < threshold <= 1:
             raise ConfigError(f"compaction threshold must be in (0, 1], got {threshold}")
@@ -81,14 +67,14 @@ class Compactor:
         self.threshold = threshold
         self.keep_last = keep_last
         self.summary_max_tokens = summary_max_tokens
-        self.estimator = estimator
+        self.counter: TokenCounter = counter if counter is not None else EstimateCounter()
 
     def should_compact(
         self, messages: Sequence[Message], *, context_window: int, reserve: int, overhead_tokens: int = 0
     ) -> bool:
         """True when the messages (plus `overhead_tokens`, e.g. tool schemas) are over the threshold."""
         budget = (context_window - reserve) * self.threshold
-        over = self.estimator(messages) + overhead_tokens > budget
+        over = count_messages(self.counter, messages) + overhead_tokens > budget
         return over and self.split(messages) is not None
 
     def split(self, messages: Sequence[Message]) -> tuple[int, int] | None:
@@ -139,7 +125,7 @@ class Compactor:
         self, old: Sequence[Message], provider: ChatProvider, context_window: int
     ) -> tuple[str, Usage]:
         room = context_window - self.summary_max_tokens - _PROMPT_OVERHEAD_TOKENS
-        transcript = truncate(render_transcript(old), max(room, 256) * _CHARS_PER_TOKEN)
+        transcript = truncate(render_transcript(old), _SIZING.chars_for(max(room, 256)))
         request = ChatRequest(
             messages=(Message("system", _SUMMARY_INSTRUCTIONS), Message("user", transcript)),
             max_tokens=self.summary_max_tokens,

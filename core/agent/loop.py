@@ -66,7 +66,10 @@ class _Offer:
         specs = toolset.specs()
         protocol = select_protocol(runner.provider.profile, bool(specs))
         hold = bool(runner.output_guardrails) or not protocol.streams_text
-        return cls(toolset, specs, protocol, hold, len(json.dumps([asdict(s) for s in specs])) // 4)
+        # Only the compactor plans with the schemas' size, so it counts them with its own counter.
+        counted = runner.compactor is not None and bool(specs)
+        tokens = runner.compactor.counter.count(json.dumps([asdict(s) for s in specs])) if counted else 0
+        return cls(toolset, specs, protocol, hold, tokens)
 
 
 @dataclass

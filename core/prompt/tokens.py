@@ -8,12 +8,16 @@ load; parsing the GGUF file each time would take seconds).
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from core.types import Message
 
 # Characters per token, measured: SmolLM2 (the embedded model) 3.36 on this project's README (22,986
 # characters, 6,846 tokens); OpenAI's o200k and Gemini ~4; Claude ~3.5. The margin covers text denser
@@ -44,6 +48,10 @@ class EstimateCounter:
             return 0
         return math.ceil(len(text) / self.chars_per_token * (1.0 + self.margin))
 
+    def chars_for(self, tokens: int) -> int:
+        """How many characters fit in `tokens` by this estimate (the inverse of `count`, rounded down)."""
+        return max(int(tokens * self.chars_per_token / (1.0 + self.margin)), 0)
+
 
 class TokenizerCounter:
     """Exact counts from a Hugging Face `tokenizer.json` (the `tokenizers` package loads it in ms)."""
@@ -69,3 +77,12 @@ def counter_for(family: str, tokenizer_file: Path | None = None) -> TokenCounter
             pass
     ratio = CHARS_PER_TOKEN.get(family, DEFAULT_CHARS_PER_TOKEN)
     return EstimateCounter(ratio, name=f"{family} estimate ({ratio} chars/token + 10 %)")
+
+
+def count_messages(counter: TokenCounter, messages: Sequence[Message]) -> int:
+    """Tokens of chat messages: their text and tool calls, plus the per-message overhead."""
+    total = 0
+    for message in messages:
+        calls = [f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls]
+        total += counter.count(" ".join([message.content, *calls]).strip()) + MESSAGE_OVERHEAD
+    return total

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.compaction import SUMMARY_PREFIX, Compactor, estimate_tokens
+from core.agent.compaction import SUMMARY_PREFIX, Compactor
 from core.agent.limits import RunLimits
 from core.agent.loop import AgentRunner
 from core.errors import ConfigError, ProviderError
 from core.events import Done, Progress, UsageUpdate
+from core.prompt.tokens import EstimateCounter, count_messages
 from core.providers.base import ProviderProfile
 from core.providers.fake import ScriptedProvider, text_response
 from core.types import Message, ToolCall
@@ -25,9 +26,15 @@ def long_history(pairs: int, size: int = 200) -> list[Message]:
     return messages
 
 
-def test_estimate_tokens() -> None:
+def estimate_tokens(messages: list[Message]) -> int:
+    return count_messages(EstimateCounter(), messages)
+
+
+def test_messages_are_counted_with_the_one_estimate_plus_the_message_overhead() -> None:
     assert estimate_tokens([]) == 0
-    assert estimate_tokens([Message("user", "x" * 400)]) == 104
+    text = "x" * 330
+    assert estimate_tokens([Message("user", text)]) == EstimateCounter().count(text) + 4  # + the overhead
+    assert EstimateCounter().count(text) in (110, 111)  # 3.3 characters a token, + 10 %
     with_call = Message("assistant", "", tool_calls=(ToolCall("1", "calc", {"e": "1"}),))
     assert estimate_tokens([with_call]) > 4
 
