@@ -204,11 +204,16 @@ def build_toolset(config: AppConfig) -> Toolset:
 
 
 def build_memory_service(
-    config: AppConfig, embedder: Embedder, chroma_dir: Path, hidden: Callable[[str], set[str]] | None = None
-) -> MemoryService:
-    """Chroma (embedded in `chroma_dir`, or the configured server) + the search pipeline, opened."""
+    config: AppConfig, embedder: Embedder, chroma_dir: Path, hidden: Callable[[str], set[str]] | None = None,
+    *, persist_lexical: bool = True,
+) -> MemoryService:  # fmt: skip
+    """Chroma (embedded in `chroma_dir`, or the configured server) + the search pipeline, opened. The
+    lexical index persists beside the store; `persist_lexical=False` (benchmarks: the old start-up path)
+    keeps it in memory only, rebuilt from the store."""
     from memory.chroma_store import ChromaStore
     from memory.gating import reranker_from_config
+    from memory.lexical import LexicalIndexes
+    from memory.lexical_store import LEXICAL_FILE, open_lexical_store
     from memory.profiles import profiles_from_config
     from memory.retrieval import RetrievalSettings
     from memory.schema import STORE_MIGRATIONS, StoreSchema
@@ -223,7 +228,13 @@ def build_memory_service(
     StoreSchema(chroma_dir.parent / f"{chroma_dir.name}_schema.json", STORE_MIGRATIONS).migrate(store)
     settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
     reranker = reranker_from_config(cfg.reranker)
-    service = MemoryService(store, profiles_from_config(cfg), settings, reranker=reranker, hidden=hidden)
+    lexical = LexicalIndexes()
+    if persist_lexical:  # a damaged file is moved aside and the index rebuilt from the store
+        persisted = open_lexical_store(chroma_dir.parent / f"{chroma_dir.name}_{LEXICAL_FILE}")
+        lexical = LexicalIndexes(persisted=persisted)
+    service = MemoryService(
+        store, profiles_from_config(cfg), settings, reranker=reranker, hidden=hidden, lexical=lexical
+    )
     service.open()
     return service
 

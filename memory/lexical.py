@@ -1,7 +1,8 @@
 """In-process BM25 indexes, one per collection, kept in step with the vector store.
 
-Chroma has no lexical search, so each collection's texts are also indexed here: rebuilt from the store at
-start-up, updated on every write. Conversations get a second, contextual view (the previous turn of the same
+Chroma has no lexical search, so each collection's texts are also indexed here: updated on every write,
+persisted (memory/lexical_store.py) and loaded at start-up, rebuilt from the store only for what the
+persisted index lacks. Conversations get a second, contextual view (the previous turn of the same
 session followed by the turn), which measurably helps follow-up answers ("Yes, last May") be found.
 """
 
@@ -11,7 +12,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from memory.bm25 import BM25Index
+from memory.bm25 import BM25Index, CachedTokenizer
+from memory.lexical_store import BARE, CONTEXT, LexicalStore
 
 BM25_K1 = 0.9  # Anserini's defaults for short documents (docs/retrieval_findings.md)
 BM25_B = 0.4
@@ -40,30 +42,78 @@ def previous_texts(records: Sequence[tuple[str, str, Mapping[str, Any]]]) -> dic
 
 
 class LexicalIndexes:
-    """BM25 over each collection's texts (and the contextual view of conversations). Thread-safe."""
+    """BM25 over each collection's texts (and the contextual view of conversations). Thread-safe.
 
-    def __init__(self, k1: float = BM25_K1, b: float = BM25_B) -> None:
+    With a `LexicalStore`, every write is persisted (tokens, in the same call) and `load()` restores the
+    indexes at start-up without re-tokenising; without one, the indexes live in memory only."""
+
+    def __init__(
+        self, k1: float = BM25_K1, b: float = BM25_B, *, persisted: LexicalStore | None = None
+    ) -> None:
         self._k1, self._b = k1, b
+        self._tokenizer = CachedTokenizer()
         self._bare: dict[str, BM25Index] = {}
         self._context: dict[str, BM25Index] = {}
+        self._persisted = persisted
         self._lock = threading.Lock()
 
     def _index(self, table: dict[str, BM25Index], collection: str) -> BM25Index:
         if collection not in table:
-            table[collection] = BM25Index(k1=self._k1, b=self._b)
+            table[collection] = BM25Index(k1=self._k1, b=self._b, tokenizer=self._tokenizer)
         return table[collection]
 
-    def add(self, collection: str, items: Iterable[tuple[str, str, str | None]]) -> None:
-        """Index (id, text, previous-turn text or None) items; re-adding an id replaces it."""
+    def load(self) -> int:
+        """Restore the persisted indexes (nothing without a store); returns how many documents loaded."""
+        if self._persisted is None:
+            return 0
+        vocab, views = self._persisted.load()
+        loaded = 0
         with self._lock:
-            bare = self._index(self._bare, collection)
-            context = (
-                self._index(self._context, collection) if collection in CONTEXT_VIEW_COLLECTIONS else None
-            )
-            for record_id, text, previous in items:
-                bare.upsert(record_id, text)
-                if context is not None:
-                    context.upsert(record_id, contextual_text(previous, text))
+            for view in views:
+                table = self._context if view.view == CONTEXT else self._bare
+                index = BM25Index(k1=self._k1, b=self._b, tokenizer=self._tokenizer)
+                index.load(vocab, view.docs)
+                table[view.collection] = index
+                loaded += len(view.docs)
+        return loaded
+
+    def add(self, collection: str, items: Iterable[tuple[str, str, str | None]]) -> None:
+        """Index (id, text, previous-turn text or None) items; re-adding an id replaces it. Persisted
+        first: a failed write leaves the in-memory index as it was."""
+        contextual = collection in CONTEXT_VIEW_COLLECTIONS
+        rows: list[tuple[str, str, list[str]]] = []
+        for record_id, text, previous in items:
+            rows.append((BARE, record_id, self._tokenizer(text)))
+            if contextual:
+                rows.append((CONTEXT, record_id, self._tokenizer(contextual_text(previous, text))))
+        if not rows:
+            return
+        with self._lock:
+            if self._persisted is not None:
+                self._persisted.put(collection, rows)
+            for view, record_id, tokens in rows:
+                table = self._context if view == CONTEXT else self._bare
+                self._index(table, collection).upsert_tokens(record_id, tokens)
+
+    def remove(self, collection: str, ids: Iterable[str]) -> None:
+        """Forget documents in every view (a purge): their text is no longer found, now or after restart."""
+        wanted = list(ids)
+        if not wanted:
+            return
+        with self._lock:
+            if self._persisted is not None:
+                self._persisted.remove(collection, wanted)
+            for table in (self._bare, self._context):
+                index = table.get(collection)
+                if index is not None:
+                    for record_id in wanted:
+                        index.remove(record_id)
+
+    def ids(self, collection: str) -> set[str]:
+        """The ids indexed for a collection (start-up reconciliation compares them with the store's)."""
+        with self._lock:
+            index = self._bare.get(collection)
+            return set(index.ids) if index is not None else set()
 
     def search(self, collection: str, query: str, n: int) -> dict[str, tuple[float, float]]:
         """Up to `n` best ids of each view, with (bare score, contextual score) for every id found."""
@@ -90,6 +140,11 @@ class LexicalIndexes:
         return {doc: (bare_scores.get(doc, 0.0), context_scores.get(doc, 0.0)) for doc in wanted}
 
     def size(self, collection: str) -> int:
+        """Documents indexed for a collection."""
         with self._lock:
             index = self._bare.get(collection)
             return len(index) if index is not None else 0
+
+    def close(self) -> None:
+        if self._persisted is not None:
+            self._persisted.close()

@@ -39,12 +39,15 @@ class MemoryService:
         reranker: Reranker | None = None,
         clock: Callable[[], float] = time.time,
         hidden: Callable[[str], set[str]] | None = None,
+        lexical: LexicalIndexes | None = None,
     ) -> None:
+        """`lexical` is the (persisted) lexical index main.py opened; by default one in memory only."""
         self.store = store
         self.embedder: Embedder = store.embedder
         self.profiles = profiles
-        self.lexical = LexicalIndexes()
-        self.payloads = Payloads()
+        self.lexical = lexical or LexicalIndexes()
+        self.payloads = Payloads(store.get_with_vectors)
+        self.reindexed: dict[str, int] = {}  # collection -> documents the last open() re-indexed
         self.settings = settings or RetrievalSettings()
         self._retriever = Retriever(store, self.lexical, self.payloads, self.settings)
         self._reranker = reranker or NoReranker()
@@ -52,19 +55,35 @@ class MemoryService:
         self._hidden = hidden  # collection -> ids the user hid (approved dedup); never searched
 
     def open(self) -> None:
-        """Create the collections and rebuild the lexical indexes from what the store holds."""
+        """Create the collections, restore the lexical indexes and re-index only what they lack.
+
+        A collection whose record count matches its index is trusted as is: every write and purge updates
+        both in the same call, so counts can only differ after a crash between the two (or a new, replaced
+        or stale index file), and then the ids are compared and only the difference is re-indexed."""
         self.store.ensure_collections(COLLECTIONS)
+        self.lexical.load()
+        counts = self.store.counts()
+        self.reindexed = {}
         for name in COLLECTION_NAMES:
-            items = self.store.get_with_vectors(name)
-            if not items:
-                continue
-            records = [record for record, _ in items]
-            self.payloads.put(name, items)
-            if name in CONTEXT_VIEW_COLLECTIONS:
-                previous = previous_texts([(r.id, r.text, r.metadata) for r in records])
-                self.lexical.add(name, ((r.id, r.text, previous[r.id]) for r in records))
-            else:
-                self.lexical.add(name, ((r.id, r.text, None) for r in records))
+            if counts.get(name, 0) != self.lexical.size(name):
+                self.reindexed[name] = self._reconcile(name)
+        if self.reindexed:
+            logger.info("lexical index brought in step with the store: %s", self.reindexed)
+
+    def _reconcile(self, name: str, batch: int = 5000) -> int:
+        """Index the store's records the lexical index lacks and drop those the store no longer holds."""
+        records = self.store.get(name)
+        known = self.lexical.ids(name)
+        gone = known - {r.id for r in records}
+        self.lexical.remove(name, gone)
+        missing = [r for r in records if r.id not in known]
+        previous: dict[str, str | None] = {}
+        if name in CONTEXT_VIEW_COLLECTIONS:
+            previous = previous_texts([(r.id, r.text, r.metadata) for r in records])
+        for start in range(0, len(missing), batch):
+            chunk = missing[start : start + batch]
+            self.lexical.add(name, ((r.id, r.text, previous.get(r.id)) for r in chunk))
+        return len(missing) + len(gone)
 
     # --- writes -------------------------------------------------------------------------------------
 
@@ -123,6 +142,13 @@ class MemoryService:
         self.store.upsert(collection, records, np.asarray(vectors))
         self.payloads.put(collection, zip(records, vectors, strict=True))
         return len(records)
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Remove records for good (the explicit purge only): from the store, then from the lexical index
+        and the payload mirror, so their text is not found from this moment on (not only after a restart)."""
+        self.store.delete(collection, ids)
+        self.lexical.remove(collection, ids)
+        self.payloads.remove(collection, ids)
 
     # --- reads --------------------------------------------------------------------------------------
 
@@ -184,6 +210,7 @@ class MemoryService:
 
     def close(self) -> None:
         self.store.close()
+        self.lexical.close()
 
 
 def _shortlist(gated: Sequence[GatedCandidate], limits: Mapping[str, int], k: int) -> list[GatedCandidate]:

@@ -55,7 +55,7 @@ def _list(queue: ReviewQueue, memory: MemoryService, *, as_json: bool) -> int:
 
 def _purge(queue: ReviewQueue, memory: MemoryService, *, confirmed: bool) -> int:
     """Remove the text of approved, hidden records from the store for good (explicit and confirmed only).
-    They stay out of search at once; the in-process indexes drop them at the next start."""
+    The store, the lexical index and the payload mirror drop them at once."""
     eligible = [record for ids in queue.hidden.purgeable().values() for record in ids]
     if not eligible:
         print("Nothing to purge: only records you hid by approving a review item can be purged.")
@@ -63,7 +63,7 @@ def _purge(queue: ReviewQueue, memory: MemoryService, *, confirmed: bool) -> int
     if not confirmed:
         print(f"{len(eligible)} hidden record(s) would be removed for good; `review purge --yes` does it.")
         return 1
-    result = queue.hidden.purge(eligible, memory.store.delete, confirm=True)
+    result = queue.hidden.purge(eligible, memory.delete, confirm=True)
     print(f"purged {len(result.purged)} record(s); this cannot be undone")
     return 0
 
