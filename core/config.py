@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
@@ -35,6 +35,9 @@ class ProviderConfig(_Frozen):
     backend: Literal["auto", "llama_cpp", "transformers"] = "auto"
     model_path: str | None = None
     threads: int = Field(0, ge=0)
+    # USD per million [input, output] tokens, over the built-in table (core/providers/pricing.py); needed for
+    # a paid model the table does not know while budget.max_usd is set ([0, 0] for a self-hosted server).
+    price_per_mtok: tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]] | None = None
 
 
 class ModelsConfig(_Frozen):

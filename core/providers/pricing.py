@@ -1,17 +1,22 @@
 """Per-model token prices and the spending ledger that `CostTrackingProvider` writes to.
 
 Prices are USD per million tokens, list prices for standard (non-batch, non-cached) usage as published
-by each vendor; they drift, so config can pass its own table. Lookup is by exact model name, then the
-longest known prefix (dated snapshots such as `gpt-4o-2024-08-06`), then the same after a routing
-prefix (`openai/gpt-4o` on OpenRouter). Unknown and local models cost nothing.
+by each vendor; they drift, so a provider's config can set its own (`providers.NAME.price_per_mtok`).
+Lookup is by exact model name (case-insensitive), then through two documented aliases only: a dated
+snapshot is its model (`gpt-4o-2024-08-06`, `claude-opus-4-20250514`, `...-latest`), and a routing prefix is
+dropped (`openai/gpt-4o` on OpenRouter). There is no prefix matching: `o3-pro` is not `o3`.
+
+A model with no known price has no cost that can be counted. Without a budget it is recorded as unpriced;
+with `budget.max_usd` set, a paid provider refuses to call it (the budget could not bind otherwise).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from core.errors import BudgetExceeded
+from core.errors import BudgetExceeded, ConfigError
 from core.types import Usage
 
 
@@ -29,9 +34,9 @@ class ModelPrice:
         ) / 1_000_000
 
 
-FREE = ModelPrice(0.0, 0.0)
+FREE = ModelPrice(0.0, 0.0)  # the embedded model and the offline echo provider
 
-# Immutable source for `default_prices()`; longest-prefix lookup picks "gpt-4o-mini" over "gpt-4o".
+# Immutable source for `default_prices()`. Exact names: every variant priced differently needs its own row.
 _DEFAULT_PRICES: tuple[tuple[str, float, float], ...] = (
     # OpenAI
     ("gpt-5", 1.25, 10.0),
@@ -47,13 +52,16 @@ _DEFAULT_PRICES: tuple[tuple[str, float, float], ...] = (
     ("gpt-3.5-turbo", 0.50, 1.50),
     ("o1", 15.0, 60.0),
     ("o1-mini", 1.10, 4.40),
+    ("o1-pro", 150.0, 600.0),
     ("o3", 2.0, 8.0),
+    ("o3-pro", 20.0, 80.0),
     ("o3-mini", 1.10, 4.40),
     ("o4-mini", 1.10, 4.40),
     # Anthropic
     ("claude-opus-4-5", 5.0, 25.0),
     ("claude-opus-4-1", 15.0, 75.0),
     ("claude-opus-4", 15.0, 75.0),
+    ("claude-sonnet-4-5", 3.0, 15.0),
     ("claude-sonnet-4", 3.0, 15.0),
     ("claude-haiku-4-5", 1.0, 5.0),
     ("claude-3-7-sonnet", 3.0, 15.0),
@@ -80,21 +88,30 @@ def default_prices() -> dict[str, ModelPrice]:
     return {name: ModelPrice(inp, out) for name, inp, out in _DEFAULT_PRICES}
 
 
-def _lookup(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None:
-    if model in prices:
-        return prices[model]
-    best = max((name for name in prices if model.startswith(name)), key=len, default=None)
-    return prices[best] if best is not None else None
+# The aliases, and only these: a date stamp (2024-08-06, 20250514) or "-latest" at the end names a snapshot.
+_SNAPSHOT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$")
 
 
-def price_for(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice:
-    """The price of `model`: exact name, longest prefix, then without a `vendor/` prefix; else free."""
+def price_for(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None:
+    """The price of `model`: its exact name, else a documented alias (snapshot suffix, `vendor/` prefix);
+    None when the table does not know it (never a guess from a shorter name)."""
     table = {key.lower(): value for key, value in prices.items()}
     name = model.strip().lower()
-    found = _lookup(name, table)
-    if found is None and "/" in name:
-        found = _lookup(name.rsplit("/", 1)[1], table)
-    return found if found is not None else FREE
+    for candidate in (name, name.rsplit("/", 1)[-1]):
+        for form in (candidate, _SNAPSHOT.sub("", candidate)):
+            if form in table:
+                return table[form]
+    return None
+
+
+def unpriced_refusal(model: str, provider: str) -> ConfigError:
+    """The error for calling a paid model whose price is unknown while a budget is set."""
+    return ConfigError(
+        f"budget.max_usd is set, but the model {model!r} of provider {provider!r} has no known price, so "
+        "what it spends could not be counted against the budget; Daemon will not call it. Set its price in "
+        f"providers.{provider}.price_per_mtok ([input, output] USD per million tokens; [0, 0] for a "
+        "self-hosted server), choose a model in core/providers/pricing.py, or unset budget.max_usd."
+    )
 
 
 @dataclass
@@ -108,12 +125,15 @@ class CostLedger:
     spent_usd: float = 0.0
     calls: int = 0
     by_model: dict[str, float] = field(default_factory=dict)
+    unpriced: set[str] = field(default_factory=set)  # models called whose cost is unknown (counted as 0)
 
-    def add(self, model: str, cost_usd: float) -> None:
-        """Record one finished call."""
-        self.spent_usd += cost_usd
+    def add(self, model: str, cost_usd: float | None) -> None:
+        """Record one finished call; `cost_usd` None: the model's price is unknown."""
+        if cost_usd is None:
+            self.unpriced.add(model)
+        self.spent_usd += cost_usd or 0.0
         self.calls += 1
-        self.by_model[model] = self.by_model.get(model, 0.0) + cost_usd
+        self.by_model[model] = self.by_model.get(model, 0.0) + (cost_usd or 0.0)
 
     @property
     def remaining_usd(self) -> float | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from core.config import AppConfig, ProviderConfig, resolve_main_provider
 from core.errors import ConfigError
 from core.providers.base import ChatProvider
-from core.providers.pricing import CostLedger
+from core.providers.pricing import CostLedger, ModelPrice, default_prices
 from core.providers.routing import ModelRouter
 
 REMOTE_KINDS = ("openai", "anthropic", "gemini")
@@ -59,6 +59,8 @@ def _echo(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float
 
     return EchoProvider(name=name, model=cfg.model)
 
+
+FREE_KINDS = frozenset({"local", "echo"})  # run on this machine: no price, nothing to count
 
 ADAPTERS: Mapping[str, AdapterFactory] = {
     "openai": _remote("core.providers.openai_compat", "OpenAICompatProvider"),
@@ -126,7 +128,11 @@ class ProviderFactory:
             if hasattr(adapter, "tokenizer_cache"):  # the embedded model: let prompt assembly count exactly
                 adapter.tokenizer_cache = self._config.data_dir / "cache" / f"{name}-tokenizer.json"
             retrying = RetryingProvider(adapter, retry.max_attempts, retry.base_delay_s, retry.max_delay_s)
-            self._built[name] = CostTrackingProvider(retrying, ledger=self._ledger)
+            prices = default_prices()
+            if cfg.price_per_mtok is not None:  # the user's price wins over the built-in table
+                prices[cfg.model] = ModelPrice(*cfg.price_per_mtok)
+            paid = cfg.kind not in FREE_KINDS
+            self._built[name] = CostTrackingProvider(retrying, prices, self._ledger, paid=paid)
         return self._built[name]
 
     def capable(self, name: str) -> ChatProvider | None:

@@ -20,7 +20,7 @@ from typing import NoReturn
 
 from core.errors import ProviderError
 from core.providers.base import ChatProvider
-from core.providers.pricing import CostLedger, ModelPrice, default_prices, price_for
+from core.providers.pricing import FREE, CostLedger, ModelPrice, default_prices, price_for, unpriced_refusal
 from core.types import ChatRequest, FinishPart, ModelResponse, StreamPart, Usage
 
 __all__ = ["CostLedger", "CostTrackingProvider", "FallbackProvider", "RetryingProvider"]
@@ -187,9 +187,10 @@ class FallbackProvider:
 class CostTrackingProvider:
     """Fills `Usage.cost_usd` from a price table and adds each call's cost to a shared `CostLedger`.
 
-    Before each call it checks the ledger's budget and raises `BudgetExceeded` once it is spent.
+    Before each call it checks the ledger's budget and raises `BudgetExceeded` once it is spent; with a
+    budget set, a paid model whose price is unknown is refused (`ConfigError`) rather than counted as free.
     The price is looked up for the model that answered (`ModelResponse.model`), falling back to the
-    inner provider's model name.
+    inner provider's model name. `paid=False` (the embedded model, the echo provider) costs nothing.
     """
 
     def __init__(
@@ -197,27 +198,41 @@ class CostTrackingProvider:
         inner: ChatProvider,
         prices: Mapping[str, ModelPrice] | None = None,
         ledger: CostLedger | None = None,
+        *,
+        paid: bool = True,
     ) -> None:
         self.inner = inner
         self.name, self.model, self.profile = inner.name, inner.model, inner.profile
         self.prices: Mapping[str, ModelPrice] = default_prices() if prices is None else prices
         self.ledger = ledger if ledger is not None else CostLedger()
+        self.paid = paid
+
+    def _price(self, model: str) -> ModelPrice | None:
+        if not self.paid:
+            return FREE
+        return price_for(model, self.prices) or price_for(self.inner.model, self.prices)
+
+    def _check(self) -> None:
+        self.ledger.check()
+        if self.ledger.budget_usd is not None and self._price(self.inner.model) is None:
+            raise unpriced_refusal(self.inner.model, self.name)
 
     def _charge(self, model: str, usage: Usage) -> Usage:
         model = model or self.inner.model
-        cost = price_for(model, self.prices).cost(usage)
+        price = self._price(model)
+        cost = None if price is None else price.cost(usage)
         self.ledger.add(model, cost)
-        return replace(usage, cost_usd=cost)
+        return replace(usage, cost_usd=cost or 0.0)
 
     async def complete(self, request: ChatRequest) -> ModelResponse:
         """The inner answer with its cost filled in."""
-        self.ledger.check()
+        self._check()
         response = await self.inner.complete(request)
         return replace(response, usage=self._charge(response.model, response.usage))
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPart]:
         """The inner stream; the `FinishPart` carries the cost."""
-        self.ledger.check()
+        self._check()
         parts = self.inner.stream(request)
         try:
             async for part in parts:

@@ -9,13 +9,25 @@ from core.providers.pricing import FREE, CostLedger, ModelPrice, default_prices,
 from core.types import Usage
 
 
-def test_lookup_prefers_exact_then_longest_prefix() -> None:
+def test_lookup_is_the_exact_name_or_a_dated_snapshot_of_it() -> None:
     prices = default_prices()
     assert price_for("gpt-4o", prices) == prices["gpt-4o"]
     assert price_for("gpt-4o-mini-2024-07-18", prices) == prices["gpt-4o-mini"]  # not gpt-4o's price
     assert price_for("gpt-4o-2024-08-06", prices) == prices["gpt-4o"]
     assert price_for("claude-opus-4-5-20251101", prices) == prices["claude-opus-4-5"]
     assert price_for("claude-opus-4-20250514", prices) == prices["claude-opus-4"]
+    assert price_for("claude-3-5-haiku-latest", prices) == prices["claude-3-5-haiku"]
+
+
+@pytest.mark.parametrize("model", ["o3-pro-preview", "gpt-4o-audio-preview", "gpt-5-codex", "o3-research"])
+def test_a_longer_name_is_not_priced_as_its_prefix(model: str) -> None:
+    """`o3-pro` once cost what `o3` costs: a variant is either in the table or unknown, never guessed."""
+    assert price_for(model, default_prices()) is None
+
+
+def test_o3_pro_has_its_own_price() -> None:
+    prices = default_prices()
+    assert price_for("o3-pro", prices) == prices["o3-pro"] != prices["o3"]
 
 
 def test_lookup_strips_a_routing_prefix_and_ignores_case() -> None:
@@ -26,14 +38,15 @@ def test_lookup_strips_a_routing_prefix_and_ignores_case() -> None:
 
 
 @pytest.mark.parametrize("model", ["llama3.2:3b", "SmolLM2-135M-Instruct", "", "qwen/qwen3-8b"])
-def test_unknown_and_local_models_are_free(model: str) -> None:
-    assert price_for(model, default_prices()) is FREE
+def test_unknown_models_have_no_price(model: str) -> None:
+    assert price_for(model, default_prices()) is None
 
 
 def test_default_table_covers_each_vendor_and_is_a_fresh_copy() -> None:
     prices = default_prices()
     for model in ("gpt-4o-mini", "claude-sonnet-4-5", "gemini-2.5-pro", "deepseek-chat"):
-        assert price_for(model, prices).output_per_mtok > 0
+        price = price_for(model, prices)
+        assert price is not None and price.output_per_mtok > 0
     prices["gpt-4o"] = FREE
     assert default_prices()["gpt-4o"] != FREE
 
@@ -53,6 +66,12 @@ def test_ledger_accumulates_and_enforces_budget() -> None:
     with pytest.raises(BudgetExceeded, match=r"\$1\.00 is used up"):
         ledger.check()
     assert ledger.by_model == {"a": pytest.approx(0.65), "b": pytest.approx(0.35)}
+
+
+def test_ledger_records_unpriced_calls_as_unknown_not_free() -> None:
+    ledger = CostLedger()
+    ledger.add("mystery-model", None)
+    assert ledger.unpriced == {"mystery-model"} and ledger.spent_usd == 0.0 and ledger.calls == 1
 
 
 def test_ledger_without_budget_never_refuses() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from core.config import load_config
 from core.errors import ConfigError
-from core.providers.pricing import CostLedger
+from core.providers.pricing import CostLedger, ModelPrice
 from core.providers.registry import ProviderFactory, missing_credentials
 from core.providers.wrappers import CostTrackingProvider, FallbackProvider, RetryingProvider
 
@@ -40,6 +40,16 @@ def test_a_remote_main_provider_falls_back_to_the_local_model() -> None:
     assert not isinstance(
         ProviderFactory(no_fallback, ENV, CostLedger()).for_chat("anthropic"), FallbackProvider
     )
+
+
+def test_the_embedded_model_is_free_and_a_configured_price_prices_an_unknown_model() -> None:
+    env = {**ENV, "DAEMON_PROVIDERS__OPENAI__MODEL": "my-finetune", "DAEMON_BUDGET__MAX_USD": "1"}
+    factory = ProviderFactory(load_config(env=env), env, CostLedger())
+    assert factory.wrapped("local").paid is False and factory.wrapped("openai").paid is True
+    assert factory.wrapped("openai").prices.get("my-finetune") is None  # unknown: refused under the budget
+    priced = {**env, "DAEMON_PROVIDERS__OPENAI__PRICE_PER_MTOK": "[0.5, 1.5]"}
+    tracked = ProviderFactory(load_config(env=priced), priced, CostLedger()).wrapped("openai")
+    assert tracked.prices["my-finetune"] == ModelPrice(0.5, 1.5)
 
 
 def test_a_chosen_provider_without_its_key_names_the_variable_before_any_call() -> None:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from core.errors import BudgetExceeded, ProviderError, TruncatedStreamError
+from core.errors import BudgetExceeded, ConfigError, ProviderError, TruncatedStreamError
 from core.providers.base import ChatProvider, ProviderProfile, collect_stream
 from core.providers.fake import FailingProvider, ScriptedProvider
 from core.providers.pricing import CostLedger, ModelPrice
@@ -211,16 +211,37 @@ async def test_stream_cost_lands_on_the_finish_part() -> None:
     assert ledger.spent_usd == pytest.approx(5.0)
 
 
-async def test_unknown_local_model_costs_nothing() -> None:
+async def test_a_free_provider_costs_nothing_even_under_a_budget() -> None:
     ledger = CostLedger(budget_usd=0.5)
     inner = ScriptedProvider([priced("llama3.2:3b", 50_000, 50_000)], model="llama3.2:3b")
-    response = await CostTrackingProvider(inner, PRICES, ledger).complete(REQUEST)
+    response = await CostTrackingProvider(inner, PRICES, ledger, paid=False).complete(REQUEST)
     assert response.usage.cost_usd == 0.0 and ledger.spent_usd == 0.0 and ledger.calls == 1
+
+
+async def test_a_budget_refuses_a_paid_model_with_no_known_price_before_calling_it() -> None:
+    ledger = CostLedger(budget_usd=0.5)
+    inner = ScriptedProvider(["never sent", "never streamed"], name="openai", model="o3-pro-2099")
+    tracking = CostTrackingProvider(inner, PRICES, ledger)
+    refusal = r"'o3-pro-2099'.*no known price.*providers\.openai\.price_per_mtok"
+    with pytest.raises(ConfigError, match=refusal):
+        await tracking.complete(REQUEST)
+    with pytest.raises(ConfigError, match="budget.max_usd"):
+        async for _ in tracking.stream(REQUEST):
+            pass
+    assert inner.requests == [] and ledger.calls == 0
+
+
+async def test_without_a_budget_an_unknown_model_runs_and_is_recorded_as_unpriced() -> None:
+    ledger = CostLedger()
+    inner = ScriptedProvider([priced("mystery-1", 1000, 1000)], model="mystery-1")
+    response = await CostTrackingProvider(inner, PRICES, ledger).complete(REQUEST)
+    assert response.text == "ok" and response.usage.cost_usd == 0.0
+    assert ledger.unpriced == {"mystery-1"}
 
 
 async def test_budget_exceeded_is_raised_before_the_call() -> None:
     ledger = CostLedger(budget_usd=0.01)
-    inner = ScriptedProvider([priced("gpt-4o", 2000, 1000), "never sent", "never streamed"])
+    inner = ScriptedProvider([priced("gpt-4o", 2000, 1000), "never sent", "never streamed"], model="gpt-4o")
     tracking = CostTrackingProvider(inner, PRICES, ledger)
     await tracking.complete(REQUEST)  # 0.015 spent: over the budget only after this call
     with pytest.raises(BudgetExceeded) as caught:
