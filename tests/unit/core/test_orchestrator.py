@@ -70,12 +70,15 @@ async def collect(orchestrator: Orchestrator, text: str, **kw: object) -> list[R
 
 async def test_turn_is_committed_before_done_is_emitted(tmp_path: Path) -> None:
     orchestrator, journal = make(tmp_path, RecordingAgent())
+    done = []
     async for event in orchestrator.run_turn("hello"):
-        if isinstance(event, Done):
+        if isinstance(event, Done):  # checked while the turn is paused at Done, not after it ended
             stored = journal.turn(event.turn_id)
             assert stored is not None and stored.status == "complete"
             assert stored.assistant == "answer:hello"
             assert event.session_id == stored.session_id
+            done.append(event)
+    assert len(done) == 1, "the turn never emitted Done"
 
 
 async def test_history_of_the_session_reaches_the_model(tmp_path: Path) -> None:
