@@ -12,6 +12,7 @@ from typing import Any
 
 from core.pipeline.intent import IntentClassifier, StmHint
 from core.pipeline.short_term import relation_of
+from core.pipeline.speech_act import STATEMENT
 from core.pipeline.tone import ToneDetector, ToneResult
 from core.pipeline.topics import TopicExtractor
 
@@ -74,6 +75,8 @@ class ContextAnalyzer:
             self._intent.classify(text, short_term), short_term, tone=tone.level.value
         )
         found = self._topics.extract(text)
+        if found.speech_act == STATEMENT:
+            intent = self._intent.as_told(intent)
         return Analysis(
             intent=intent.intent,
             confidence=intent.confidence,

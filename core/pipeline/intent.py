@@ -27,6 +27,7 @@ from core.pipeline.intent_lexicon_tasks import COMBOS, DEICTIC, FOLLOW_UP, GENER
 from core.pipeline.intent_vocab import VOCAB_CUES
 
 DEFAULT_CUES: tuple[Cue, ...] = (*PERSONAL_CUES, *SOCIAL_CUES, *TASK_CUES, *GENERAL_CUES, *VOCAB_CUES)
+RECALL_INTENTS = frozenset({"factual_recall", "temporal_recall"})
 GENERAL_PRIOR = 0.6  # the evidence any other intent must beat; also the fallback's own score
 LOW_CONFIDENCE = 0.5  # below this, the short-term context may settle the intent
 # Below this the second opinion is asked, and it carries this part of the blended scores. Chosen on batches
@@ -195,6 +196,19 @@ class IntentClassifier:
         return IntentResult(
             previous, round(confidence, 3), _rounded(blended), (*result.cues, f"stm:{previous}")
         )
+
+    def as_told(self, result: IntentResult) -> IntentResult:
+        """The intent of a message that tells something rather than asks: recall intents are for asking
+        ("Actually, Priya moved to Seattle" shares an update), so the best other intent by the same evidence
+        wins (general when nothing else has any)."""
+        if result.intent not in RECALL_INTENTS:
+            return result
+        kept = {k: v for k, v in result.scores.items() if k not in RECALL_INTENTS}
+        total = sum(kept.values()) or 1.0
+        shares = {k: kept.get(k, 0.0) / total for k in INTENT_NAMES}
+        winner = max(kept, key=lambda name: (kept[name], name != GENERAL))
+        confidence = min(result.confidence, shares[winner])
+        return IntentResult(winner, round(confidence, 3), _rounded(shares), (*result.cues, "act:statement"))
 
     def _refine_by_tone(self, result: IntentResult, tone: str | None) -> IntentResult:
         if tone not in DISTRESS_TONES or result.intent == EMOTIONAL:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.nlp import SpacyPipeline
+from core.pipeline.speech_act import FRAGMENT, speech_act
 
 _SKIP_TOKENS = frozenset(
     "i me my mine you your yours we us our it its he him his she her they them their this that these those "
@@ -28,8 +29,12 @@ class Entity:
 
 @dataclass(frozen=True)
 class TopicResult:
+    """What the parse of a message gives the pipeline: its topics, its named entities, and its speech act
+    (`core.pipeline.speech_act`: question, request, statement or fragment)."""
+
     topics: tuple[str, ...]
     entities: tuple[Entity, ...]
+    speech_act: str = FRAGMENT
 
 
 class TopicExtractor:
@@ -59,4 +64,4 @@ class TopicExtractor:
                 and name not in topics
             ):
                 topics.append(name)
-        return TopicResult(tuple(topics[: self._max_topics]), entities)
+        return TopicResult(tuple(topics[: self._max_topics]), entities, speech_act(doc))
