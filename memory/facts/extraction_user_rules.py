@@ -32,12 +32,10 @@ _GOAL_VERBS = alternation(
 _USER_RULE_TABLE = r"""
 named; identity; name
     ^my\s+name(?:'s|\s+is)\s+(?P<o>.+)$
-    | ^(?:(?:people|everyone|friends|you\s+can|you\s+may|just|please|most\s+people)\s+)*
-      call\s+me\s+(?P<o2>.+)$
     | ^I(?:'m\s+(?:called|named|known\s+as)|\s+go\s+by)\s+(?P<o3>.+)$
 age; identity; age
     ^I'm\s+(?P<o>\d{1,3}|AGE_WORDS)(?:(?:\s*(?:years?|yrs?)\s*old|\s*y/?o)\b.*|\s+and\s.*)?$
-    | ^I\s+(?:just\s+)?turned\s+(?P<o2>\d{1,3}|AGE_WORDS)\b | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
+    | ^my\s+age\s+is\s+(?P<o3>\d{1,3})\b
 allergic to; identity; things
     ^I'm\s+(?:(?:severely|very|quite|deathly)\s+)?allergic\s+to\s+(?P<o>.+)$
 speaks; identity; things
@@ -54,17 +52,14 @@ lives in; location; place
     | ^(?:now\s+)?in\s+(?P<o4>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})$
 is from; location; place
     ^(?:I'm|I\s+come|I\s+came)\s+(?:originally\s+)?from\s+(?P<o>.+)$
-    | ^I\s+(?:grew\s+up|(?:was\s+)?raised)\s+in\s+(?P<o2>.+)$
     | ^my\s+(?:hometown|home\s+town)\s+is\s+(?P<o3>.+)$
 works at; work; org
     ^I(?:'ve|'m|\s+have)?(?:\s+been)?\s+(?:work|worked|working)
       (?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|there))?\s+(?:at|for)\s+(?P<o>.+)$
     | ^I'm\s+employed\s+(?:at|by)\s+(?P<o2>.+)$
     | ^I\s+(?:got\s+hired|was\s+hired|started)\s+(?:by|at)\s+(?P<o5>.+)$
-    | ^I\s+joined\s+(?P<o6>(?-i:[A-Z]).+|(?:a|an)\s+.+?\s+(?:called|named)\s+.+)$
     | ^I\s+(?:started|got|landed|accepted|took|have)\s+(?:a\s+|my\s+)?(?:new\s+)?job\s+(?:at|with)\s+
       (?P<o3>.+)$
-    | ^I\s+(?:just\s+|recently\s+)?(?:started|began)\s+(?:working|to\s+work)\s+(?:at|for)\s+(?P<o4>.+)$
 works on; work; project
     ^I(?:'m|\s+am)?\s+(?:work|working)\s+on\s+(?P<o>.+)$
 studies at; work; org
@@ -78,8 +73,7 @@ is a; work; isa
 job; work; job
     ^my\s+(?:job|profession|occupation)\s+is\s+(?P<o>.+)$
 likes; preferences; things
-    ^I'm\s+(?:a\s+)?(?:(?:big|huge|massive|great|die-hard)\s+)?fan\s+of\s+(?P<o>.+)$
-    | ^I'm\s+(?:so\s+|very\s+|really\s+|(?:much\s+)?more\s+)?into\s+(?P<o2>.+)$
+    ^I'm\s+(?:so\s+|very\s+|really\s+|(?:much\s+)?more\s+)?into\s+(?P<o2>.+)$
     | ^I(?:'ve|\s+have)\s+(?:gotten|got|been\s+getting)\s+(?:really\s+|so\s+|very\s+)?into\s+(?P<o4>.+)$
     | ^I'm\s+(?:(?:obsessed|in\s+love)\s+with|passionate\s+about|crazy\s+about|a\s+sucker\s+for)\s+(?P<o3>.+)$
 is a; identity; isa
@@ -91,7 +85,6 @@ likes; preferences; likes
 dislikes; preferences; likes
     ^I\s+(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand
       |(?:don't|do\s+not|never|didn't)\s+(?:really\s+)?(?:like|liked|love|enjoy|enjoyed))\s+(?P<o>.+)$
-    | ^I've\s+never\s+(?:really\s+)?(?:liked|loved|enjoyed)\s+(?P<o2>.+)$
     | ^(?P<o3>.+?)\s+(?:is|are)\s+(?:just\s+|really\s+|honestly\s+)?not\s+(?:really\s+)?my\s+thing$
 likes; preferences; things
     ^my\s+(?:all[- ]time\s+|absolute\s+)?favou?rite\s+[\w -]{1,30}?\s+(?:is|are)\s+(?P<o>.+)$
@@ -102,8 +95,6 @@ plans to; goals; vp
     ^I(?:'m|\s+am)?\s+(?:plan|planning|intend|intending)\s+to\s+(?P<o>.+)$
 wants to; goals; vp
     ^I(?:\s+really)?(?:\s+|(?='))(?:GOAL_VERBS)\s+to\s+(?P<o>.+)$
-    | ^my\s+(?:[\w'-]+\s+){0,2}(?:goal|dream|plan|aim|ambition|resolution)
-      (?:\s+(?:for|this|next)\s+[\w ]+?)?\s+is\s+to\s+(?P<o2>.+)$
     | ^one\s+of\s+my\s+(?:[\w'-]+\s+)?(?:goals|dreams|plans|aims|ambitions|resolutions)
       (?:\s+(?:for|this|next)\s+[\w ]+?)?\s+is\s+to\s+(?P<o3>.+)$
     | ^I'm\s+saving\s+(?:up\s+)?(?:money\s+)?to\s+(?P<o4>.+)$
@@ -115,7 +106,6 @@ owns; possessions; things
     ^my\s+(?:car|laptop|phone|bike|computer|truck|motorcycle|motorbike|van|camera)\s+is\s+(?:a|an)\s+(?P<o>.+)$
 owns; possessions; possess
     ^I\s+(?:own|have|bought|drive|ride|purchased)\s+(?P<o>.+)$
-    | ^I(?:'ve|\s+have)\s+had\s+(?P<o4>(?:a|an)\s+.+?\s+(?:named|called)\s+.+)$
     | ^I\s+(?:adopted|rescued)\s+(?P<o5>(?:a|an)\s+.+)$
     | ^I\s+got\s+(?:myself\s+)?(?P<o2>(?:a|an)\s+.+)$
     | ^I\s+keep\s+(?P<o3>(?:a|an|two|three|four)\s+.+)$

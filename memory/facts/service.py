@@ -71,6 +71,7 @@ class FactMemory:
                 await asyncio.to_thread(self._confirm_mentioned, turn, previous_reply)
             return FactOutcome()
         decisions = []
+        # what is current before this turn: whom "her" means, which partner role or workplace a fact ends
         known = await asyncio.to_thread(self._store.facts, CURRENT)
         for fact in facts:
             source = "corrected" if correcting or fact.replaces else "user_stated"
@@ -81,7 +82,7 @@ class FactMemory:
                 continue
             current = await asyncio.to_thread(self._store.current, candidate.subject_key, candidate.relation)
             decision = await self._verifier.decide(candidate, current)
-            decision = widen(candidate, decision, known, self._store.current)
+            decision = await asyncio.to_thread(widen, candidate, decision, known, self._store.current)
             logger.debug("fact %s: %s (%s)", candidate.id, decision.verdict, decision.reason)
             decisions.append((fact, candidate, decision))
         applied = await asyncio.to_thread(self._store.apply, turn.turn_id, [(c, d) for _, c, d in decisions])

@@ -1,9 +1,10 @@
 """The offline rule-based fact extractor: durable facts in, passing states, questions and what-ifs out.
 
-Moves ("moved to", "I'm moving to"), birthplaces, "I'm not a fan of", "I prefer" and "I'm <adjective>" are
-read by the grammar reader's parse, not by rules (their rules were deleted once the parse read them as well
-on every set); those phrasings are tested here through `reader`, the grammar reader with the rules that Daemon
-runs."""
+Moves ("moved to", "I'm moving to"), birthplaces, growing up, "I joined", "I started working at", "I turned
+40", "people call me", "I'm (not) a fan of", "I've never liked", "I prefer", "my dream is to" and "I'm
+<adjective>" are read by the grammar reader's parse, not by rules (their rules were deleted once the parse
+read them as well on every set); those phrasings are tested here through `reader`, the grammar reader with
+the rules that Daemon runs."""
 
 from __future__ import annotations
 
@@ -180,7 +181,6 @@ def test_other_capitalised_subjects_teach_nothing(extractor: RuleFactExtractor, 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("I started working at Stripe last month", ("user", "works at", "Stripe")),
         ("I just got engaged to Maria", ("my fiance", "named", "Maria")),
         ("I got married to Ben in June", ("my spouse", "named", "Ben")),
     ],
@@ -201,14 +201,12 @@ def test_new_jobs_and_engagements(
         # chat drops the subject
         ("Just got hired by Stripe!!", {("user", "works at", "Stripe")}),
         ("Living in Lima these days", {("user", "lives in", "Lima")}),
-        ("big fan of Agatha Christie novels", {("user", "likes", "Agatha Christie novels")}),
         # 'we', 'she's', 'I've never', 'not my thing'
         ("We've got a canoe", {("user", "owns", "canoe")}),
         (
             "My sister's name is Ada and she's a pilot",
             {("my sister", "named", "Ada"), ("my sister", "is a", "pilot")},
         ),
-        ("Honestly I've never liked opera", {("user", "dislikes", "opera")}),
         ("Karaoke is just not my thing", {("user", "dislikes", "Karaoke")}),
         ("We adopted Biscuit last week!", {("user", "has pet", "Biscuit")}),
         ("One of my resolutions is to swim twice a week", {("user", "wants to", "swim twice a week")}),
@@ -218,8 +216,6 @@ def test_new_jobs_and_engagements(
         ),
         ("doing my PhD at Leiden University, mostly on bats", {("user", "studies at", "Leiden University")}),
         ("my grandpa only speaks Welsh", {("my grandpa", "speaks", "Welsh")}),
-        ("grew up in Porto, live in Lyon now", {("user", "is from", "Porto"), ("user", "lives in", "Lyon")}),
-        ("My dad just turned sixty-one and still cycles", {("my dad", "age", "61")}),
         ("I have a gecko named Zap, any tips?", {("user", "has pet", "Zap"), ("Zap", "is a", "gecko")}),
         ("i work at a cafe called Beans", {("user", "works at", "Beans")}),
         ("We adopted a whippet called Dot", {("user", "has pet", "Dot"), ("Dot", "is a", "whippet")}),
@@ -266,6 +262,11 @@ def test_chatty_phrasing(
         ),
         ("been vegetarian since 2015, so no bacon", {("user", "is a", "vegetarian")}),
         ("just moved into a flat in Brighton!!", {("user", "moved to", "Brighton")}),
+        ("I started working at Stripe last month", {("user", "works at", "Stripe")}),
+        ("big fan of Agatha Christie novels", {("user", "likes", "Agatha Christie novels")}),
+        ("Honestly I've never liked opera", {("user", "dislikes", "opera")}),
+        ("grew up in Porto, live in Lyon now", {("user", "is from", "Porto"), ("user", "lives in", "Lyon")}),
+        ("My dad just turned sixty-one and still cycles", {("my dad", "age", "61")}),
     ],
 )
 def test_chatty_moves_and_identities_are_read_by_the_parse(
@@ -432,15 +433,16 @@ def test_labelled_set_is_big_and_balanced_enough() -> None:
 
 
 def test_precision_and_recall_on_the_labelled_set(extractor: RuleFactExtractor) -> None:
-    """Measured 1.00 / 1.00 (tuned on it); 1.00 / 0.95 once the rules the parse covers were deleted (the
+    """Measured 1.00 / 1.00 (tuned on it); 1.00 / 0.91 once the rules the parse covers were deleted (the
     grammar reader with the rules keeps 0.99 / 0.99, `test_grammar_facts`)."""
     precision, recall = precision_recall(extractor, "facts_labelled.yaml")
-    assert precision >= 0.97 and recall >= 0.93, (precision, recall)
+    assert precision >= 0.97 and recall >= 0.89, (precision, recall)
 
 
 def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) -> None:
     """Written after tuning and never tuned towards: first measurement 0.95 precision, 0.83 recall
-    (0.98 / 0.91 after the chat-phrasing changes, which were made on other sets)."""
+    (0.98 / 0.91 after the chat-phrasing changes, which were made on other sets; 1.00 / 0.83 once the rules
+    the parse covers were deleted)."""
     precision, recall = precision_recall(extractor, "facts_heldout.yaml")
     assert precision >= 0.9 and recall >= 0.78, (precision, recall)
 
@@ -448,13 +450,13 @@ def test_precision_and_recall_on_the_held_out_set(extractor: RuleFactExtractor) 
 def test_precision_and_recall_on_chat_style_messages(extractor: RuleFactExtractor) -> None:
     """Chat phrasing written without the code. Tuned on the two dev sets (first runs 0.80/0.53 and
     0.81/0.38); the blind set is only measured (0.69/0.37 before, 0.77/0.55 now): offline rules still miss
-    much of how people chat. With the rules the parse covers deleted (moves, birthplace, "not a fan of",
-    "prefer", "I'm <adjective>"), the rules alone measure 0.96/0.82, 0.95/0.71 and 0.76/0.54; what Daemon
-    runs is the grammar reader with these rules (`test_grammar_facts`)."""
+    much of how people chat. With the rules the parse covers deleted (see the module docstring), the rules
+    alone measure 0.95/0.76, 0.95/0.66 and 0.75/0.50; what Daemon runs is the grammar reader with these
+    rules (`test_grammar_facts`)."""
     for name, min_precision, min_recall in (
-        ("facts_chat_dev.yaml", 0.94, 0.80),
-        ("facts_chat_dev2.yaml", 0.92, 0.69),
-        ("facts_chat_blind.yaml", 0.74, 0.51),
+        ("facts_chat_dev.yaml", 0.93, 0.74),
+        ("facts_chat_dev2.yaml", 0.92, 0.64),
+        ("facts_chat_blind.yaml", 0.72, 0.48),
     ):
         precision, recall = precision_recall(extractor, name)
         assert precision >= min_precision and recall >= min_recall, (name, precision, recall)
