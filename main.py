@@ -401,7 +401,7 @@ def build_prompt(
 def _side_model(config: AppConfig, factory: ProviderFactory, main_name: str) -> ChatProvider | None:
     """The model for side jobs (query rewrite, session-end summaries and facts): the `fast` role's, else
     the main one; never the tiny embedded model, which cannot do them reliably (offline heuristics do)."""
-    return factory.capable(config.models.fast or main_name)
+    return factory.for_role("fast", main_name)
 
 
 if __name__ == "__main__":

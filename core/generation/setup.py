@@ -86,7 +86,7 @@ def model_choices(
     embedded_main = config.providers[main_name].kind == "local"
     main_agent = generation_agent(
         lambda temperature: agent_for(main_name, temperature), others, config.generation,
-        judge=factory.capable(config.models.judge or config.models.fast or main_name), planner=side,
+        judge=factory.for_role("judge", main_name), planner=side,
         memory_tool="search_memory" if memory_tools and not embedded_main else None,
     )  # fmt: skip
     describe = {name: config.providers[name].model for name in names}

@@ -13,7 +13,7 @@ from core.config import AppConfig, ProviderConfig, resolve_main_provider
 from core.errors import ConfigError
 from core.providers.base import ChatProvider
 from core.providers.pricing import CostLedger, ModelPrice, default_prices
-from core.providers.routing import ModelRouter
+from core.providers.routing import Role, provider_for_role
 
 REMOTE_KINDS = ("openai", "anthropic", "gemini")
 AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
@@ -151,13 +151,7 @@ class ProviderFactory:
 
         return FallbackProvider([provider, self.wrapped("local")])
 
-    def router(self) -> ModelRouter:
-        """Providers by role; unset roles use main."""
-        models = self._config.models
-        main = resolve_main_provider(self._config, self._env)
-        roles = {"main": self.for_chat(main)}
-        for role in ("fast", "judge", "vision"):
-            name = getattr(models, role)
-            if name is not None:
-                roles[role] = self.wrapped(name)
-        return ModelRouter(roles)
+    def for_role(self, role: Role, main: str) -> ChatProvider | None:
+        """The capable provider serving `role` (core/providers/routing.py), or None when that is the
+        embedded model (callers then do without: heuristics, or plain streaming instead of judging)."""
+        return self.capable(provider_for_role(self._config.models, role, main))
