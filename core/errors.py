@@ -46,24 +46,12 @@ class BudgetExceeded(DaemonError):
     """The configured spending budget would be exceeded by another model call."""
 
 
-class LimitExceeded(DaemonError):
-    """An agent run hit a hard limit (max rounds, tool calls)."""
-
-
 class ToolError(DaemonError):
     """A tool failed; the message goes back to the model as the tool result."""
 
 
 class ToolRetry(DaemonError):
     """Raised by a tool to ask the model to call it again differently; the message is the hint."""
-
-
-class GuardrailTripped(DaemonError):
-    """An input or output guardrail refused the content."""
-
-    def __init__(self, message: str, *, guardrail: str = "") -> None:
-        super().__init__(message)
-        self.guardrail = guardrail
 
 
 class RunCancelled(DaemonError):
