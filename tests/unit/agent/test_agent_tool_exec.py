@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
+from dataclasses import dataclass, field
+
+import pytest
 
 from core.agent.tool_exec import (
     ToolOutcome,
@@ -21,24 +24,59 @@ from core.tools.toolset import Toolset
 from core.types import ToolCall
 
 
+@dataclass
+class Activity:
+    """What the tools did (how many ran at once, which were cut off), asserted instead of the wall clock."""
+
+    running: int = 0
+    peak: int = 0
+    cancelled: list[str] = field(default_factory=list)
+    returned: list[str] = field(default_factory=list)
+    release: threading.Event = field(default_factory=threading.Event)  # lets a stuck sync tool end
+
+    def reset(self) -> None:
+        self.running = self.peak = 0
+        self.cancelled.clear()
+        self.returned.clear()
+        self.release = threading.Event()
+
+
+ACTIVITY = Activity()  # the tools are module-level, so their record is too; reset for every test
+
+
+@pytest.fixture(autouse=True)
+def fresh_activity() -> None:
+    ACTIVITY.reset()
+
+
 @tool(timeout_s=0.05)
 async def sleepy(seconds: float) -> str:
     """Sleep."""
-    await asyncio.sleep(seconds)
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        ACTIVITY.cancelled.append("sleepy")
+        raise
     return "woke"
 
 
 @tool(timeout_s=0.05)
 def sleepy_sync(seconds: float) -> str:
-    """Sleep in a thread."""
-    time.sleep(seconds)
+    """Sleep in a thread until released (a thread cannot be cancelled)."""
+    ACTIVITY.release.wait(seconds)
+    ACTIVITY.returned.append("sleepy_sync")
     return "woke"
 
 
 @tool
 async def delay_echo(text: str, seconds: float) -> str:
     """Echo after a delay."""
-    await asyncio.sleep(seconds)
+    ACTIVITY.running += 1
+    ACTIVITY.peak = max(ACTIVITY.peak, ACTIVITY.running)
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        ACTIVITY.running -= 1
     return text
 
 
@@ -93,11 +131,12 @@ async def test_unknown_tool_lists_available_tools() -> None:
 
 async def test_async_and_sync_timeouts() -> None:
     for name in ("sleepy", "sleepy_sync"):
-        started = time.perf_counter()
-        outcome = await _one(name, seconds=0.3)
+        outcome = await _one(name, seconds=30)
         assert not outcome.ok
         assert outcome.output == f"Tool '{name}' timed out after 0.05 s."
-        assert time.perf_counter() - started < 0.25
+    assert ACTIVITY.cancelled == ["sleepy"]  # the coroutine is cut off at its timeout
+    assert ACTIVITY.returned == []  # and the thread was not waited for: it is still blocked
+    ACTIVITY.release.set()
 
 
 async def test_tool_retry_and_tool_error_are_not_retried() -> None:
@@ -138,18 +177,18 @@ async def test_calls_run_concurrently_and_keep_call_order() -> None:
         ToolCall("b", "delay_echo", {"text": "second", "seconds": 0.05}),
         ToolCall("c", "calculator", {"expression": "1+1"}),
     ]
-    started = time.perf_counter()
     outcomes = await execute_calls(calls, TOOLS)
-    assert time.perf_counter() - started < 0.35
+    assert ACTIVITY.peak == 2  # both delays were running at once
     assert [o.call.id for o in outcomes] == ["a", "b", "c"]
     assert [o.output for o in outcomes] == ["first", "second", "2"]
 
 
 async def test_max_parallel_bounds_concurrency() -> None:
     calls = [ToolCall(str(i), "delay_echo", {"text": str(i), "seconds": 0.05}) for i in range(4)]
-    started = time.perf_counter()
     await execute_calls(calls, TOOLS, max_parallel=1)
-    assert time.perf_counter() - started >= 0.19
+    assert ACTIVITY.peak == 1
+    await execute_calls(calls, TOOLS, max_parallel=2)
+    assert ACTIVITY.peak == 2
 
 
 async def test_preset_errors_are_not_run() -> None:
