@@ -462,14 +462,8 @@ def test_precision_and_recall_on_chat_style_messages(extractor: RuleFactExtracto
         assert precision >= min_precision and recall >= min_recall, (name, precision, recall)
 
 
-def test_a_typical_message_takes_well_under_a_millisecond(extractor: RuleFactExtractor) -> None:
-    texts = [str(item["text"]) for item in _load("facts_labelled.yaml")]
-    start = time.perf_counter()
-    for text in texts:
-        extractor.extract(text)
-    assert (time.perf_counter() - start) / len(texts) < 0.001
-
-
+# Time per message is measured by `python -m eval.facts_report` (ms per message for each reader), not
+# asserted here: a loaded machine stretches it. The guards below only catch a hang.
 @pytest.mark.parametrize(
     "text",
     [
