@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.agent.compaction import Compactor
+from core.agent.guardrails import InjectedInstructions
 from core.agent.limits import RunLimits
 from core.agent.loop import AgentRunner
 from core.agent.tool_gate import HintedToolGate, OfferAll
@@ -29,4 +30,12 @@ def build_agent(
     )
     gate = HintedToolGate() if embedded else OfferAll()
     compactor = Compactor(threshold=config.compaction_threshold)
-    return AgentRunner(provider, toolset, limits=limits, compactor=compactor, tool_gate=gate)
+    # Tool output (web pages, files, memories) may carry instructions meant to hijack the model.
+    return AgentRunner(
+        provider,
+        toolset,
+        limits=limits,
+        tool_output_guardrails=(InjectedInstructions(),),
+        compactor=compactor,
+        tool_gate=gate,
+    )

@@ -18,14 +18,14 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from core.agent.compaction import Compactor
-from core.agent.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, Guardrail, first_tripped
+from core.agent.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTE, Guardrail, first_tripped
 from core.agent.hooks import GuardedHooks, Middleware, NoopHooks, RunHooks, compose_middleware, streaming_call
 from core.agent.limits import RunLimits, cancel_and_wait, drain, unless_cancelled
-from core.agent.tool_exec import execute_calls
+from core.agent.tool_exec import ToolOutcome, execute_calls
 from core.agent.tool_gate import OfferAll, ToolGate
 from core.agent.xml_protocol import Decision, ToolProtocol, select_protocol
 from core.errors import BudgetExceeded, DaemonError, ProviderError
@@ -108,6 +108,8 @@ class AgentRunner:
         input_guardrails: checks on the user's last message before the first model call.
         output_guardrails: checks on the final answer. When any are set, answer text is held back and
             sent as one TextDelta after the checks pass, so refused text is never shown.
+        tool_output_guardrails: checks on each tool result; a tripped one replaces that result, for the
+            model and the record, with a note that it was withheld.
         compactor: summarises old history when it nears the context window (None: never).
         tool_gate: picks the tools offered for each user message (default: all of them).
     """
@@ -121,6 +123,7 @@ class AgentRunner:
         middleware: Sequence[Middleware] = (),
         input_guardrails: Sequence[Guardrail] = (),
         output_guardrails: Sequence[Guardrail] = (),
+        tool_output_guardrails: Sequence[Guardrail] = (),
         compactor: Compactor | None = None,
         tool_gate: ToolGate | None = None,
     ) -> None:
@@ -131,6 +134,7 @@ class AgentRunner:
         self.middleware = tuple(middleware)
         self.input_guardrails = tuple(input_guardrails)
         self.output_guardrails = tuple(output_guardrails)
+        self.tool_output_guardrails = tuple(tool_output_guardrails)
         self.compactor = compactor
         self.tool_gate: ToolGate = tool_gate if tool_gate is not None else OfferAll()
 
@@ -294,6 +298,7 @@ class AgentRunner:
         if outcomes is None:
             state.cancelled = True
             return
+        outcomes = [await self._screened(outcome) for outcome in outcomes]
         state.tool_calls += len(decision.calls)
         state.failed_rounds = 0 if any(o.ok for o in outcomes) else state.failed_rounds + 1
         for outcome in outcomes:
@@ -302,6 +307,14 @@ class AgentRunner:
             state.records.append(outcome.as_record())
         state.messages.append(state.offer.protocol.assistant_message(state.response, decision))
         state.messages.extend(state.offer.protocol.result_messages(outcomes))
+
+    async def _screened(self, outcome: ToolOutcome) -> ToolOutcome:
+        """The outcome, or, when a tool-output guardrail trips, a failed one saying it was withheld."""
+        tripped = await first_tripped(self.tool_output_guardrails, outcome.output) if outcome.ok else None
+        if tripped is None:
+            return outcome
+        log.warning("tool %s output withheld: %s", outcome.call.name, tripped.reason)
+        return replace(outcome, ok=False, output=WITHHELD_NOTE)
 
     async def _maybe_compact(self, state: _RunState) -> AsyncIterator[RunEvent]:
         if self.compactor is None:
