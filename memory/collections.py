@@ -1,4 +1,4 @@
-"""The 13 memory collections of DESIGN.md: names, tiers, typed metadata schemas and content-derived ids.
+"""The 13 memory collections of docs/architecture.md: names, tiers, metadata schemas, content-derived ids.
 
 Every record's metadata is checked against its collection's schema before it reaches a store
 (`validate_metadata`). Stored values are flat scalars (str, int, float, bool) because that is all Chroma

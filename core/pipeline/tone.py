@@ -1,4 +1,4 @@
-"""Tone detection: how distressed is the user, on the four levels of DESIGN.md.
+"""Tone detection: how distressed is the user, on the four levels of docs/architecture.md.
 
 1. **Lexicon** (:mod:`core.pipeline.tone_lexicon`): weighted phrases (longest match wins, figurative uses such
    as "this bug is killing me" discarded), each adjusted for negation ("I'm not depressed"), past framing,

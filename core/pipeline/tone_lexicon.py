@@ -5,8 +5,9 @@ the detector normalises both the phrases and the user's text the same way (lower
 expanded, so "can't cope" also matches "cant cope" and "cannot cope"). A trailing ``*`` on a word matches
 any word starting with that prefix ("suicid*" matches "suicidal" and "suicide").
 
-Each group is ``(category, level, weight, phrases)``. ``level`` is one of the four tone levels of DESIGN.md
-or ``"modifier"`` (time pressure: it never scores on its own, it only enables a combination multiplier).
+Each group is ``(category, level, weight, phrases)``. ``level`` is one of the four tone levels of
+docs/architecture.md or ``"modifier"`` (time pressure: it never scores on its own, it only enables a
+combination multiplier).
 Weights are calibrated against the thresholds in ``ToneConfig``: one crisis phrase reaches crisis, one
 elevated phrase reaches elevated, one concern phrase reaches concern, a weak cue alone stays below concern
 and only places the text in the uncertain band.

@@ -1,6 +1,6 @@
 """LoCoMo retrieval benchmark: turn units, metrics, and a runner with pluggable retrievers.
 
-The rules (DESIGN.md, "LoCoMo retrieval benchmark"): every turn of a conversation becomes one unit whose text
+The rules (docs/architecture.md, "Benchmark rules"): every turn of a conversation becomes one unit whose text
 is `Speaker: text` with the image caption appended, whose timestamp is the session's date-time and whose
 session is the session number. Only the turns are used: the annotated summaries and observations are derived
 from the answers and would leak them. For each question of categories 1-4 with evidence ids, the retriever

@@ -20,7 +20,7 @@ from memory.collections import (
     validate_metadata,
 )
 
-DESIGN_TABLE = {
+ARCHITECTURE_TABLE = {
     "episodic": {"conversations"},
     "semantic": {"facts", "wiki_knowledge"},
     "procedural": {"git_commits", "procedural_skills"},
@@ -32,12 +32,12 @@ DESIGN_TABLE = {
 }
 
 
-def test_the_13_collections_match_design_md() -> None:
+def test_the_13_collections_match_the_architecture_doc() -> None:
     assert len(COLLECTIONS) == 13 and len(set(COLLECTION_NAMES)) == 13
     by_tier: dict[str, set[str]] = {}
     for spec in COLLECTIONS:
         by_tier.setdefault(spec.tier, set()).add(spec.name)
-    assert by_tier == DESIGN_TABLE
+    assert by_tier == ARCHITECTURE_TABLE
 
 
 def test_every_collection_is_well_formed() -> None:
