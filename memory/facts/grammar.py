@@ -26,6 +26,7 @@ from memory.facts.grammar_clauses import Stance, stance
 from memory.facts.grammar_frames import FRAMES, NOUN_FRAMES, Frame, Reading
 from memory.facts.grammar_frames_be import (
     BE_FRAMES,
+    allergy,
     appositive_names,
     as_a,
     ended_activity,
@@ -69,7 +70,7 @@ _KIN_CATEGORY = {"pets": "pets", "work": "work"}
 _NAMED_PERSON = frozenset({"lives_in", "works_at", "studies_at", "born_in", "is_a"})
 
 
-_NOUN_FRAMES: dict[str, Frame] = {**NOUN_FRAMES, "fan": not_a_fan}
+_NOUN_FRAMES: dict[str, Frame] = {**NOUN_FRAMES, "fan": not_a_fan, "allergy": allergy, "intolerance": allergy}
 
 
 def _normal(sentence: str) -> str:
@@ -116,10 +117,11 @@ class GrammarFactExtractor:
             # same words ("moved from Boston to Denver" as one place) would only add a worse copy.
             owned = {canonical_relation(f.predicate)[0] for f in found}
             said = text if replaced else sentence
+            read = {tuple(normalize(f.object).split()) for f in found}
             found += [
                 replace(f, object=_clause_cut(f.object))
                 for f in sentence_facts(said, is_cased(said))
-                if canonical_relation(f.predicate)[0] not in owned
+                if canonical_relation(f.predicate)[0] not in owned and not _worse_copy(f.object, read)
             ]
         return [_replacing(f, *replaced) for f in found] if replaced else found
 
@@ -196,6 +198,17 @@ _CLAUSE_CUT = re.compile(
     r"though|so that|at all|from (?:my|our|his|her|their)\b)\b).*$",
     re.I,
 )
+
+
+def _worse_copy(obj: str, read: set[tuple[str, ...]]) -> bool:
+    """A rule's object that holds a parsed object and more ("pretty bad sesame allergy" beside "sesame"):
+    the same words read worse."""
+    words = tuple(normalize(obj).split())
+    return any(0 < len(r) < len(words) and _holds(words, r) for r in read)
+
+
+def _holds(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    return any(words[i : i + len(part)] == part for i in range(len(words) - len(part) + 1))
 
 
 def _clause_cut(obj: str) -> str:

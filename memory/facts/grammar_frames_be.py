@@ -380,6 +380,20 @@ def not_a_fan(noun: Token, st: Stance) -> list[Reading]:
     return [Reading("dislikes" if st.negated else "likes", t, "preferences", subject=USER) for t in liked]
 
 
+def allergy(noun: Token, st: Stance) -> list[Reading]:
+    """ "I've got a sesame allergy", "Penicillin allergy here", "my son has a nut allergy"."""
+    if st.negated:
+        return []
+    what = [c for c in noun.lefts if c.dep_ == "compound"] or [o for _, o in preps(noun, "to")]
+    if not what:
+        return []
+    owned = noun.dep_ == "dobj" and noun.head.lemma_ in ("have", "get", "develop")
+    opens = noun.left_edge.i == noun.sent.start  # a fragment: "Penicillin allergy here"
+    if not (owned or opens):
+        return []
+    return [Reading("allergic to", phrase(w), "identity", subject=None if owned else USER) for w in what[:1]]
+
+
 def as_a(prep: Token, st: Stance) -> list[Reading]:
     """ "As a Muslim I don't drink": the user is one, whatever the clause then says."""
     obj = next((c for c in prep.children if c.dep_ == "pobj"), None)

@@ -129,6 +129,8 @@ def quads(extractor: GrammarFactExtractor, text: str) -> set[Quad]:
             {("Milo", "allergic to", "wheat", False), ("my labrador", "named", "Milo", False)},
         ),
         ("our dog Toby is 12", {("Toby", "age", "12", False)}),
+        ("I've got a pretty bad sesame allergy", {("user", "allergic to", "sesame", False)}),
+        ("Penicillin allergy here, so keep that in mind", {("user", "allergic to", "Penicillin", False)}),
         # acquiring and parting with things
         ("picked up an iPad Pro for drawing, best purchase all year", {("user", "owns", "iPad Pro", False)}),
         ("My husband got me an Apple Watch", {("user", "owns", "Apple Watch", False)}),
@@ -188,6 +190,13 @@ def test_a_correction_without_a_comma_or_after_a_copula_names_the_old_value_only
 
 def test_a_denial_is_not_a_correction(reader: GrammarFactExtractor) -> None:
     assert all(f.replaces is None for f in reader.extract("I'm not Sam, I'm his brother"))
+
+
+def test_a_rules_reading_that_holds_the_parsed_object_and_more_is_dropped(
+    reader: GrammarFactExtractor,
+) -> None:
+    found = quads(reader, "I've got a pretty bad sesame allergy, which makes eating out a nightmare")
+    assert found == {("user", "allergic to", "sesame", False)}
 
 
 def test_the_rules_still_read_what_no_frame_covers(reader: GrammarFactExtractor) -> None:
