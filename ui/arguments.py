@@ -96,6 +96,13 @@ def _add_memory_commands(commands: Any) -> None:
     latency.add_argument("--memories", type=int, default=10_000)
     latency.add_argument("--queries", type=int, default=40)
     latency.add_argument("--json", action="store_true")
+    startup = bench_commands.add_parser("startup", help="process start to ready on a data dir of N memories")
+    startup.add_argument("--memories", type=int, default=10_000)
+    startup.add_argument("--runs", type=int, default=3)
+    startup.add_argument(
+        "--baseline-tree", type=Path, help="another source tree (e.g. an older commit) timed on the same data"
+    )
+    startup.add_argument("--json", action="store_true")
 
 
 def _add_truth_commands(commands: Any) -> None:

@@ -1,4 +1,4 @@
-"""`bench retrieval | latency | session-end`: the measured figures of the README, reproducible."""
+"""`bench retrieval | latency | session-end | prompt | startup`: the README's figures, reproducible."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ def bench_command(
     embedder: Embedder,
     memory_in: Callable[[Path], MemoryService],
     services_for: Callable[[AppConfig], Services],
+    memory_with: Callable[[Path, Embedder], MemoryService] | None = None,
 ) -> int:
-    """Run one benchmark; `memory_in(folder)` opens a memory service, `services_for(config)` a whole app."""
+    """Run one benchmark; `memory_in(folder)` opens a memory service, `memory_with(folder, embedder)` one
+    with another embedder, `services_for(config)` a whole app."""
     as_json = args.json
 
     def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
@@ -47,6 +49,15 @@ def bench_command(
             raise UserInputError(f"dataset not found: {args.dataset}")
         run = lambda: run_retrieval_benchmark(args.dataset, memory_in, embedder, args.k)  # noqa: E731
         return bench(run, as_json=as_json, headline=retrieval_headline)
+    if args.bench_command == "startup":
+        from eval.benchmarks.startup_bench import run_startup_benchmark
+
+        if memory_with is None:
+            raise UserInputError("bench startup needs a memory factory that takes an embedder")
+        run = lambda: run_startup_benchmark(  # noqa: E731
+            args.memories, memory_with, runs=args.runs, baseline_tree=args.baseline_tree
+        )
+        return bench(run, as_json=as_json, headline=_dump)
     from eval.benchmarks.latency_bench import run_latency_benchmark
 
     return bench(
