@@ -145,8 +145,8 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
     return bench_command(
         args, config, embedder, lambda folder: build_memory_service(config, embedder, folder),
         lambda other: build_services(other, {}),
-    )  # fmt: skip
         lambda folder, other: build_memory_service(config, other, folder),
+    )  # fmt: skip
 
 
 def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
