@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from core.generation.extractive import ExtractiveRecall
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, MemoryPort
@@ -191,6 +192,13 @@ def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
     return GrammarFactExtractor(nlp)
 
 
+def build_recall(nlp: SpacyPipeline) -> ExtractiveRecall:
+    """Recall questions answered from memory, extractively, for the embedded model (which cannot)."""
+    from core.generation.extractive import ExtractiveAnswerer, ExtractiveRecall
+
+    return ExtractiveRecall(ExtractiveAnswerer(nlp))
+
+
 def build_toolset(config: AppConfig) -> Toolset:
     """The tools the agent may call. Config-level timeout and retries apply to every tool."""
     from dataclasses import replace
@@ -291,7 +299,9 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
-    choices = model_choices(config, factory, names, toolset, memory_tools(parts.port, parts.facts), side)
+    choices = model_choices(
+        config, factory, names, toolset, memory_tools(parts.port, parts.facts), side, build_recall(parts.nlp)
+    )
     inventory = Inventory(
         names, side.name if side else None, parts.memory, parts.facts, parts.knowledge, toolset,
         idle_end_minutes=config.session.idle_end_minutes,
@@ -318,6 +328,7 @@ class _Remembering:
     context: ContextGatherer
     sessions: SessionEnd
     review: ReviewQueue
+    nlp: SpacyPipeline
 
 
 def _build_remembering(
@@ -358,7 +369,7 @@ def _build_remembering(
     steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
     sessions, closer = open_session_end(config.data_dir, journal, steps, llm_available=model is not None)
     closers.append(closer)
-    return _Remembering(memory, port, facts, knowledge, extractor, context, sessions, review)
+    return _Remembering(memory, port, facts, knowledge, extractor, context, sessions, review, nlp)
 
 
 def _session_end_steps(

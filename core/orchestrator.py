@@ -23,7 +23,7 @@ from core.prompt.builder import PromptBuilder, citation_map, cited
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
 from core.types import Message
 
-__all__ = ["Agent", "JournalHistory", "ModelChoice", "Orchestrator"]
+__all__ = ["Agent", "JournalHistory", "ModelChoice", "Orchestrator", "RecallAnswerer"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,13 +36,21 @@ class Agent(Protocol):
     ) -> AsyncIterator[RunEvent]: ...
 
 
+class RecallAnswerer(Protocol):
+    """Answers some turns without the model (the embedded one cannot use retrieved memories)."""
+
+    def agent_for(self, context: TurnContext, prompt: AssembledPrompt) -> Agent | None: ...
+
+
 @dataclass(frozen=True)
 class ModelChoice:
-    """A selectable model: the agent that runs it and a label for people (`/model` lists these)."""
+    """A selectable model: the agent that runs it and a label for people (`/model` lists these).
+    `recall`, when set, answers the recall questions it takes on instead of the agent."""
 
     name: str
     agent: Agent
     description: str = ""
+    recall: RecallAnswerer | None = None
 
 
 class Orchestrator:
@@ -107,8 +115,9 @@ class Orchestrator:
             # The escalation state sets the reply length (short, calm answers in distress), when it has one.
             limit = context.max_response_tokens
             budget = {"max_tokens": limit} if limit is not None else {}
+            agent = await self._agent_for(choice, context, prompt)
             # aclosing: close the agent generator inside this turn, never later in the garbage collector.
-            async with aclosing(choice.agent.run(messages, cancel=cancel, **budget)) as events:
+            async with aclosing(agent.run(messages, cancel=cancel, **budget)) as events:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True
@@ -150,6 +159,13 @@ class Orchestrator:
         if name not in self._models:
             raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
         return self._models[name]
+
+    async def _agent_for(self, choice: ModelChoice, context: TurnContext, prompt: AssembledPrompt) -> Agent:
+        """The recall answerer's agent when it takes this turn on (spaCy: in a thread), else the model's."""
+        if choice.recall is None:
+            return choice.agent
+        answered = await asyncio.to_thread(choice.recall.agent_for, context, prompt)
+        return answered or choice.agent
 
     async def _fail(self, turn_id: str, session_id: str, text: str, context: TurnContext | None) -> None:
         await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")

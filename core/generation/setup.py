@@ -12,7 +12,7 @@ from core.generation.ensemble import Ensemble
 from core.generation.panel import BestOfN, Duel
 from core.generation.planned import PlannedGeneration
 from core.generation.uncertainty import UncertaintyRetry
-from core.orchestrator import Agent, ModelChoice
+from core.orchestrator import Agent, ModelChoice, RecallAnswerer
 from core.providers.base import ChatProvider
 from core.providers.registry import ProviderFactory
 from core.tools.base import Tool
@@ -72,9 +72,11 @@ def model_choices(
     toolset: Toolset,
     memory_tools: Sequence[Tool] = (),
     side: ChatProvider | None = None,
+    recall: RecallAnswerer | None = None,
 ) -> list[ModelChoice]:
     """One choice per available model; the first (the default) wrapped in the configured generation mode.
-    Remote models also get the memory tools; the embedded one would call them for every "my"."""
+    Remote models also get the memory tools; the embedded one would call them for every "my". The embedded
+    one gets `recall` instead: it answers questions about the user's past from memory (it cannot)."""
 
     def agent_for(name: str, temperature: float | None = None) -> Agent:
         embedded = config.providers[name].kind == "local"
@@ -90,6 +92,10 @@ def model_choices(
         memory_tool="search_memory" if memory_tools and not embedded_main else None,
     )  # fmt: skip
     describe = {name: config.providers[name].model for name in names}
-    return [ModelChoice(main_name, main_agent, describe[main_name])] + [
-        ModelChoice(name, agent, describe[name]) for name, agent in others.items()
+
+    def recall_for(name: str) -> RecallAnswerer | None:
+        return recall if config.providers[name].kind == "local" else None
+
+    return [ModelChoice(main_name, main_agent, describe[main_name], recall_for(main_name))] + [
+        ModelChoice(name, agent, describe[name], recall_for(name)) for name, agent in others.items()
     ]

@@ -1,0 +1,535 @@
+"""Grounded recall for the embedded model: a question about the user's past answered from memory, quoted.
+
+SmolLM2-135M cannot use retrieved memories (asked "Where do I work?" with the right memory first in its
+prompt, it answers about someone's daughter), so when it is the answering model a recall question
+(`factual_recall`/`temporal_recall`, about the user) never reaches it. Instead:
+
+1. The question is read with spaCy: its type (who / where / when / what / name / how many) and its content
+   words (lemmas, with a few synonyms folded: job -> work, kid -> child, favorite -> favourite).
+2. Every sentence the user said in a recalled conversation memory (their own lines only; questions
+   skipped) and every current profile fact is a candidate. Its evidence score weighs how many of the
+   question's content words it contains (`overlap`, the decisive part: a sentence about a daughter does
+   not answer a question about a sister), whether it holds a span of the question's type (`fit`: a place
+   for where, a date or a time expression for when, a name after "named/called" for name...) and the
+   retrieval relevance of its memory.
+3. The best candidate at or above `threshold` is the answer: one sentence that states it in the user's
+   second person, with its date and its citation marker from the prompt ("You told me on 3 Dec: you
+   work as a sound engineer at a studio called Bluefin Audio. [M2]"). A relative time in it is resolved
+   against the memory's date ("yesterday" said on 8 May 2023 -> 7 May 2023). Below the threshold the
+   reply says plainly that it is not in memory.
+
+The threshold was calibrated on the LoCoMo dev questions (`bench answers`) and the scenario of issue 19;
+the README reports the figures. spaCy comes in through `nlp` (the process's one pipeline).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from core.events import Done, RunEvent, TextDelta
+from core.ports import FactView, RecalledMemory
+from core.prompt.assembly import AssembledPrompt
+from core.prompt.builder import citation_map
+from core.relations import fact_sentence
+from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
+from core.turn_context import TurnContext
+from core.types import Message
+
+EXTRACTIVE_MODEL = "daemon-memory (extractive)"  # the `model` of a reply the extractive answerer wrote
+RECALL_INTENTS = frozenset({"factual_recall", "temporal_recall"})
+DEFAULT_THRESHOLD = 0.5
+
+_SPEAKER_LINE = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): ", re.MULTILINE)
+_CAPTION = re.compile(r"\s*\[image: [^\]]*\]")
+_ASSISTANT = "Assistant"
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours)\b|\bI'", re.I)
+_PREAMBLE = re.compile(
+    r"^\s*(?:(?:hey|hi|ok|okay|so|and|but|please|daemon)\b[,\s]*)*(?:(?:do|did|can|could) you (?:still )?"
+    r"(?:remember|recall|know|tell me)|(?:tell|remind) me|i (?:forgot|forget|wonder))\b[,\s]*",
+    re.I,
+)
+# content words that say what kind of answer is wanted, not what it is about
+_TYPE_WORDS = frozenset({"name", "call", "remember", "recall", "know", "tell", "say", "mention", "remind"})
+_LIGHT = frozenset({"be", "do", "have", "get", "make", "thing", "something", "anything", "kind", "one"})
+_FOLD = {
+    "job": "work", "occupation": "work", "career": "work", "profession": "work", "employ": "work",
+    "workplace": "work", "employer": "work", "kid": "child", "children": "child", "favorite": "favourite",
+    "fave": "favourite", "vacation": "trip", "holiday": "trip", "journey": "trip", "travel": "trip",
+    "reside": "live", "home": "live", "hometown": "live", "meal": "dish", "food": "dish",
+}  # fmt: skip
+# what an evidence word also stands for (a parrot is a pet; a daughter is a child)
+_BROADER = {
+    "daughter": "child", "son": "child", "dog": "pet", "cat": "pet", "parrot": "pet", "bird": "pet",
+    "hamster": "pet", "rabbit": "pet", "fish": "pet", "puppy": "pet", "kitten": "pet", "wife": "partner",
+    "husband": "partner", "girlfriend": "partner", "boyfriend": "partner", "go": "trip", "visit": "trip",
+    "fly": "trip", "move": "live", "cook": "dish", "eat": "dish", "love": "favourite",
+}  # fmt: skip
+_PLACE_PREPS = frozenset({"in", "at", "to", "from", "near", "for", "into", "outside"})
+_NAME_VERBS = frozenset({"name", "call", "named", "called"})
+_SECOND_PERSON = (
+    (r"\bI'm\b", "you're"), (r"\bI am\b", "you are"), (r"\bI was\b", "you were"), (r"\bI've\b", "you've"),
+    (r"\bI'd\b", "you'd"), (r"\bI'll\b", "you'll"), (r"\bI\b", "you"), (r"\bmyself\b", "yourself"),
+    (r"\bmine\b", "yours"), (r"\bmy\b", "your"), (r"\bme\b", "you"), (r"\bam\b", "are"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a recall question asks: its type, its content words (weight per lemma) and its topic phrase."""
+
+    text: str
+    kind: str  # who | where | when | count | name | what
+    words: Mapping[str, float]
+    topic: str  # "your sister's name": what the not-in-memory reply says was not found
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One candidate answer: a sentence of the user's (or a fact), the span in it, and where it came from."""
+
+    sentence: str
+    span: str
+    score: float
+    overlap: float
+    fit: float
+    source: str  # memory or fact id
+    kind: str  # "memory" | "fact"
+    speaker: str = "User"
+    marker: str = ""  # "[M2]": the prompt's citation marker for the memory
+    at: float | None = None  # when it was said
+    resolved: str = ""  # a relative time in the sentence, resolved against `at` ("7 May 2023")
+
+
+@dataclass(frozen=True)
+class RecallAnswer:
+    """The reply, the evidence it rests on (None: not in memory) and the best score seen."""
+
+    text: str
+    evidence: Evidence | None
+    best_score: float
+
+    @property
+    def found(self) -> bool:
+        return self.evidence is not None
+
+
+class ExtractiveAnswerer:
+    """Answers recall questions from the user's own words and facts (see the module docstring).
+
+    Args:
+        nlp: parses a text into a spaCy `Doc` (the process's `SpacyPipeline`).
+        threshold: the evidence score below which the reply says the answer is not in memory.
+    """
+
+    def __init__(self, nlp: Callable[[str], Any], *, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self._nlp = nlp
+        self.threshold = threshold
+
+    @staticmethod
+    def applies(question: str, intent: str | None) -> bool:
+        """True for a recall question about the user (a recall intent and first-person words)."""
+        return intent in RECALL_INTENTS and bool(_FIRST_PERSON.search(question.replace("\u2019", "'")))
+
+    def read_question(self, text: str) -> Question:
+        """The question's type, weighted content words and topic phrase."""
+        core = _PREAMBLE.sub("", text).strip() or text
+        doc = self._nlp(core)
+        kind = _question_kind(core, doc)
+        words: dict[str, float] = {}
+        for token in doc:
+            lemma = _fold(token)
+            if (
+                token.is_stop or token.is_punct or token.pos_ in ("PRON", "DET", "AUX", "ADP", "PART")
+                or lemma in _TYPE_WORDS or lemma in _LIGHT or token.tag_ in ("WDT", "WP", "WP$", "WRB")
+                or not lemma.strip()
+            ):  # fmt: skip
+                continue
+            weight = 1.0 if token.pos_ in ("NOUN", "PROPN", "NUM") else 0.6
+            words[lemma] = max(words.get(lemma, 0.0), weight)
+        return Question(text, kind, words, _topic(doc))
+
+    def answer(
+        self,
+        question: str,
+        memories: Sequence[RecalledMemory] = (),
+        facts: Sequence[FactView] = (),
+        markers: Mapping[str, str] | None = None,
+        *,
+        user_only: bool = True,
+    ) -> RecallAnswer:
+        """The extractive reply to `question` from `memories` (conversation records) and current `facts`.
+
+        `markers` maps a memory id to its citation marker in the prompt ("[M2]"); `user_only` keeps the
+        user's own lines (False: every speaker's, as in the LoCoMo benchmark where both are people).
+        """
+        asked = self.read_question(question)
+        best = self.best_evidence(asked, memories, facts, markers or {}, user_only=user_only)
+        score = best.score if best else 0.0
+        if best is None or best.score < self.threshold:
+            return RecallAnswer(not_in_memory(asked), None, score)
+        return RecallAnswer(phrase(best), best, score)
+
+    def best_evidence(
+        self,
+        asked: Question,
+        memories: Sequence[RecalledMemory],
+        facts: Sequence[FactView],
+        markers: Mapping[str, str],
+        *,
+        user_only: bool = True,
+    ) -> Evidence | None:
+        """The highest-scoring candidate sentence or fact (None when nothing shares a content word)."""
+        if not asked.words:
+            return None
+        by_id = {m.id: m for m in memories}
+        candidates = list(self._from_memories(asked, memories, markers, user_only))
+        candidates += self._from_facts(asked, facts, by_id, markers)
+        return max(candidates, key=lambda e: (e.score, e.kind == "fact"), default=None)
+
+    def _from_memories(
+        self, asked: Question, memories: Sequence[RecalledMemory], markers: Mapping[str, str], user_only: bool
+    ) -> Iterable[Evidence]:
+        for memory in memories:
+            if memory.collection != "conversations" or memory.superseded:
+                continue
+            for speaker, said in utterances(memory.text):
+                if speaker == _ASSISTANT or (user_only and speaker != "User"):
+                    continue
+                doc = self._nlp(said)
+                for sent in doc.sents:
+                    if sent.text.strip().endswith("?") or len(sent) < 3:
+                        continue
+                    found = self._judge(asked, sent, extra=speaker.lower(), at=memory.created_at)
+                    if found is None:
+                        continue
+                    overlap, fit, span, resolved = found
+                    relevance = max(0.0, min(1.0, memory.score))
+                    yield Evidence(
+                        sent.text.strip(), span, _score(overlap, fit, relevance), overlap, fit, memory.id,
+                        "memory", speaker, markers.get(memory.id, ""), memory.created_at, resolved,
+                    )  # fmt: skip
+
+    def _from_facts(
+        self,
+        asked: Question,
+        facts: Sequence[FactView],
+        memories: Mapping[str, RecalledMemory],
+        markers: Mapping[str, str],
+    ) -> Iterable[Evidence]:
+        for fact in facts:
+            if fact.status != "current":
+                continue
+            sentence = fact_sentence(fact.subject, fact.predicate, fact.object)
+            doc = self._nlp(sentence)
+            found = self._judge(asked, doc[:], extra=fact.category, object_text=fact.object)
+            if found is None:
+                continue
+            overlap, fit, span, resolved = found
+            source = memories.get(f"conv_{fact.source_turn_id}")  # the turn it was told in, if recalled
+            at = source.created_at if source else None
+            marker = markers.get(source.id, "") if source else ""
+            yield Evidence(
+                sentence, span, _score(overlap, fit, min(1.0, fact.truth)), overlap, fit, fact.id, "fact",
+                "User", marker, at, resolved,
+            )  # fmt: skip
+
+    def _judge(
+        self, asked: Question, sent: Any, *, extra: str = "", at: float | None = None, object_text: str = ""
+    ) -> tuple[float, float, str, str] | None:
+        """(overlap, type fit, answer span, resolved time) of one sentence; None when it shares no word."""
+        lemmas = {_fold(t) for t in sent} | {_BROADER.get(_fold(t), "") for t in sent}
+        extra_words = {w for w in re.findall(r"[a-z]+", extra.lower())}
+        total = sum(asked.words.values())
+        matched = sum(
+            w if lemma in lemmas else (0.5 * w if lemma in extra_words else 0.0)
+            for lemma, w in asked.words.items()
+        )
+        if matched <= 0:
+            return None
+        overlap = matched / total
+        fit, span, resolved = self._span(asked, sent, at, object_text)
+        return overlap, fit, span, resolved
+
+    def _span(self, asked: Question, sent: Any, at: float | None, object_text: str) -> tuple[float, str, str]:
+        """The best span of the question's type in `sent`: (fit 0-1, span text, resolved time)."""
+        if asked.kind == "when":
+            return _time_span(sent, at)
+        if object_text and asked.kind != "count":
+            # a fact's object is its answer; the parse only says whether it is of the asked type
+            fit = max((_fit(asked.kind, c) for c in _candidates(sent) if object_text in c.text), default=0.5)
+            return fit, object_text, ""
+        best: tuple[float, str] = (0.0, "")
+        anchors = [t.i for t in sent if _fold(t) in asked.words]
+        for cand in _candidates(sent):
+            content = [t for t in cand if not (t.is_stop or t.is_punct or t.pos_ == "PRON")]
+            if not content or all(_fold(t) in asked.words for t in content):
+                continue
+            fit = _fit(asked.kind, cand)
+            if fit <= 0:
+                continue
+            after = bool(anchors) and cand.start > min(anchors)
+            distance = min((abs(cand.start - a) for a in anchors), default=10)
+            rank = fit + (0.05 if after else 0.0) - 0.005 * distance
+            if rank > best[0]:
+                best = (rank, _trim(cand))
+        return min(1.0, max(0.0, best[0])), best[1], ""
+
+
+def _score(overlap: float, fit: float, relevance: float) -> float:
+    return round(0.55 * overlap + 0.3 * fit + 0.15 * relevance, 4)
+
+
+def utterances(text: str) -> list[tuple[str, str]]:
+    """(speaker, words) of a stored conversation record ("User: ...\\nAssistant: ..."; "Caroline: ...")."""
+    marks = list(_SPEAKER_LINE.finditer(text))
+    if not marks:
+        return [("User", _CAPTION.sub("", text).strip())]
+    out = []
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        said = _CAPTION.sub("", text[mark.end() : end]).strip()
+        if said:
+            out.append((mark.group(1), said))
+    return out
+
+
+def _fold(token: Any) -> str:
+    lemma = (token.lemma_ or token.text).lower()
+    return _FOLD.get(lemma, _FOLD.get(token.text.lower(), lemma))
+
+
+def _question_kind(text: str, doc: Any) -> str:
+    lower = text.lower()
+    if asks_for_time(lower) or re.match(r"\s*(?:in )?(?:what|which) (?:year|month|day|date|time)\b", lower):
+        return "when"
+    if re.match(r"\s*how (?:many|much|often)\b", lower):
+        return "count"
+    first = next((t.lower_ for t in doc if t.tag_ in ("WDT", "WP", "WP$", "WRB")), "")
+    if first in ("who", "whom", "whose"):
+        return "who"
+    if first == "where":
+        return "where"
+    if first == "when":
+        return "when"
+    if any(t.lemma_.lower() in _NAME_VERBS for t in doc):
+        return "name"
+    return "what"
+
+
+def _topic(doc: Any) -> str:
+    """The noun phrase the question is about, in the second person ("your sister's name")."""
+    for chunk in doc.noun_chunks:
+        if any(t.lower_ in ("my", "our") for t in chunk):
+            text = chunk.text
+            following = doc[chunk.end : chunk.end + 2]
+            if len(following) == 2 and following[0].tag_ == "POS":
+                text = f"{text}'s {following[1].text}"
+            return second_person(text)
+    content = [t.text for t in doc if not (t.is_stop or t.is_punct)]
+    return second_person(" ".join(content)) if content else "that"
+
+
+def _candidates(sent: Any) -> list[Any]:
+    """Entities, noun chunks and runs of proper nouns of a sentence (spans of its doc)."""
+    doc = sent.doc
+    spans = [e for e in sent.ents] + [
+        c for c in doc.noun_chunks if c.start >= sent.start and c.end <= sent.end
+    ]
+    run: list[int] = []
+    for token in [*sent, None]:
+        if token is not None and token.pos_ == "PROPN":
+            run.append(token.i)
+            continue
+        if run:
+            spans.append(doc[run[0] : run[-1] + 1])
+            run = []
+    return spans
+
+
+def _fit(kind: str, span: Any) -> float:
+    """How well a span fits the question's type (0-1), from its entity label and its place in the parse."""
+    label = span.label_ if span.label_ else ""
+    root = span.root
+    head = root.head
+    after_prep = root.dep_ == "pobj" and head.lower_ in _PLACE_PREPS
+    named = head.lemma_.lower() in _NAME_VERBS or (head.dep_ == "acl" and head.lemma_.lower() in _NAME_VERBS)
+    named = named or any(
+        t.lemma_.lower() in _NAME_VERBS for t in span.doc[max(0, span.start - 2) : span.start]
+    )
+    proper = all(t.pos_ == "PROPN" for t in span if not t.is_punct)
+    if kind == "where":
+        if label in ("GPE", "LOC", "FAC"):
+            return 1.0
+        if label == "ORG" or (proper and (after_prep or named)):
+            return 0.9
+        return 0.6 if after_prep else (0.4 if proper else 0.0)
+    if kind in ("who", "name"):
+        if named and (proper or label):
+            return 1.0
+        if label == "PERSON":
+            return 0.95
+        if proper:
+            return 0.8 if kind == "name" else 0.7
+        if kind == "name" and named:
+            return 0.7
+        return 0.3 if kind == "who" and root.pos_ == "NOUN" else 0.0
+    if kind == "count":
+        return 1.0 if label in ("CARDINAL", "QUANTITY") or any(t.like_num for t in span) else 0.0
+    # what / which: the thing the sentence says, ideally the complement of its verb
+    if label in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
+        return 0.3
+    if root.dep_ in ("attr", "dobj", "pobj", "appos", "oprd", "conj", "acomp"):
+        return 0.8
+    return 0.5 if label or root.pos_ in ("NOUN", "PROPN") else 0.0
+
+
+def _trim(span: Any) -> str:
+    """A span without leading determiners and possessives ("a sound engineer" -> "sound engineer")."""
+    tokens = list(span)
+    while tokens and (tokens[0].pos_ in ("DET", "PRON") or tokens[0].tag_ == "PRP$"):
+        tokens = tokens[1:]
+    return span.doc[tokens[0].i : tokens[-1].i + 1].text if tokens else span.text
+
+
+def _time_span(sent: Any, at: float | None) -> tuple[float, str, str]:
+    """The time a sentence names, resolved against when it was said; else the day it was said."""
+    said = datetime.fromtimestamp(at) if at else None
+    text = sent.text
+    if said is not None:
+        relative = relative_windows(text, said)
+        if relative:
+            window = relative[0]
+            return 1.0, window.expression, resolve(window, said)
+        absolute = absolute_windows(text, said)
+        if absolute:
+            return 1.0, absolute[0].expression, ""
+    dates = [e for e in sent.ents if e.label_ in ("DATE", "TIME")]
+    if dates:
+        return 0.9, dates[0].text, ""
+    if said is not None:
+        return 0.5, "", day_text(said)
+    return 0.0, "", ""
+
+
+def resolve(window: TimeWindow, said: datetime) -> str:
+    """A relative time as people write it: one day -> "7 May 2023"; a week, weekend or weekday before the
+    day it was said -> "the week before 9 June 2023"; a month -> "May 2023"; a year -> "2022"."""
+    days = (window.end - window.start).days
+    expression = window.expression.lower()
+    if days <= 1:
+        for weekday in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"):
+            if weekday in expression and "next" not in expression:
+                return f"the {weekday.capitalize()} before {day_text(said)}"
+        return day_text(window.start)
+    if "weekend" in expression:
+        return f"the weekend before {day_text(said)}"
+    if days <= 7:
+        return f"the week before {day_text(said)}"
+    if days <= 31 and window.start.day == 1:
+        return f"{window.start:%B} {window.start.year}"
+    if days >= 365 and window.start.month == 1 and window.start.day == 1:
+        return str(window.start.year)
+    last = window.end - timedelta(days=1)
+    return f"{day_text(window.start)} to {day_text(last)}"
+
+
+def day_text(moment: datetime, *, now: datetime | None = None) -> str:
+    """The day as "7 May 2023", or "3 Dec" when `now` is in the same year."""
+    if now is not None and now.year == moment.year:
+        return f"{moment.day} {moment:%b}"
+    return f"{moment.day} {moment:%B} {moment.year}"
+
+
+def second_person(text: str) -> str:
+    """The user's first-person words addressed back to them ("I work at X" -> "you work at X")."""
+    out = text
+    for pattern, replacement in _SECOND_PERSON:
+        out = re.sub(pattern, replacement, out, flags=re.IGNORECASE if pattern != r"\bI\b" else 0)
+    return out
+
+
+def _fact_in_second_person(sentence: str) -> str:
+    """A fact sentence about "the user" as said to them ("The user is a sound engineer." -> "you are a
+    sound engineer.")."""
+    replaced = re.sub(r"^The user's\b", "your", sentence)
+    replaced = re.sub(r"\bthe user's\b", "your", replaced)
+    match = re.match(r"^The user (is|has|was|\w+s)\b", replaced)
+    if match:
+        verb = match.group(1)
+        base = {"is": "are", "has": "have", "was": "were"}.get(verb)
+        if base is None:
+            base = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "oes")) else verb[:-1]
+        replaced = f"you {base}{replaced[match.end() :]}"
+    replaced = re.sub(r"\bthe user\b", "you", replaced)
+    return second_person(replaced[:1].lower() + replaced[1:])
+
+
+def phrase(evidence: Evidence, *, now: datetime | None = None) -> str:
+    """The reply: one sentence stating the evidence in the second person, its date and its marker."""
+    now = now or datetime.now()
+    sentence = " ".join(evidence.sentence.split()).rstrip(".!;:, ")
+    if evidence.kind == "fact":
+        stated = _fact_in_second_person(sentence)
+    elif evidence.speaker == "User":
+        stated = second_person(sentence)
+        stated = stated[:1].lower() + stated[1:] if not stated[:2].isupper() else stated
+    else:
+        stated = f"\u201c{sentence}\u201d"
+    when = f" on {day_text(datetime.fromtimestamp(evidence.at), now=now)}" if evidence.at else ""
+    who = "You told me" if evidence.speaker == "User" else f"{evidence.speaker} said"
+    lead = ""
+    resolved = evidence.resolved
+    if resolved and resolved.lower() not in stated.lower():
+        lead = f"{resolved[:1].upper()}{resolved[1:]} \u2014 "
+        who = "you told me" if evidence.speaker == "User" else who
+    marker = f" {evidence.marker}" if evidence.marker else ""
+    return f"{lead}{who}{when}: {stated}.{marker}"
+
+
+def not_in_memory(asked: Question) -> str:
+    """The plain reply when nothing remembered answers the question."""
+    return (
+        f"That's not in my memory: I found nothing you told me about {asked.topic}. "
+        "If you tell me, I'll remember it."
+    )
+
+
+class ExtractiveRecall:
+    """The orchestrator's hook for a model that cannot use retrieved memories (the embedded one): a recall
+    question about the user gets the extractive reply instead of the model's."""
+
+    def __init__(self, answerer: ExtractiveAnswerer) -> None:
+        self._answerer = answerer
+
+    def agent_for(self, context: TurnContext, prompt: AssembledPrompt) -> AnsweredAgent | None:
+        """An agent that gives the extractive reply, or None when the model should answer."""
+        intent = context.analysis.intent if context.analysis else None
+        if not self._answerer.applies(context.text, intent):
+            return None
+        markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
+        reply = self._answerer.answer(context.text, context.memories, context.profile, markers)
+        extra: dict[str, Any] = {"mode": "extractive_recall", "answered_by": "memory",
+                                 "evidence_score": round(reply.best_score, 3)}  # fmt: skip
+        if reply.evidence is not None:
+            extra["evidence"] = {"source": reply.evidence.source, "kind": reply.evidence.kind,
+                                 "span": reply.evidence.span, "marker": reply.evidence.marker}  # fmt: skip
+        return AnsweredAgent(Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=extra))
+
+
+class AnsweredAgent:
+    """An agent whose answer is already known: it yields it as one text delta and its `Done`."""
+
+    def __init__(self, done: Done) -> None:
+        self._done = done
+
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
+    ) -> AsyncIterator[RunEvent]:
+        """The known answer, whatever the messages (the orchestrator built them for the model it replaces)."""
+        yield TextDelta(self._done.answer)
+        yield self._done

@@ -1,0 +1,212 @@
+"""Grounded recall for the embedded model: recall questions answered from the user's own words, cited."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from core.events import Done, TextDelta
+from core.generation.extractive import (
+    EXTRACTIVE_MODEL,
+    AnsweredAgent,
+    ExtractiveAnswerer,
+    ExtractiveRecall,
+    resolve,
+    second_person,
+)
+from core.nlp import SpacyPipeline
+from core.orchestrator import ModelChoice, Orchestrator
+from core.pipeline.analyzer import Analysis
+from core.ports import FactView, RecalledMemory
+from core.prompt.builder import PromptBuilder
+from core.prompt.tokens import EstimateCounter
+from core.temporal import relative_windows
+from core.turn_context import ContextGatherer, JournalHistory, TurnContext
+from memory.journal import Journal
+
+TOLD_AT = datetime(2026, 12, 3, 14, 0).timestamp()
+TOLD = (
+    "I work as a sound engineer at a studio called Bluefin Audio.",
+    "My daughter is named Marisol.",
+    "My favourite dish is mushroom risotto.",
+    "My parrot is called Captain Biscuit.",
+    "Last summer I went on a trip to Iceland with my wife.",
+    "My brother lives in Lisbon.",
+)
+
+
+@pytest.fixture(scope="module")
+def answerer() -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(SpacyPipeline())
+
+
+def told(text: str, number: int, score: float = 0.5) -> RecalledMemory:
+    return RecalledMemory(
+        f"conv_t{number}", "conversations", f"User: {text}\nAssistant: Noted!", score, TOLD_AT
+    )
+
+
+MEMORIES = (
+    *(told(text, i) for i, text in enumerate(TOLD)),
+    # a past question (and a wrong reply to it) ranked first: neither is evidence
+    RecalledMemory(
+        "conv_q", "conversations", "User: Where do I work?\nAssistant: Your daughter is named Marisol.", 0.9
+    ),
+)
+MARKERS = {m.id: f"[M{i + 1}]" for i, m in enumerate(MEMORIES)}
+
+
+@pytest.mark.parametrize(
+    ("question", "value", "marker"),
+    [
+        ("Where do I work?", "Bluefin Audio", "[M1]"),
+        ("What's my job?", "sound engineer", "[M1]"),
+        ("What is my daughter's name?", "Marisol", "[M2]"),
+        ("What is my favourite dish?", "mushroom risotto", "[M3]"),
+        ("Do you remember what my parrot is called?", "Captain Biscuit", "[M4]"),
+        ("Where did I go on my trip?", "Iceland", "[M5]"),
+        ("Where does my brother live?", "Lisbon", "[M6]"),
+    ],
+)
+def test_a_recall_question_is_answered_with_the_value_its_date_and_marker(
+    answerer: ExtractiveAnswerer, question: str, value: str, marker: str
+) -> None:
+    reply = answerer.answer(question, MEMORIES, (), MARKERS)
+    assert reply.found and reply.evidence is not None
+    assert value in reply.evidence.span
+    assert value in reply.text and reply.text.endswith(marker)
+    assert reply.text.startswith("You told me on 3 Dec")
+
+
+def test_the_answer_addresses_the_user_in_the_second_person(answerer: ExtractiveAnswerer) -> None:
+    reply = answerer.answer("Where do I work?", MEMORIES, (), MARKERS)
+    assert reply.text == (
+        "You told me on 3 Dec: you work as a sound engineer at a studio called Bluefin Audio. [M1]"
+    )
+
+
+def test_something_never_said_gets_the_not_in_memory_reply(answerer: ExtractiveAnswerer) -> None:
+    reply = answerer.answer("What is my sister's name?", MEMORIES, (), MARKERS)
+    assert not reply.found
+    assert reply.text.startswith("That's not in my memory")
+    assert "your sister's name" in reply.text and "Marisol" not in reply.text
+
+
+def test_the_assistants_words_are_never_evidence(answerer: ExtractiveAnswerer) -> None:
+    only_reply = [RecalledMemory("conv_a", "conversations", "User: Hi!\nAssistant: You live in Oslo.", 0.9)]
+    assert not answerer.answer("Where do I live?", only_reply, (), {}).found
+
+
+def test_a_current_fact_answers_with_the_marker_and_date_of_the_turn_it_was_told_in(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    fact = FactView("f1", "my sister", "named", "Jo", "current", 0.9, "family", source_turn_id="t9")
+    source = RecalledMemory("conv_t9", "conversations", "User: Jo called.\nAssistant: Nice.", 0.3, TOLD_AT)
+    reply = answerer.answer("What is my sister's name?", [source], [fact], {"conv_t9": "[M4]"})
+    assert reply.evidence is not None and reply.evidence.kind == "fact"
+    assert reply.text == "You told me on 3 Dec: your sister is named Jo. [M4]"
+
+
+def test_a_superseded_fact_is_not_evidence(answerer: ExtractiveAnswerer) -> None:
+    old = FactView("f1", "my sister", "named", "Jo", "superseded", 0.9, "family")
+    assert not answerer.answer("What is my sister's name?", (), [old], {}).found
+
+
+def test_a_when_question_resolves_a_relative_time_against_the_day_it_was_said(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    said = datetime(2023, 5, 8, 13, 56).timestamp()
+    memory = RecalledMemory(
+        "conv_1", "conversations", "Caroline: I went to a LGBTQ support group yesterday.", 0.6, said
+    )
+    question = "When did Caroline go to the LGBTQ support group?"
+    reply = answerer.answer(question, [memory], (), {}, user_only=False)
+    assert reply.evidence is not None and reply.evidence.resolved == "7 May 2023"
+    assert reply.text.startswith("7 May 2023 \u2014 Caroline said on 8 May 2023:")
+
+
+def test_relative_times_are_written_as_people_write_them() -> None:
+    said = datetime(2023, 6, 9, 10, 0)
+
+    def resolved(text: str) -> str:
+        return resolve(relative_windows(text, said)[0], said)
+
+    assert resolved("last week") == "the week before 9 June 2023"
+    assert resolved("last year") == "2022"
+    assert resolved("last Saturday") == "the Saturday before 9 June 2023"
+    assert resolved("two days ago") == "7 June 2023"
+
+
+def test_first_person_words_are_addressed_back_to_the_user() -> None:
+    assert second_person("I'm sure my dog likes me") == "you're sure your dog likes you"
+
+
+def test_only_recall_questions_about_the_user_are_taken_on() -> None:
+    assert ExtractiveAnswerer.applies("Where do I work?", "factual_recall")
+    assert not ExtractiveAnswerer.applies("What is the capital of France?", "factual_recall")
+    assert not ExtractiveAnswerer.applies("How is my day going?", "casual_social")
+
+
+def context_for(text: str, intent: str) -> TurnContext:
+    analysis = Analysis(intent, 0.9, "neutral", 0.0, (), (), text)
+    return TurnContext(text, analysis=analysis, memories=MEMORIES, now=TOLD_AT)
+
+
+async def test_the_recall_hook_answers_from_memory_with_the_prompts_markers(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    context = context_for("Where does my brother live?", "factual_recall")
+    prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(context)
+    agent = ExtractiveRecall(answerer).agent_for(context, prompt)
+    assert agent is not None
+    events = [event async for event in agent.run(prompt.messages())]
+    done = events[-1]
+    assert isinstance(done, Done) and done.model == EXTRACTIVE_MODEL
+    assert done.extra["answered_by"] == "memory"
+    shown = prompt.as_dict(explain=True)
+    lisbon = [i for s in shown["sections"] for i in s["items"] if "Lisbon" in i["text"]]
+    assert lisbon and done.answer.endswith(lisbon[0]["cite"])
+
+
+async def test_small_talk_is_left_to_the_model(answerer: ExtractiveAnswerer) -> None:
+    context = context_for("How are you today?", "casual_social")
+    prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(context)
+    assert ExtractiveRecall(answerer).agent_for(context, prompt) is None
+
+
+class FixedRecall:
+    """Takes on messages that start with "recall:", answering "from memory [M1]"."""
+
+    def agent_for(self, context: TurnContext, prompt: object) -> AnsweredAgent | None:
+        if not context.text.startswith("recall:"):
+            return None
+        return AnsweredAgent(Done(answer="from memory [M1]", model=EXTRACTIVE_MODEL))
+
+
+class NeverAgent:
+    def __init__(self) -> None:
+        self.runs = 0
+
+    async def run(self, messages, *, cancel=None, max_tokens=None):  # type: ignore[no-untyped-def]
+        self.runs += 1
+        yield TextDelta("model")
+        yield Done(answer="model", model="small")
+
+
+async def test_the_orchestrator_lets_the_recall_answerer_take_a_turn_instead_of_the_model(
+    tmp_path: Path,
+) -> None:
+    journal = Journal(tmp_path / "j.sqlite3")
+    model = NeverAgent()
+    orchestrator = Orchestrator(
+        [ModelChoice("local", model, recall=FixedRecall())], journal,
+        ContextGatherer(JournalHistory(journal, 4)), PromptBuilder("S", EstimateCounter(), 4000),
+    )  # fmt: skip
+    recalled = [e async for e in orchestrator.run_turn("recall: where?")]
+    chatted = [e async for e in orchestrator.run_turn("hello")]
+    assert isinstance(recalled[-1], Done) and recalled[-1].model == EXTRACTIVE_MODEL
+    assert journal.turn(recalled[-1].turn_id).model == EXTRACTIVE_MODEL  # type: ignore[union-attr]
+    assert isinstance(chatted[-1], Done) and chatted[-1].model == "small" and model.runs == 1
+    journal.close()
