@@ -12,7 +12,7 @@ MAX_TURNS = 1_000_000_000  # beyond this SQLite's LIMIT overflows; no journal ho
 
 
 def build_parser(version: str) -> argparse.ArgumentParser:
-    """Every command, flag and help text of `python main.py` (the CLI contract of DESIGN.md)."""
+    """Every command, flag and help text of `python main.py` (the CLI contract of docs/architecture.md)."""
     parser = argparse.ArgumentParser(
         prog="main.py",
         description="Daemon: a local-first personal AI assistant that remembers. "
