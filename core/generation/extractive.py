@@ -232,7 +232,8 @@ class ExtractiveAnswerer:
             overlap, fit, span, resolved = found
             source = memories.get(f"conv_{fact.source_turn_id}")  # the turn it was told in, if recalled
             at = source.created_at if source else None
-            marker = markers.get(source.id, "") if source else ""
+            # the turn's marker (it carries the date), else the profile line's own
+            marker = markers.get(source.id, "") if source else markers.get(fact.id, "")
             yield Evidence(
                 sentence, span, _score(overlap, fit, min(1.0, fact.truth)), overlap, fit, fact.id, "fact",
                 "User", marker, at, resolved,

@@ -35,6 +35,7 @@ class PromptItem:
     why: str = ""
     cite: str = ""
     pinned: bool = False  # part of a floor: cut to fit, never dropped while anything else can go
+    collection: str = ""  # the store it came from ("conversations", "facts", "journal"; "" for none)
 
 
 @dataclass(frozen=True)
@@ -77,15 +78,19 @@ class AssembledPrompt:
         return [Message("system", system), Message("user", words)]
 
     def as_dict(self, *, explain: bool = False) -> dict[str, Any]:
-        """The `prompt --json` object: sections {key, header, tokens} in emitted order, totals, budget."""
+        """The `prompt --json` object: sections {key, header, tokens, items} in emitted order, totals,
+        budget. Each item is {marker, text, source, collection}: what the model saw, checkable by a script
+        (`source` is the record's id); `explain` adds each item's id, cite and why, and what was dropped."""
         sections = []
         for s in self.sections:
             entry: dict[str, Any] = {"key": s.key, "header": s.header, "tokens": s.tokens}
+            entry["items"] = [
+                {"marker": i.cite.strip("[]"), "text": i.text, "source": i.id, "collection": i.collection}
+                | ({"id": i.id, "cite": i.cite, "why": i.why} if explain else {})
+                for i in s.items
+            ]
             if explain:
                 entry["why"] = s.why
-                entry["items"] = [
-                    {"id": i.id, "cite": i.cite, "why": i.why, "text": i.text[:200]} for i in s.items
-                ]
                 entry["dropped"] = [{"item": item, "reason": reason} for item, reason in s.dropped]
             sections.append(entry)
         payload: dict[str, Any] = {

@@ -23,7 +23,8 @@ from core.relations import fact_sentence
 from core.turn_context import TurnContext
 
 CITATION_PROTOCOL = (
-    "Citations: items in the context carry markers such as [M1] (memories) or [W1] (web results). When "
+    "Citations: items in the context carry markers such as [M1] (memories), [F1] (facts about the user) or "
+    "[W1] (web results). When "
     "your answer relies on one, put its marker right after the claim, e.g. \"Jo lives in Denver [M2].\" "
     "Never invent a marker. Items marked [HISTORICAL -- PARTIALLY OUTDATED] may be superseded: prefer newer "
     "facts and the user profile. Items marked [NO LONGER TRUE] were true once and have been replaced: use "
@@ -92,8 +93,9 @@ class PromptBuilder:
             "user_profile",
             tuple(
                 PromptItem(f"{f.category or 'other'}: {fact_sentence(f.subject, f.predicate, f.object)}",
-                           id=f.id, score=f.truth, why=f"current fact, truth {f.truth:.2f}")
-                for f in context.profile
+                           id=f.id, score=f.truth, why=f"current fact, truth {f.truth:.2f}", cite=f"[F{n}]",
+                           collection="facts")
+                for n, f in enumerate(context.profile, start=1)
             ),
         )  # fmt: skip
         contents["knowledge_graph"] = SectionContent(
@@ -137,7 +139,7 @@ def cited(answer: str, markers: Mapping[str, PromptItem]) -> list[dict[str, Any]
     """The citations an answer uses: each marker found in the text that names a real item, in order."""
     import re
 
-    found = dict.fromkeys(re.findall(r"\[([MW]\d+)\]", answer))
+    found = dict.fromkeys(re.findall(r"\[([MWF]\d+)\]", answer))
     return [
         {"marker": marker, "id": markers[marker].id, "text": markers[marker].text[:300]}
         for marker in found

@@ -79,7 +79,10 @@ def _memory_item(memory: RecalledMemory, number: int, why: str) -> PromptItem:
     elif stale:
         reason += f", {memory.staleness:.0%} of its facts superseded since"
     cite = f"[M{number}]"
-    return PromptItem(f"{stale}{when}{text}", id=memory.id, score=memory.score, why=reason, cite=cite)
+    return PromptItem(
+        f"{stale}{when}{text}", id=memory.id, score=memory.score, why=reason, cite=cite,
+        collection=memory.collection,
+    )  # fmt: skip
 
 
 UNANSWERED_NOTE = "(Not answered: Daemon stopped before replying to this message.)"
@@ -89,7 +92,9 @@ def turn_item(turn: TurnRecord) -> PromptItem:
     reply = f"\nAssistant: {turn.assistant}" if turn.assistant else ""
     if not turn.assistant and turn.status == "interrupted":
         reply = f"\n{UNANSWERED_NOTE}"
-    return PromptItem(f"User: {turn.user}{reply}", id=turn.turn_id, why="this session, in order")
+    return PromptItem(
+        f"User: {turn.user}{reply}", id=turn.turn_id, why="this session, in order", collection="journal"
+    )
 
 
 def query_item(context: TurnContext) -> PromptItem:

@@ -210,3 +210,9 @@ async def test_the_orchestrator_lets_the_recall_answerer_take_a_turn_instead_of_
     assert journal.turn(recalled[-1].turn_id).model == EXTRACTIVE_MODEL  # type: ignore[union-attr]
     assert isinstance(chatted[-1], Done) and chatted[-1].model == "small" and model.runs == 1
     journal.close()
+
+
+def test_a_fact_whose_turn_was_not_recalled_cites_its_profile_line(answerer: ExtractiveAnswerer) -> None:
+    fact = FactView("f1", "user", "lives_in", "Oslo", "current", 0.9, "location", source_turn_id="gone")
+    reply = answerer.answer("Where do I live?", (), [fact], {"f1": "[F1]"})
+    assert reply.text == "You told me: you live in Oslo. [F1]"

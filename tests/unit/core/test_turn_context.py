@@ -97,4 +97,5 @@ async def test_the_profile_of_current_facts_reaches_the_prompt(tmp_path: Path) -
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(JournalHistory(journal, 4), facts=FakeFacts())  # type: ignore[arg-type]
     text = await prompt_text(await context.gather(journal.new_session(), "hi"))
-    assert "### USER PROFILE\nlocation: The user lives in Denver.\nfamily: Jo is the user's sister." in text
+    profile = "### USER PROFILE\n[F1] location: The user lives in Denver.\n[F2] family: Jo is the user's"
+    assert profile in text
