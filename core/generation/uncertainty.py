@@ -1,10 +1,16 @@
-"""Uncertainty retry: when the agent says it does not know something about the user, make it look once.
+"""Uncertainty retry: when the agent says it does not know something about the user, or answers a question
+about the user's past without citing anything retrieved, make it look once.
 
 A small model often answers "I don't remember" about something it was told weeks ago, without calling
 the memory search tool. When the user's message is about their own past or facts AND the answer is such
 a non-answer, the agent runs once more with a system note telling it to search memory first, and the
 retried answer is the one shown. It never retries more than once, and not when the first run already
 called the memory tool.
+
+The same evidence rule holds for every model (the embedded one answers such questions extractively, always
+cited): an answer to a recall question ("Where do I work?", "Do you remember my sister's name?"; not advice
+like "What should I cook for my party?") that carries no citation marker of an item the prompt holds
+([M2], [F1]) rests on nothing retrieved, and gets the same single memory-search retry.
 
 Design (chosen over "stream, then replace"): the first answer is never shown when it is replaced, so
 front ends need no replace protocol and the orchestrator's record of what was shown stays true.
@@ -13,11 +19,13 @@ front ends need no replace protocol and the orchestrator's record of what was sh
 - A message about the user: answer text is held only while it could still be a non-answer, i.e. until
   `probe_chars` characters have arrived without a non-answer phrase in them (the phrases come first in
   such replies); then the held text is released and the rest streams. A short answer is held to its end.
+  A recall question's answer is also held until it cites a marker of the prompt (an uncited one to its end).
   Tool and progress events are never held.
 - On retry the user sees `Progress("checking memory", "checking memory again…")` and then the retried
   answer, streamed. If the retry fails before showing any text, the first answer is shown after all.
 
-`Done.extra`: `mode="uncertainty_retry"`, `retried` (bool); with a retry, `retry` ("ok" or "failed").
+`Done.extra`: `mode="uncertainty_retry"`, `retried` (bool); with a retry, `retry` ("ok" or "failed") and
+`retry_reason` ("non_answer" or "uncited").
 `replaced_previous` is never needed: nothing shown is ever replaced. Usage is summed over both runs.
 """
 
@@ -73,6 +81,19 @@ _ABOUT_USER = re.compile(
     ),
     re.IGNORECASE,
 )
+# A question asking for something the user told or did (a wh-question or "do you remember"), not advice.
+_RECALL_QUESTION = re.compile(
+    r"^\W*(?:(?:hey|hi|so|and|ok(?:ay)?|daemon)\W+)*"
+    r"(?:(?:do|did|can|could) you (?:still )?(?:remember|recall)\b|"
+    r"(?:who|whom|whose|what|what's|which|where|where's|when|how (?:many|much|long|old|often))\b|"
+    r"(?:did|have|had|was|were|am) (?:i|we)\b)",
+    re.IGNORECASE,
+)
+_ADVICE = re.compile(
+    r"\b(?:should|could|would|can|might|recommend|suggest|ideas?|tips?|advice|good|best|better|how to)\b",
+    re.IGNORECASE,
+)
+_MARKER = re.compile(r"\[([MWF]\d+)\]")
 RETRY_NOTE = """Your memory of earlier conversations may hold the answer. Before answering, call the \
 `{tool}` tool with a query for what the user is asking about, then answer from what it finds. If it finds \
 nothing relevant, say so plainly and briefly."""
@@ -99,6 +120,18 @@ class UncertaintyDetector:
 
     def is_about_user(self, question: str) -> bool:
         return bool(self.about_user.search(_plain(question)))
+
+    def is_recall_question(self, question: str) -> bool:
+        """True for a question asking what the user told or did ("Where do I work?"), not for advice."""
+        text = _plain(question)
+        if not (self.is_about_user(text) or re.search(r"\b(?:I|my|me)\b", text, re.IGNORECASE)):
+            return False
+        return bool(_RECALL_QUESTION.search(text)) and not _ADVICE.search(text)
+
+    @staticmethod
+    def cites_retrieved(answer: str, context: str) -> bool:
+        """True when `answer` carries a citation marker that names an item of the prompt (`context`)."""
+        return any(f"[{marker}]" in context for marker in _MARKER.findall(answer))
 
     def fires(self, question: str, answer: str) -> bool:
         """True when `answer` is a non-answer to a question about the user."""
@@ -135,13 +168,23 @@ class UncertaintyRetry:
         cancel = cancel or asyncio.Event()
         extra = {"mode": "uncertainty_retry", "retried": False}
         first = Candidate("first")
-        personal = self._detector.is_about_user(last_user_text(messages))
-        hold = self._holding if personal else None
+        question = last_user_text(messages)
+        personal = self._detector.is_about_user(question)
+        recall = self._detector.is_recall_question(question)
+        # what the prompt holds besides the user's words: the markers an answer may cite
+        context = "\n".join(m.content for m in messages[:-1]) if recall else None
+
+        def holding(held: str) -> bool:
+            uncited = context is not None and not self._detector.cites_retrieved(held, context)
+            return self._holding(held) or uncited
+
+        hold = holding if personal or recall else None
         async for event in relay(
             self._agent, messages, first, cancel=cancel, max_tokens=max_tokens, hold=hold
         ):
             yield event
-        if not (personal and self._should_retry(first, cancel)):
+        reason = self._should_retry(first, cancel, context) if personal or recall else None
+        if reason is None:
             for event in ending(first, first.usage, extra):
                 yield event
             return
@@ -160,6 +203,7 @@ class UncertaintyRetry:
         usage = first.usage + retry.usage
         extra["retried"] = True
         extra["retry"] = "ok" if retry.ok else ("cancelled" if cancel.is_set() else "failed")
+        extra["retry_reason"] = reason
         # A retry that failed before showing anything leaves the (held, unseen) first answer standing.
         use_retry = retry.ok or retry.shown or (cancel.is_set() and retry.done is not None)
         shown = retry if use_retry else first
@@ -170,10 +214,16 @@ class UncertaintyRetry:
         """Keep holding while the text is short enough or already reads as a non-answer."""
         return len(held) < self._probe_chars or self._detector.is_non_answer(held)
 
-    def _should_retry(self, first: Candidate, cancel: asyncio.Event) -> bool:
+    def _should_retry(self, first: Candidate, cancel: asyncio.Event, context: str | None) -> str | None:
+        """Why the first answer gets a retry ("non_answer", "uncited"), or None. `context` is the prompt's
+        text for a recall question (None: the evidence rule does not apply)."""
         done = first.done
         if cancel.is_set() or first.shown or done is None or done.exit_reason != "answer":
-            return False
+            return None
         if any(call.get("name") == self._tool_name for call in done.tool_calls):
-            return False  # it already searched memory; asking again would only repeat the search
-        return self._detector.is_non_answer(done.answer)
+            return None  # it already searched memory; asking again would only repeat the search
+        if self._detector.is_non_answer(done.answer):
+            return "non_answer"
+        if context is not None and not self._detector.cites_retrieved(done.answer, context):
+            return "uncited"
+        return None

