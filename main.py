@@ -147,7 +147,19 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
         args, config, embedder, lambda folder: build_memory_service(config, embedder, folder),
         lambda other: build_services(other, {}),
         lambda folder, other: build_memory_service(config, other, folder),
+        answering=lambda: _offline_answering(config),
     )  # fmt: skip
+
+
+def _offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:
+    """`bench answers`: the extractive answerer, the embedded model and the prompt the app gives it."""
+    from core.generation.extractive import ExtractiveAnswerer
+    from core.nlp import SpacyPipeline
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+
+    model = ProviderFactory(config, {}, CostLedger()).for_chat("local")
+    return ExtractiveAnswerer(SpacyPipeline()), build_prompt(config, "local", None), model
 
 
 def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:

@@ -86,6 +86,19 @@ def _add_memory_commands(commands: Any) -> None:
     retrieval.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
     retrieval.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
     retrieval.add_argument("--json", action="store_true")
+    answers = bench_commands.add_parser(
+        "answers", help="LoCoMo answers offline: the extractive answerer beside the embedded model"
+    )
+    answers.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
+    answers.add_argument("--sample", type=count_arg(1, 10_000), default=200, help="questions (default 200)")
+    answers.add_argument(
+        "--model-sample",
+        type=int,
+        default=40,
+        help="of those, how many the embedded model answers (default 40)",
+    )
+    answers.add_argument("--seed", type=int, default=19)
+    answers.add_argument("--json", action="store_true")
     assembly = bench_commands.add_parser("prompt", help="prompt assembly time at a budget, beside gathering")
     assembly.add_argument("--budget", type=int, default=15_000)
     assembly.add_argument("--json", action="store_true")

@@ -23,10 +23,26 @@ def bench_command(
     memory_in: Callable[[Path], MemoryService],
     services_for: Callable[[AppConfig], Services],
     memory_with: Callable[[Path, Embedder], MemoryService] | None = None,
+    *,
+    answering: Callable[[], tuple[Any, Any, Any]] | None = None,
 ) -> int:
     """Run one benchmark; `memory_in(folder)` opens a memory service, `memory_with(folder, embedder)` one
-    with another embedder, `services_for(config)` a whole app."""
+    with another embedder, `services_for(config)` a whole app, `answering()` the extractive answerer, the
+    prompt builder and the embedded model (`bench answers`)."""
     as_json = args.json
+    if args.bench_command == "answers":
+        from eval.benchmarks.answers_bench import answers_headline, run_answers_benchmark
+
+        if not args.dataset.is_file():
+            raise UserInputError(f"dataset not found: {args.dataset}")
+        if answering is None:
+            raise UserInputError("bench answers needs the answering parts")
+        answerer, prompt, model = answering()
+        run = lambda: run_answers_benchmark(  # noqa: E731
+            args.dataset, memory_in, answerer, prompt, model if args.model_sample else None,
+            sample=args.sample, model_sample=args.model_sample, seed=args.seed,
+        )  # fmt: skip
+        return bench(run, as_json=as_json, headline=answers_headline)
 
     def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs
         models = config.models.model_copy(update={"main": "local", "fast": None})

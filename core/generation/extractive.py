@@ -104,6 +104,11 @@ class Evidence:
     at: float | None = None  # when it was said
     resolved: str = ""  # a relative time in the sentence, resolved against `at` ("7 May 2023")
 
+    @property
+    def answer(self) -> str:
+        """The answer proper: the resolved time when there is one, else the span."""
+        return self.resolved or self.span
+
 
 @dataclass(frozen=True)
 class RecallAnswer:

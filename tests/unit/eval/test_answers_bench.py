@@ -1,0 +1,26 @@
+"""`bench answers`: LoCoMo's answer scoring and the fixed-seed sample."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from eval.benchmarks.answers_bench import contains_gold, normalise, sample_questions, token_f1
+from eval.benchmarks.locomo import LocomoConversation, LocomoQuestion, TurnUnit
+
+
+def test_answers_are_scored_on_normalised_tokens() -> None:
+    assert normalise("The Lean Startup!") == "lean startup"
+    assert contains_gold("7 May 2023 — Caroline said on 8 May 2023: ...", "7 May, 2023")
+    assert not contains_gold("May 2023", "7 May 2023")
+    assert token_f1("mushroom risotto", "a mushroom risotto") == 1.0
+    assert round(token_f1("risotto with peas", "mushroom risotto"), 3) == 0.4
+    assert token_f1("", "Paris") == 0.0
+
+
+def test_the_sample_is_fixed_by_its_seed_and_keeps_single_hop_and_temporal_only() -> None:
+    unit = TurnUnit("D1:1", "A: hi", "A", 1, 0, datetime(2023, 5, 8))
+    questions = tuple(LocomoQuestion(f"q{i}", "a", ("D1:1",), 1 + i % 4) for i in range(40))
+    conv = LocomoConversation("c1", ("A", "B"), (unit,), questions)
+    first, again = sample_questions([conv], 10, seed=19), sample_questions([conv], 10, seed=19)
+    assert [q.question for _, q in first] == [q.question for _, q in again]
+    assert {q.category for _, q in first} <= {2, 4} and len(first) == 10
