@@ -4,7 +4,8 @@ Cue lexicons recognise forms ("what is my <x>", "I can't breathe"); a message ph
 gets no evidence. A softmax regression over the message's MiniLM vector, trained offline on labelled
 messages (`python -m eval.train_head intent|tone`), says what such messages usually carry. It generalises
 to unseen phrasing better than a nearest-neighbour vote and ships as a small weight file, so nothing is
-computed at start-up: one embedding (shared with retrieval's query cache) and one 384×k product.
+computed at start-up: one embedding (shared with retrieval's query cache) and a product or two (the tone
+head has one hidden ReLU layer of 64 units).
 
 Each head is a `HeadSpec`: its labels, its weight file and its examples file in `data/`. A weight file
 records the embedding model it was trained for, its labels and a digest of its training rows; a file for
@@ -64,10 +65,22 @@ class HeadError(ValueError):
 
 
 class LinearHead:
-    """Label probabilities for a text from its embedding. Stateless after loading; thread-safe."""
+    """Label probabilities for a text from its embedding. Stateless after loading; thread-safe.
+
+    A softmax regression over the vector, or over one ReLU layer of it when `hidden` (weights, bias) is
+    given: the tone head needs the layer to tell "I whipped up some chocolate" from "I took the whole
+    packet" (a linear boundary over MiniLM put both near crisis).
+    """
 
     def __init__(
-        self, embed_query: EmbedQuery, weights: Any, bias: Any, labels: Sequence[str], *, scale: float = 1.0
+        self,
+        embed_query: EmbedQuery,
+        weights: Any,
+        bias: Any,
+        labels: Sequence[str],
+        *,
+        scale: float = 1.0,
+        hidden: tuple[Any, Any] | None = None,
     ) -> None:
         import numpy as np
 
@@ -79,27 +92,42 @@ class LinearHead:
             raise HeadError(f"weights must be (dim, {len(self.labels)}), got {self._weights.shape}")
         if self._bias.shape != (len(self.labels),):
             raise HeadError(f"bias must have {len(self.labels)} entries, got {self._bias.shape}")
+        self._hidden = None
+        if hidden is not None:
+            layer, offset = (np.asarray(part, dtype=np.float32) for part in hidden)
+            if layer.ndim != 2 or layer.shape[1] != self._weights.shape[0] or offset.shape != layer.shape[1:]:
+                raise HeadError(f"hidden layer {layer.shape} does not feed weights {self._weights.shape}")
+            self._hidden = (layer, offset)
         self._scale = float(scale)
+
+    @property
+    def dimensions(self) -> int:
+        """The embedding size the head reads."""
+        return int((self._hidden[0] if self._hidden else self._weights).shape[0])
 
     def vote(self, text: str) -> dict[str, float]:
         """Each label's probability for `text` (they add up to 1)."""
         import numpy as np
 
         vector = np.asarray(self._embed_query(text), dtype=np.float32)
-        if vector.shape[0] != self._weights.shape[0]:
-            raise HeadError(
-                f"embedding has {vector.shape[0]} dims, the head expects {self._weights.shape[0]}"
-            )
+        if vector.shape[0] != self.dimensions:
+            raise HeadError(f"embedding has {vector.shape[0]} dims, the head expects {self.dimensions}")
         vector = vector / (float(np.linalg.norm(vector)) or 1.0)  # a cached vector is read-only
-        shares = probabilities(vector, self._weights, self._bias, self._scale)
+        shares = probabilities(vector, self._weights, self._bias, self._scale, self._hidden)
         return {label: float(share) for label, share in zip(self.labels, shares, strict=True)}
 
 
-def probabilities(vectors: Any, weights: Any, bias: Any, scale: float) -> Any:
-    """Softmax of `scale · (vectors · weights + bias)`, row-wise (one row or a matrix of rows)."""
+def probabilities(
+    vectors: Any, weights: Any, bias: Any, scale: float, hidden: tuple[Any, Any] | None = None
+) -> Any:
+    """Softmax of `scale · (x · weights + bias)`, row-wise (one row or a matrix of rows), where x is the
+    vectors or, with a `hidden` (weights, bias) layer, its ReLU of them."""
     import numpy as np
 
-    logits = scale * (np.atleast_2d(vectors) @ weights + bias)
+    x = np.atleast_2d(vectors)
+    if hidden is not None:
+        x = np.maximum(x @ hidden[0] + hidden[1], 0.0)
+    logits = scale * (x @ weights + bias)
     logits -= logits.max(axis=1, keepdims=True)
     exp = np.exp(logits)
     out = exp / exp.sum(axis=1, keepdims=True)
@@ -139,13 +167,14 @@ def load_head(
             trained_for = str(data["model"])
             labels = tuple(str(name) for name in data["labels"])
             weights, bias, scale = data["weights"], data["bias"], float(data["scale"])
+            hidden = (data["hidden_weights"], data["hidden_bias"]) if "hidden_weights" in data else None
     except (OSError, KeyError, ValueError) as exc:
         raise HeadError(f"cannot read the {spec.name} head {path}: {exc}") from exc
     if trained_for != model_name:
         raise HeadError(f"{path} was trained for {trained_for!r}, not {model_name!r}")
     if labels != spec.labels:
         raise HeadError(f"{path} names labels {list(labels)}, expected {list(spec.labels)}")
-    return LinearHead(embed_query, weights, bias, labels, scale=scale)
+    return LinearHead(embed_query, weights, bias, labels, scale=scale, hidden=hidden)
 
 
 def read_head_digest(spec: HeadSpec, path: Path | None = None) -> str:

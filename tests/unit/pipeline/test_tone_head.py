@@ -64,8 +64,9 @@ def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> Non
 
 @pytest.mark.slow
 def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
-    """Real chat between friends (no crisis in it): 0/1,309 held-out turns read as crisis and 18 (1.4 %) as
-    concern or above; before the chat negatives and the risk-evidence rule, 9.0 % crisis over all turns."""
+    """Real chat between friends (no crisis in it): 2/1,309 held-out turns (0.15 %) read as crisis and 24
+    (1.8 %) as concern or above; before the chat negatives and the risk-evidence rule, 9.0 % crisis over all
+    the dev conversations' turns."""
     chat = scored(detector, "tone_chat_heldout.tsv")
     assert len(chat.cases) >= 1300
     assert chat.share_read_as("crisis") <= 0.003
@@ -75,11 +76,12 @@ def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) 
 @pytest.mark.slow
 def test_crisis_phrasings_written_elsewhere_are_mostly_caught(detector: ToneDetector) -> None:
     """tone_crisis_blind2.tsv (76 crisis rows: slang, euphemism, means, attacks, medical emergencies): crisis
-    recall 30/76 on first measurement, 49/76 after adding an independent batch to training and the
-    calibrated thresholds; lexicon alone 8/76. Below the 0.95 the issue asks for: see docs/tone_eval.md."""
+    recall 30/76 on first measurement (linear head), 49/76 after adding an independent batch to training
+    and calibrating, 56/76 with a hidden layer in the head; lexicon alone 8/76. Below 0.95: see
+    docs/tone_eval.md."""
     blind = scored(detector, "tone_crisis_blind2.tsv")
     hits, total = blind.recall("crisis")
-    assert total >= 70 and hits / total >= 0.6
+    assert total >= 70 and hits / total >= 0.7
     right, said = blind.precision("crisis")
     assert right / said >= 0.9
 
@@ -89,4 +91,17 @@ def test_the_head_keeps_the_labelled_floors(detector: ToneDetector) -> None:
     labelled = scored(detector, "tone_labelled.tsv")
     assert labelled.accuracy >= 0.95
     kept, calm = labelled.calm_kept()
-    assert kept >= calm - 4  # 37/40: the head reads a few observational messages as concern
+    assert kept == calm
+
+
+def test_a_head_with_a_hidden_layer_reads_through_its_relu() -> None:
+    """x=(1, 0): hidden ReLU(1, -1) = (1, 0) -> logits (0, 2): the second label wins."""
+    import numpy as np
+
+    from core.pipeline.linear_head import LinearHead
+
+    hidden = (np.array([[1.0, -1.0], [0.0, 0.0]]), np.zeros(2))
+    weights = np.array([[0.0, 2.0], [5.0, 0.0]])
+    head = LinearHead(lambda _: [1.0, 0.0], weights, np.zeros(2), ("a", "b"), hidden=hidden)
+    votes = head.vote("anything")
+    assert votes["b"] > 0.8 and abs(sum(votes.values()) - 1.0) < 1e-6
