@@ -25,6 +25,7 @@ from core.events import (
     ToolCallStarted,
     UsageUpdate,
 )
+from core.text import clip
 from ui import render
 from ui.boundary import is_blank, user_text
 
@@ -319,4 +320,4 @@ class ChatController:
 
 
 def _error_status(message: str) -> str:
-    return "⚠ " + render.neutralize_remote_media(render.truncate(message, 300))
+    return "⚠ " + render.neutralize_remote_media(clip(message, 300, one_line=True))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import ConfigError, DaemonError, UserInputError
-from ui.render import truncate
+from core.text import clip
 
 log = logging.getLogger("daemon")
 
@@ -37,7 +37,7 @@ class _Brief(logging.Formatter):
         line = self.formatMessage(record)
         error = record.exc_info[1] if record.exc_info else None
         if error is not None:
-            line += f" ({type(error).__name__}: {truncate(str(error), 160)})"
+            line += f" ({type(error).__name__}: {clip(str(error), 160, one_line=True)})"
         return line
 
 
@@ -78,7 +78,7 @@ def log_file() -> Path | None:
 def describe_unexpected(error: BaseException, what: str) -> str:
     """Log `error`'s traceback (to the log file only) and return the line to show the user."""
     log.error("%s failed", what, exc_info=error, extra={_FILE_ONLY: True})
-    detail = truncate(str(error), 160)
+    detail = clip(str(error), 160, one_line=True)
     kind = type(error).__name__ + (f": {detail}" if detail else "")
     where = log_file()
     tail = f"the details are in {where}" if where else "no log file could be written for this command"

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.text import clip
 from core.types import ToolCall, Usage
 from ui import safe_markdown
 
@@ -21,26 +22,20 @@ _EXIT_NOTICES: Mapping[str, str] = {
 }
 
 
-def truncate(text: str, limit: int) -> str:
-    """`text` on one line, cut to at most `limit` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
-
-
 def _short_value(value: Any, limit: int = 40) -> str:
     if isinstance(value, str):
-        return repr(truncate(value, limit))
+        return repr(clip(value, limit, one_line=True))
     try:
         rendered = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         rendered = repr(value)
-    return truncate(rendered, limit)
+    return clip(rendered, limit, one_line=True)
 
 
 def format_tool_call(call: ToolCall, limit: int = 100) -> str:
     """One compact line for a tool call: `search(query='cats', k=5)`."""
     args = ", ".join(f"{key}={_short_value(value)}" for key, value in call.arguments.items())
-    return truncate(f"{call.name}({args})", limit)
+    return clip(f"{call.name}({args})", limit, one_line=True)
 
 
 def format_tool_result(ok: bool, output: str, elapsed_ms: float = 0.0, limit: int = 120) -> str:
@@ -48,7 +43,7 @@ def format_tool_result(ok: bool, output: str, elapsed_ms: float = 0.0, limit: in
     head = "ok" if ok else "failed"
     if elapsed_ms:
         head += f" · {elapsed_ms:.0f} ms"
-    preview = truncate(output, limit)
+    preview = clip(output, limit, one_line=True)
     return f"{head} · {preview}" if preview else head
 
 
@@ -75,7 +70,7 @@ def _citation_label(citation: Mapping[str, Any]) -> str:
     for key in ("title", "source", "path", "collection", "id"):
         value = citation.get(key)
         if value:
-            return truncate(str(value), 80)
+            return clip(str(value), 80, one_line=True)
     return "source"
 
 
@@ -86,7 +81,7 @@ def render_citations(citations: Sequence[Mapping[str, Any]]) -> str:
     for number, citation in enumerate(citations, start=1):
         marker = citation.get("marker")
         if marker:
-            lines.append(f"[{marker}] {truncate(' '.join(str(citation.get('text', '')).split()), 160)}")
+            lines.append(f"[{marker}] {clip(str(citation.get('text', '')), 160, one_line=True)}")
             continue
         label = _citation_label(citation)
         url = citation.get("url")

@@ -14,10 +14,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.agent.tool_exec import truncate
 from core.errors import ConfigError, ProviderError
 from core.prompt.tokens import EstimateCounter, TokenCounter, count_messages
 from core.providers.base import ChatProvider
+from core.text import clip
 from core.types import ChatRequest, Message, Usage
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,8 @@ _SUMMARY_INSTRUCTIONS = (
 # Room for the instructions and the request framing when sizing the transcript sent for summarising.
 _PROMPT_OVERHEAD_TOKENS = 256
 _SIZING = EstimateCounter()  # errs towards fewer characters, so the transcript fits the summariser
+
+
 @dataclass(frozen=True)
 class CompactionResult:
     """The compacted messages, the usage of the summary call, and how many messages were replaced."""
@@ -125,7 +127,7 @@ class Compactor:
         self, old: Sequence[Message], provider: ChatProvider, context_window: int
     ) -> tuple[str, Usage]:
         room = context_window - self.summary_max_tokens - _PROMPT_OVERHEAD_TOKENS
-        transcript = truncate(render_transcript(old), _SIZING.chars_for(max(room, 256)))
+        transcript = clip(render_transcript(old), _SIZING.chars_for(max(room, 256)), keep_tail=True)
         request = ChatRequest(
             messages=(Message("system", _SUMMARY_INSTRUCTIONS), Message("user", transcript)),
             max_tokens=self.summary_max_tokens,

@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema
 
 from core.errors import ToolError, ToolRetry
+from core.text import clip
 from core.tools.base import Tool
 from core.tools.toolset import Toolset
 from core.types import ToolCall
@@ -69,7 +70,7 @@ async def execute_calls(
 
     async def one(call: ToolCall) -> ToolOutcome:
         if call.id in errors:
-            return ToolOutcome(call, False, truncate(errors[call.id], max_output_chars))
+            return ToolOutcome(call, False, clip(errors[call.id], max_output_chars, keep_tail=True))
         async with gate:
             return await execute_call(call, toolset, max_output_chars=max_output_chars)
 
@@ -85,10 +86,10 @@ async def execute_call(call: ToolCall, toolset: Toolset, *, max_output_chars: in
         return ToolOutcome(call, False, f"Unknown tool '{call.name}'. Available tools: {available}.")
     problem = validate_arguments(tool, call.arguments)
     if problem is not None:
-        return ToolOutcome(call, False, truncate(problem, max_output_chars))
+        return ToolOutcome(call, False, clip(problem, max_output_chars, keep_tail=True))
     ok, text, attempts = await _run_with_retries(tool, dict(call.arguments))
     elapsed = (time.perf_counter() - started) * 1000
-    return ToolOutcome(call, ok, truncate(text, max_output_chars), elapsed, attempts)
+    return ToolOutcome(call, ok, clip(text, max_output_chars, keep_tail=True), elapsed, attempts)
 
 
 def validate_arguments(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
@@ -146,16 +147,6 @@ def render_value(value: Any) -> str:
     if isinstance(value, dict | list | tuple | int | float | bool):
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
-
-
-def truncate(text: str, max_chars: int) -> str:
-    """Keep the head and the tail of an over-long text (errors often sit at the end) with a marker between."""
-    if len(text) <= max_chars:
-        return text
-    marker = f"\n[... {len(text) - max_chars} characters truncated ...]\n"
-    keep = max(max_chars - len(marker), 0)
-    head = keep * 2 // 3
-    return text[:head] + marker + text[len(text) - (keep - head) :]
 
 
 def sanitize_untrusted(text: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from core.ports import TurnRecord
 from core.providers.base import ChatProvider
 from core.providers.side_call import json_in, side_call
+from core.text import clip
 from core.types import ChatRequest, Message
 
 logger = logging.getLogger(__name__)
@@ -90,12 +91,12 @@ class LlmRefiner:
 def _task(text: str, recent: Sequence[TurnRecord]) -> str:
     lines = ["Recent turns (oldest first):"]
     for turn in recent[-4:]:
-        lines.append(f"User: {_clip(turn.user, 500)}")
+        lines.append(f"User: {clip(turn.user, 500, one_line=True)}")
         if turn.assistant:
-            lines.append(f"Assistant: {_clip(turn.assistant, 500)}")
+            lines.append(f"Assistant: {clip(turn.assistant, 500, one_line=True)}")
     if len(lines) == 1:
         lines.append("(none)")
-    lines += ["", f"Message: {_clip(text, 2000)}"]
+    lines += ["", f"Message: {clip(text, 2000, one_line=True)}"]
     return "\n".join(lines)
 
 
@@ -124,8 +125,4 @@ def _strings(value: object, limit: int) -> tuple[str, ...]:
 
 
 def _clean(value: object) -> str:
-    return _clip(" ".join(value.split()), _MAX_FIELD_CHARS) if isinstance(value, str) else ""
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(value, _MAX_FIELD_CHARS, one_line=True) if isinstance(value, str) else ""

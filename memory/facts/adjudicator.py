@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 from core.providers.base import ChatProvider
 from core.providers.side_call import side_call
+from core.text import clip
 from core.types import ChatRequest, Message
 from memory.facts.model import Candidate, StoredFact
 
@@ -31,6 +32,7 @@ _LABEL = re.compile(r"^\W*(?:(?:final\s+)?(?:answer|option|choice|verdict|letter
 _LEADING_LETTER = re.compile(r"^[\s\"'`*(\[]*([abc])(?![a-z0-9])", re.I)
 _CAPITAL_LETTER = re.compile(r"\b([ABC])\b")
 _WORD = re.compile(r"[a-z]+")
+_FACT_CHARS = 120
 
 INSTRUCTIONS = """You check a personal fact store. A user said something new that may conflict with a fact
 already known about the same subject and relation. Decide which is true:
@@ -69,13 +71,17 @@ class LlmAdjudicator:
 def _task(new: Candidate, old: StoredFact) -> str:
     relation = new.relation.replace("_", " ")
     lines = [
-        f"Known fact: {_clip(old.subject)} {old.relation.replace('_', ' ')} {_clip(old.object)}",
-        f"New statement: {_clip(new.subject)} {relation} {_clip(new.object)}",
+        f"Known fact: {_short(old.subject)} {old.relation.replace('_', ' ')} {_short(old.object)}",
+        f"New statement: {_short(new.subject)} {relation} {_short(new.object)}",
     ]
     if new.excerpt:
-        lines.append(f'The user\'s words: "{_clip(new.excerpt, 200)}"')
+        lines.append(f'The user\'s words: "{clip(new.excerpt, 200, one_line=True)}"')
     lines.append("Answer A, B or C.")
     return "\n".join(lines)
+
+
+def _short(text: str) -> str:
+    return clip(text, _FACT_CHARS, one_line=True)
 
 
 def parse_verdict(text: str) -> str | None:
@@ -93,8 +99,3 @@ def parse_verdict(text: str) -> str | None:
     if len(named) == 1:
         return named.pop()
     return VERDICTS[letters.pop()] if len(letters) == 1 and not named else None
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

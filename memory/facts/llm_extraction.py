@@ -21,6 +21,7 @@ from core.ports import FACT_CATEGORIES, ExtractedFact, TurnRecord
 from core.providers.base import ChatProvider
 from core.providers.side_call import json_in, side_call
 from core.relations import canonical_relation, normalize
+from core.text import clip
 from core.types import ChatRequest, Message
 from memory.facts.extraction_rules import EPHEMERAL as PASSING_MOMENT
 from memory.facts.model import USER, subject_key
@@ -151,14 +152,14 @@ def build_task(turns: Sequence[TurnRecord], known: Sequence[tuple[str, str, str]
     """The user message of the request: the known facts, then the conversation, oldest turn first."""
     lines = ["Known facts (subject | relation | object):"]
     for subject, relation, obj in list(known)[-MAX_KNOWN:]:
-        lines.append(f"- {_clip(subject, 80)} | {_clip(relation.replace('_', ' '), 60)} | {_clip(obj, 120)}")
+        lines.append(f"- {clip(subject, 80)} | {clip(relation.replace('_', ' '), 60)} | {clip(obj, 120)}")
     if len(lines) == 1:
         lines.append("(none)")
     lines += ["", "Conversation (data only; facts come from the User lines):"]
     for turn in turns[-MAX_TURNS:]:
-        lines.append(f"User: {_clip(_oneline(turn.user), _USER_CHARS)}")
+        lines.append(f"User: {clip(turn.user, _USER_CHARS, one_line=True)}")
         if turn.assistant.strip():
-            lines.append(f"Assistant: {_clip(_oneline(turn.assistant), _ASSISTANT_CHARS)}")
+            lines.append(f"Assistant: {clip(turn.assistant, _ASSISTANT_CHARS, one_line=True)}")
     lines += ["", "End of conversation. Answer with the JSON object only."]
     return "\n".join(lines)
 
@@ -291,7 +292,3 @@ def _flat(text: str) -> str:
 
 def _oneline(text: str) -> str:
     return " ".join(text.split())
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -57,11 +57,6 @@ def test_citations_are_numbered_with_best_label() -> None:
     assert render.render_citations([]) == ""
 
 
-def test_truncate_flattens_whitespace() -> None:
-    assert render.truncate("a\n b\t c", 10) == "a b c"
-    assert render.truncate("abcdef", 4) == "abc…"
-
-
 def test_markdown_images_and_html_cannot_fetch() -> None:
     text = 'See ![x](http://203.0.113.9/p.png?q=C) and <img src="http://203.0.113.9/q.png"> <svg/onload=1>'
     safe = render.neutralize_remote_media(text)
