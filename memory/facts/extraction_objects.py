@@ -27,6 +27,8 @@ class Part(NamedTuple):
 
 Reader = Callable[[bool, Rule, str], list[Part]]
 _NAME_PARTICLES = frozenset("van von de da del der la le di du bin al".split())
+# A preposition inside "<kind> called <name>": the name then belongs to the noun after it.
+_LINKED = re.compile(r"\s(?:at|for|with|in|from|of|on|near|by|under|behind)\s", re.I)
 _NOT_POSSESSION_START = frozenset("to been had no got some any lots nothing fun always never".split())
 
 
@@ -285,10 +287,14 @@ def _read_text(cased: bool, rule: Rule, obj: str) -> list[Part]:
 
 
 def _named_kind(obj: str, cased: bool, *patterns: re.Pattern[str]) -> tuple[str, str] | None:
-    """ "a golden retriever called Sunny" -> ("Sunny", "golden retriever"), by the first pattern matching."""
+    """ "a golden retriever called Sunny" -> ("Sunny", "golden retriever"), by the first pattern matching.
+    None when a preposition stands between the kind and the name: "a sound engineer at a studio called
+    Bluefin Audio" names the studio (the nearest noun), not the clause's subject."""
     named = next((match for pattern in patterns if (match := pattern.match(obj))), None)
-    names = names_in(named.group("o"), cased, strong=True, many=False) if named else []
-    return (names[0], R.ARTICLE.sub("", trim(named.group("what")))) if named and names else None
+    if named is None or _LINKED.search(named.group("what")):
+        return None
+    names = names_in(named.group("o"), cased, strong=True, many=False)
+    return (names[0], R.ARTICLE.sub("", trim(named.group("what")))) if names else None
 
 
 def _read_possess(cased: bool, rule: Rule, obj: str) -> list[Part]:

@@ -199,12 +199,15 @@ def work(verb: Token, st: Stance) -> list[Reading]:
         for job in _dobj(verb):
             if job.lemma_ in _JOBS:
                 out += [Reading("works at", n, "work") for _, o in preps(job, "at", "with") if (n := org(o))]
-    if out or verb.lemma_ == "work":
+    roles = [o for _, o in preps(verb, "as")] if out or verb.lemma_ == "work" else []
+    if verb.lemma_ == "work" and not out:  # "as a sound engineer at a studio called X": "at" hangs on the role
         out += [
-            Reading("is a", t, "work", st.negated)
-            for _, o in preps(verb, "as")
-            for t in things(o, plain=True)
+            Reading("works at", n, "work", st.negated)
+            for role in roles
+            for _, o in preps(role, "at", "for")
+            if (n := org(o))
         ]
+    out += [Reading("is a", t, "work", st.negated) for o in roles for t in things(o, plain=True)]
     return out
 
 
