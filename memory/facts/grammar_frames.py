@@ -200,7 +200,7 @@ def work(verb: Token, st: Stance) -> list[Reading]:
             if job.lemma_ in _JOBS:
                 out += [Reading("works at", n, "work") for _, o in preps(job, "at", "with") if (n := org(o))]
     roles = [o for _, o in preps(verb, "as")] if out or verb.lemma_ == "work" else []
-    if verb.lemma_ == "work" and not out:  # "as a sound engineer at a studio called X": "at" hangs on the role
+    if verb.lemma_ == "work" and not out:  # "as a sound engineer at X": the parse hangs "at" on the role
         out += [
             Reading("works at", n, "work", st.negated)
             for role in roles
