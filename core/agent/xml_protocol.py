@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from core.agent.tool_exec import ToolOutcome, fence, fence_outcome
+from core.agent.tool_exec import ToolOutcome, fence_outcome
 from core.providers.base import ProviderProfile
+from core.text import fence
 from core.types import ChatRequest, Message, ModelResponse, ToolCall, ToolSpec
 
 FINAL_NUDGE = (
@@ -324,7 +325,7 @@ def choice_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
 def render_results(outcomes: Sequence[ToolOutcome]) -> str:
     """The user message carrying tool results back to a text-protocol model."""
     blocks = [
-        fence(o.output, "tool_result", name=o.call.name, id=o.call.id, ok="true" if o.ok else "false")
+        fence("tool_result", o.output, name=o.call.name, id=o.call.id, ok="true" if o.ok else "false")
         for o in outcomes
     ]
     return (

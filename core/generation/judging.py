@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 from core.agent.limits import unless_cancelled
 from core.providers.base import ChatProvider
+from core.text import fence
 from core.types import ChatRequest, Message, ModelResponse, Usage
 
 log = logging.getLogger(__name__)
 
 JUDGE_MAX_TOKENS = 80
 REASON_CHARS = 240
-_FENCE = re.compile(r"<(/?\s*(?:candidate|question|answer|plan|problems)\b)", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:THEBEST|BEST|CANDIDATE|ANSWER|OPTION|WINNER|LABEL|CHOICE|PICK)+")
 _NAMED = re.compile(
     r"\b(?:candidate|answer|option|winner|best|choice|pick)\W{0,3}(?:is\W+)?#?([A-Za-z0-9]+)\b", re.IGNORECASE
@@ -79,21 +79,11 @@ async def bounded_complete(
     return Reply(response, "ok") if response is not None else Reply(None, "cancelled")
 
 
-def fence(tag: str, text: str, limit: int, **attributes: str) -> str:
-    """`text` inside `<tag …>…</tag>`, clipped to `limit` characters, with look-alike tags defused."""
-    body = _FENCE.sub(lambda m: "\u2039" + m.group(1), text)
-    if len(body) > limit:
-        body = body[:limit] + " …[clipped]"
-    attrs = "".join(f' {key}="{value}"' for key, value in attributes.items())
-    return f"<{tag}{attrs}>\n{body}\n</{tag}>"
-
-
 def candidates_block(question: str, answers: Sequence[str], labels: Sequence[str], limit: int) -> str:
     """The user-side text of a judging call: the question and each candidate, fenced."""
-    parts = [fence("question", question, limit)]
-    parts += [
-        fence("candidate", answer, limit, label=label) for answer, label in zip(answers, labels, strict=True)
-    ]
+    parts = [fence("question", question, limit=limit)]
+    for answer, label in zip(answers, labels, strict=True):
+        parts.append(fence("candidate", answer, limit=limit, label=label))
     return "\n\n".join(parts)
 
 

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.events import Progress, RunEvent
-from core.generation.judging import bounded_complete, fence
+from core.generation.judging import bounded_complete
 from core.generation.runs import Candidate, cancelled, ending, last_user_text, relay, with_note
 from core.providers.base import ChatProvider
+from core.text import fence
 from core.types import ChatRequest, Message, Usage
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ class PlannedGeneration:
         turn.extra["plan"] = reply.status if reply.status != "ok" else ("ok" if plan else "empty")
         if not plan:
             return list(messages)
-        return with_note(messages, PLAN_NOTE.format(plan=fence("plan", plan, PLAN_CHARS)))
+        return with_note(messages, PLAN_NOTE.format(plan=fence("plan", plan, limit=PLAN_CHARS)))
 
     async def _review(
         self,
@@ -144,8 +145,8 @@ class PlannedGeneration:
             return
         yield Progress("revising", "the review found problems; writing the answer again")
         note = REVISE_NOTE.format(
-            problems=fence("problems", problems, PROBLEM_CHARS),
-            draft=fence("answer", draft.answer, self._max_chars),
+            problems=fence("problems", problems, limit=PROBLEM_CHARS),
+            draft=fence("answer", draft.answer, limit=self._max_chars),
         )
         revision = Candidate("revision")
         async for event in relay(
@@ -166,7 +167,8 @@ class PlannedGeneration:
 
     async def _problems(self, question: str, answer: str, turn: _Turn, cancel: asyncio.Event) -> str | None:
         """The reviewer's problems with `answer`, or None when it is fine or the review is unusable."""
-        user = f"{fence('question', question, self._max_chars)}\n\n{fence('answer', answer, self._max_chars)}"
+        limit = self._max_chars
+        user = f"{fence('question', question, limit=limit)}\n\n{fence('answer', answer, limit=limit)}"
         request = ChatRequest(
             (Message("system", REVIEW_INSTRUCTIONS), Message("user", user)),
             max_tokens=self._review_max_tokens,
