@@ -2,16 +2,16 @@
 
 A run that hits a cap stops cleanly with what it has gathered. The defaults follow peers (openai-agents
 stops at 10 turns, pydantic-ai at 50 requests) scaled to a local assistant: most turns need zero or one tool
-round, and a loop that keeps calling tools is usually stuck. The cancel helpers race work against an
-`asyncio.Event` so a Stop button works even while a model stream or a tool is stalled.
+round, and a loop that keeps calling tools is usually stuck. `drain` stops reading a stream when the
+cancel event fires (the other cancel helpers are in core/cancel.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from core.errors import ConfigError
 from core.types import Usage
@@ -86,23 +86,3 @@ async def drain(queue: asyncio.Queue[str | None], cancel: asyncio.Event) -> Asyn
             yield item
     finally:
         cancelled.cancel()
-
-
-async def unless_cancelled(work: Awaitable[T], cancel: asyncio.Event) -> T | None:
-    """Await `work` unless the cancel event fires first (then cancel it and return None)."""
-    task = asyncio.ensure_future(work)
-    waiter = asyncio.ensure_future(cancel.wait())
-    try:
-        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiter.cancel()
-        if not task.done():
-            await cancel_and_wait(task)
-    return task.result() if not task.cancelled() else None
-
-
-async def cancel_and_wait(task: asyncio.Future[Any]) -> None:
-    """Cancel `task` if it is still running and wait until it has finished."""
-    if not task.done():
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)

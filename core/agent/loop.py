@@ -24,10 +24,11 @@ from typing import Any
 from core.agent.compaction import Compactor
 from core.agent.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTE, Guardrail, first_tripped
 from core.agent.hooks import GuardedHooks, Middleware, NoopHooks, RunHooks, compose_middleware, streaming_call
-from core.agent.limits import RunLimits, cancel_and_wait, drain, unless_cancelled
+from core.agent.limits import RunLimits, drain
 from core.agent.tool_exec import ToolOutcome, execute_calls
 from core.agent.tool_gate import OfferAll, ToolGate
 from core.agent.xml_protocol import Decision, ToolProtocol, select_protocol
+from core.cancel import cancel_and_wait, unless_cancelled
 from core.errors import BudgetExceeded, DaemonError, ProviderError
 from core.events import (
     Done,

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.generation.judging import (
     JUDGE_MAX_TOKENS,
-    bounded_complete,
     candidates_block,
     judge_request,
     parse_choice,
@@ -31,6 +30,7 @@ from core.generation.judging import (
 from core.generation.panel import DEFAULT_MAX_CHARS, Decision, Panel
 from core.generation.runs import Candidate
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.types import ChatRequest, Message
 
 if TYPE_CHECKING:
@@ -83,7 +83,10 @@ class Ensemble(Panel):
         if len(good) == 1:
             return await super().decide(question, good, cancel, max_tokens)
         request = self._request(question, good, max_tokens)
-        reply = await bounded_complete(self._judge, request, timeout_s=self._timeout_s, cancel=cancel)
+        reply = await side_call(
+            self._judge, request, timeout_s=self._timeout_s, cancel=cancel, what="the voter",
+            otherwise="the first answer stands",
+        )  # fmt: skip
         fallback = Decision(
             good[0], good[0].answer, "fallback", reply.status, f"voter {reply.status}", reply.usage
         )

@@ -14,10 +14,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.agent.limits import unless_cancelled
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.text import fence
-from core.types import ChatRequest, Message, ModelResponse, Usage
+from core.types import ChatRequest, Message, Usage
 
 log = logging.getLogger(__name__)
 
@@ -38,22 +38,6 @@ short sentence saying why. Nothing else."""
 
 
 @dataclass(frozen=True)
-class Reply:
-    """A bounded call's outcome. `status`: "ok", "timeout", "failed" or "cancelled"."""
-
-    response: ModelResponse | None
-    status: str
-
-    @property
-    def text(self) -> str:
-        return self.response.text.strip() if self.response is not None else ""
-
-    @property
-    def usage(self) -> Usage:
-        return self.response.usage if self.response is not None else Usage()
-
-
-@dataclass(frozen=True)
 class Verdict:
     """Which candidate a judge chose. `index` points into the judged labels (None: no usable choice);
     `status` is "ok", "timeout", "failed", "cancelled" or "unparseable"."""
@@ -62,21 +46,6 @@ class Verdict:
     reason: str
     status: str
     usage: Usage = Usage()
-
-
-async def bounded_complete(
-    provider: ChatProvider, request: ChatRequest, *, timeout_s: float, cancel: asyncio.Event
-) -> Reply:
-    """One `complete` call that gives up after `timeout_s` or when `cancel` fires."""
-    try:
-        response = await unless_cancelled(asyncio.wait_for(provider.complete(request), timeout_s), cancel)
-    except TimeoutError:
-        log.info("%s did not answer within %.1f s", provider.name, timeout_s)
-        return Reply(None, "timeout")
-    except Exception as exc:  # noqa: BLE001 - a side model's failure only drops its contribution
-        log.info("%s failed: %s", provider.name, exc)
-        return Reply(None, "failed")
-    return Reply(response, "ok") if response is not None else Reply(None, "cancelled")
 
 
 def candidates_block(question: str, answers: Sequence[str], labels: Sequence[str], limit: int) -> str:
@@ -137,9 +106,10 @@ async def judge(
     max_chars: int,
 ) -> Verdict:
     """Ask `provider` which answer is best, in one bounded call."""
-    reply = await bounded_complete(
-        provider, judge_request(question, answers, labels, max_chars), timeout_s=timeout_s, cancel=cancel
-    )
+    reply = await side_call(
+        provider, judge_request(question, answers, labels, max_chars), timeout_s=timeout_s, cancel=cancel,
+        what="the judge", otherwise="the first candidate stands",
+    )  # fmt: skip
     if reply.response is None:
         return Verdict(None, f"judge {reply.status}", reply.status)
     index = parse_choice(reply.text, labels)

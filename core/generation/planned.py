@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.events import Progress, RunEvent
-from core.generation.judging import bounded_complete
 from core.generation.runs import Candidate, cancelled, ending, last_user_text, relay, with_note
 from core.providers.base import ChatProvider
+from core.providers.side_call import side_call
 from core.text import fence
 from core.types import ChatRequest, Message, Usage
 
@@ -120,7 +120,10 @@ class PlannedGeneration:
             max_tokens=self._plan_max_tokens,
             temperature=0.0,
         )
-        reply = await bounded_complete(self._planner, request, timeout_s=self._plan_timeout_s, cancel=cancel)
+        reply = await side_call(
+            self._planner, request, timeout_s=self._plan_timeout_s, cancel=cancel, what="the plan",
+            otherwise="answering without one",
+        )  # fmt: skip
         turn.usage = turn.usage + reply.usage
         plan = reply.text[:PLAN_CHARS]
         turn.extra["plan"] = reply.status if reply.status != "ok" else ("ok" if plan else "empty")
@@ -175,9 +178,10 @@ class PlannedGeneration:
             temperature=0.0,
         )
         assert self._reviewer is not None
-        reply = await bounded_complete(
-            self._reviewer, request, timeout_s=self._review_timeout_s, cancel=cancel
-        )
+        reply = await side_call(
+            self._reviewer, request, timeout_s=self._review_timeout_s, cancel=cancel, what="the review",
+            otherwise="keeping the draft",
+        )  # fmt: skip
         turn.usage = turn.usage + reply.usage
         verdict = reply.status if reply.status != "ok" else read_review(reply.text)
         turn.extra["review"] = verdict

@@ -14,7 +14,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from core.agent.limits import cancel_and_wait, unless_cancelled
+from core.cancel import cancel_and_wait, unless_cancelled
 from core.events import Done, RunError, RunEvent, TextDelta, UsageUpdate
 from core.prompt.sections import users_words
 from core.types import Message, Usage

@@ -56,10 +56,10 @@ class LlmAdjudicator:
             max_tokens=5,
             temperature=0.0,
         )
-        response = await side_call(
+        response = (await side_call(
             self._provider, request, timeout_s=self._timeout_s, what="fact adjudication",
             otherwise="the rules decide",
-        )  # fmt: skip
+        )).response  # fmt: skip
         if response is None:
             return None
         verdict = parse_verdict(response.text)

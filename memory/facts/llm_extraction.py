@@ -135,10 +135,10 @@ class LlmFactExtractor:
             temperature=0.0,
             response_schema=SCHEMA,
         )
-        response = await side_call(
+        response = (await side_call(
             self._provider, request, timeout_s=self._timeout_s, what="fact extraction",
             otherwise="no model-extracted facts",
-        )  # fmt: skip
+        )).response  # fmt: skip
         if response is None:
             return []
         facts = parse_facts(response.text, [turn.user for turn in recent], self._max_facts)

@@ -87,10 +87,10 @@ class ReflectionStep:
             return ""
         dialogue = "\n".join(f"User: {t.user[:600]}\nAssistant: {t.assistant[:300]}" for t in turns[-30:])
         request = ChatRequest((Message("system", _PROMPT), Message("user", dialogue)), max_tokens=300)
-        response = await side_call(
+        response = (await side_call(
             self._provider, request, timeout_s=60.0, what="the model reflection",
             otherwise="writing the offline one",
-        )  # fmt: skip
+        )).response  # fmt: skip
         return response.text.strip()[:2000] if response is not None else ""
 
 
