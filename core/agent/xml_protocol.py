@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from core.agent.tool_exec import ToolOutcome, fence_outcome
 from core.providers.base import ProviderProfile
+from core.providers.side_call import json_in
 from core.text import fence
 from core.types import ChatRequest, Message, ModelResponse, ToolCall, ToolSpec
 
@@ -289,14 +290,7 @@ def parse_json_choice(text: str, round_no: int = 1) -> Decision:
 
 
 def _load_object(text: str) -> dict[str, Any] | None:
-    candidate = _FENCE_RE.sub("", text.strip())
-    start, end = candidate.find("{"), candidate.rfind("}")
-    if start < 0 or end < start:
-        return None
-    try:
-        data = json.loads(candidate[start : end + 1])
-    except json.JSONDecodeError:
-        return None
+    data = json_in(text)
     return data if isinstance(data, dict) else None
 
 

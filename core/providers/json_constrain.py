@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from core.errors import ProviderError
+from core.providers.side_call import json_in
 
 STRING_TOKENS = 48
 NUMBER_TOKENS = 12
@@ -46,8 +47,14 @@ class ConstrainLM(Protocol):
         """Log-likelihood of each candidate continuation after the prompt plus `prefix`."""
 
     def complete_text(
-        self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str],
-        temperature: float = 0.0, schema: dict[str, Any] | None = None,
+        self,
+        messages: Messages,
+        prefix: str,
+        *,
+        max_tokens: int,
+        stop: Sequence[str],
+        temperature: float = 0.0,
+        schema: dict[str, Any] | None = None,
     ) -> str:
         """Continuation (greedy by default) of the prompt plus `prefix`, cut before the first stop
         string; `schema` (grammar backends only, no prefix) constrains it to that JSON schema."""
@@ -151,8 +158,10 @@ def describe(branch: Branch, descriptions: Mapping[str, str]) -> str:
     if branch.name is None:
         return ANSWER_DESCRIPTION
     text = (
-        branch.schema.get("description") or descriptions.get(branch.name)
-        or branch.args_schema.get("description") or ""
+        branch.schema.get("description")
+        or descriptions.get(branch.name)
+        or branch.args_schema.get("description")
+        or ""
     )
     if not text:
         params = ", ".join((branch.args_schema.get("properties") or {}).keys())
@@ -210,32 +219,6 @@ def schema_hint(schema: dict[str, Any], descriptions: Mapping[str, str] | None =
     if answer:
         lines.append(f'To reply directly without a tool: {{"{answer}": "..."}}')
     return "\n".join(lines)
-
-
-def extract_balanced(text: str) -> str | None:
-    """The first balanced JSON object or array in `text` (string-aware), or None."""
-    start = next((i for i, ch in enumerate(text) if ch in "{["), None)
-    if start is None:
-        return None
-    depth, in_string, escaped = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-    return None
 
 
 def _type_of(schema: dict[str, Any]) -> str | None:
@@ -298,10 +281,9 @@ class _Filler:
 
     def _generic(self, prefix: str, opener: str) -> str:
         raw = self.lm.complete_text(self.messages, prefix + opener, max_tokens=GENERIC_TOKENS, stop=["\n\n"])
-        found = extract_balanced(opener + raw) or ""
-        with suppress(json.JSONDecodeError):
-            json.loads(found)
-            return found
+        found = json_in(opener + raw)
+        if isinstance(found, dict | list):
+            return json.dumps(found, ensure_ascii=False)
         return "[]" if opener == "[" else "{}"
 
 
@@ -311,10 +293,9 @@ def unwrap_answer(text: str, key: str) -> str:
     text = text.strip()
     if not text.startswith("{"):
         return text
-    with suppress(json.JSONDecodeError):
-        data = json.loads(extract_balanced(text) or "")
-        if isinstance(data, dict) and isinstance(data.get(key), str):
-            return data[key].strip()
+    data = json_in(text)
+    if isinstance(data, dict) and isinstance(data.get(key), str):
+        return data[key].strip()
     opened = re.match(r'\{\s*"' + re.escape(key) + r'"\s*:\s*"', text)
     if opened:  # cut off before its closing quote
         return re.sub(r'"\s*\}?\s*$', "", text[opened.end() :]).strip()
@@ -324,9 +305,11 @@ def unwrap_answer(text: str, key: str) -> str:
 def _answer(lm: ConstrainLM, task: JsonTask, key: str) -> str:
     """A direct answer as free text at the caller's temperature. A tiny model sometimes copies the format
     example from the instructions (`{"answer": "your answer"}`) instead of answering: one sampled retry."""
+
     def write(heat: float) -> str:
-        return unwrap_answer(lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(),
-                                              temperature=heat), key)
+        return unwrap_answer(
+            lm.complete_text(task.messages, "", max_tokens=task.answer_tokens, stop=(), temperature=heat), key
+        )
 
     text = write(task.answer_temperature)
     copied = any(m["role"] == "system" and json.dumps(text) in m["content"] for m in task.messages)

@@ -65,12 +65,41 @@ async def side_call(
 
 
 def json_in(text: str) -> Any | None:
-    """The first JSON object or array in `text` (from the first `{`/`[` to the last `}`/`]`), or None."""
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    end = max(text.rfind("}"), text.rfind("]"))
-    if not starts or end <= min(starts):
-        return None
-    try:
-        return json.loads(text[min(starts) : end + 1])
-    except json.JSONDecodeError:
-        return None
+    """The first JSON object or array in `text` that parses, or None.
+
+    Models wrap JSON in code fences and prose, and the prose may hold braces of its own ("{name}"), so each
+    `{`/`[` is tried in turn up to its balancing bracket (brackets inside strings do not count).
+    """
+    for start, char in enumerate(text):
+        if char not in "{[":
+            continue
+        end = _balanced_end(text, start)
+        if end is None:
+            continue
+        try:
+            return json.loads(text[start:end])
+        except json.JSONDecodeError:
+            continue
+    return None
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    depth, in_string, escaped = 0, False, False
+    for i in range(start, len(text)):
+        char = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None

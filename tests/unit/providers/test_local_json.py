@@ -12,7 +12,6 @@ from core.providers.json_constrain import (
     JsonTask,
     constrained_json,
     describe,
-    extract_balanced,
     schema_hint,
     tool_branches,
     unwrap_answer,
@@ -28,8 +27,11 @@ def _tool(name: str, **props: str) -> dict:
         "type": "object",
         "properties": {
             "tool": {"const": name},
-            "arguments": {"type": "object", "properties": {k: {"type": v} for k, v in props.items()},
-                          "required": list(props)},
+            "arguments": {
+                "type": "object",
+                "properties": {k: {"type": v} for k, v in props.items()},
+                "required": list(props),
+            },
         },
         "required": ["tool", "arguments"],
         "additionalProperties": False,
@@ -60,8 +62,14 @@ class ScriptedLM:
         return self.scorer(messages, prefix, candidates)
 
     def complete_text(
-        self, messages: Messages, prefix: str, *, max_tokens: int, stop: Sequence[str],
-        temperature: float = 0.0, schema: dict | None = None,
+        self,
+        messages: Messages,
+        prefix: str,
+        *,
+        max_tokens: int,
+        stop: Sequence[str],
+        temperature: float = 0.0,
+        schema: dict | None = None,
     ) -> str:
         self.prefixes.append(prefix)
         self.schemas.append(schema)
@@ -86,8 +94,12 @@ def test_tool_branches_reads_the_agent_schema_shape() -> None:
 
 def test_channel_scoring_picks_the_tool_and_forces_the_skeleton() -> None:
     lm = ScriptedLM(keyword_channel, lambda prefix: "Paris")
-    task = JsonTask(USER, SCHEMA, request_text=USER[0]["content"],
-                    descriptions={"get_weather": "Get the weather for a city."})
+    task = JsonTask(
+        USER,
+        SCHEMA,
+        request_text=USER[0]["content"],
+        descriptions={"get_weather": "Get the weather for a city."},
+    )
     text = constrained_json(lm, task)
     assert json.loads(text) == {"tool": "get_weather", "arguments": {"city": "Paris"}}
     # one channel prompt per branch, each scoring the same request
@@ -139,8 +151,11 @@ def test_generic_object_schema_fills_typed_fields() -> None:
     schema = {
         "type": "object",
         "properties": {
-            "name": {"type": "string"}, "age": {"type": "integer"}, "ok": {"type": "boolean"},
-            "mood": {"enum": ["happy", "sad"]}, "kind": {"const": "person"},
+            "name": {"type": "string"},
+            "age": {"type": "integer"},
+            "ok": {"type": "boolean"},
+            "mood": {"enum": ["happy", "sad"]},
+            "kind": {"const": "person"},
         },
         "required": ["name", "age", "ok", "mood", "kind"],
     }
@@ -176,11 +191,15 @@ def test_invalid_output_is_repaired_once_then_fails_clearly() -> None:
 
 def test_grammar_backends_get_a_schema_for_values_without_a_filler_rule() -> None:
     tags = {"type": "array", "items": {"type": "string"}}
-    schema = {"type": "object", "properties": {"name": {"type": "string"}, "tags": tags},
-              "required": ["name", "tags"]}
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "tags": tags},
+        "required": ["name", "tags"],
+    }
     lm = ScriptedLM(writer=lambda prefix: "Ada" if prefix.endswith('"name": "') else ' ["x",\n "y"] ')
     assert json.loads(constrained_json(lm, JsonTask(USER, schema, grammar=True))) == {
-        "name": "Ada", "tags": ["x", "y"]
+        "name": "Ada",
+        "tags": ["x", "y"],
     }
     assert lm.schemas == [None, tags]
     assert lm.prefixes[1] == '{"name": "Ada", "tags": '  # the grammar continues the forced skeleton
@@ -196,19 +215,6 @@ def test_hint_describe_and_helpers() -> None:
     assert hinted[0]["content"] == "Be kind.\n\nHINT"
     agent = [{"role": "system", "content": 'Reply {"tool": "X"}'}, *USER]
     assert with_system_hint(agent, "HINT") == agent  # the agent already described the format
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ('noise {"a": "}{", "b": [1, {"c": 2}]} tail', '{"a": "}{", "b": [1, {"c": 2}]}'),
-        ('x {"q": "say \\"hi\\" }"} y', '{"q": "say \\"hi\\" }"}'),
-        ("no json here", None),
-        ('{"open": ', None),
-    ],
-)
-def test_extract_balanced(text: str, expected: str | None) -> None:
-    assert extract_balanced(text) == expected
 
 
 def test_unwrap_answer_and_validation_error() -> None:
