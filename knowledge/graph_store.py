@@ -14,13 +14,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.durable import atomic_write
+from core.durable import atomic_write, move_aside
 from core.errors import StorageError
 from knowledge.graph import KnowledgeGraph
 
@@ -56,7 +55,7 @@ class GraphStore:
                 self._main_verified = True
                 return graph
             except ValueError as error:
-                moved = self._move_aside(self.path)
+                moved = move_aside(self.path, self._clock())
                 damaged.append(moved)
                 log.warning("knowledge graph %s is unreadable (%s); moved to %s", self.path, error, moved)
         else:
@@ -67,7 +66,7 @@ class GraphStore:
                 log.warning("recovered the knowledge graph from the backup %s", self.backup)
                 return graph
             except ValueError as error:
-                damaged.append(self._move_aside(self.backup))
+                damaged.append(move_aside(self.backup, self._clock()))
                 log.warning("knowledge graph backup %s is unreadable too (%s)", self.backup, error)
         kept = ", ".join(str(p) for p in damaged) or "none"
         log.warning("starting with an empty knowledge graph; damaged files kept: %s", kept)
@@ -100,19 +99,6 @@ class GraphStore:
         data = _migrate(payload.get("graph"), version)
         return KnowledgeGraph.from_node_link(data, self._clock)
 
-    def _move_aside(self, path: Path) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
-        target = path.with_name(f"{path.name}.corrupt-{stamp}")
-        counter = 1
-        while target.exists():  # never overwrite an earlier damaged file
-            target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
-            counter += 1
-        try:
-            os.replace(path, target)
-        except OSError as error:
-            raise StorageError(f"cannot move the damaged file {path} aside: {error}") from None
-        return target
-
     # --- save ---------------------------------------------------------------------------------------------
     def save(self, graph: KnowledgeGraph) -> None:
         """Write the graph atomically; the previous intact version becomes the backup."""
@@ -143,7 +129,7 @@ class GraphStore:
             try:
                 self._decode(raw)
             except ValueError as error:
-                moved = self._move_aside(self.path)
+                moved = move_aside(self.path, self._clock())
                 log.warning("knowledge graph %s was damaged (%s); moved it to %s", self.path, error, moved)
                 return
             except _NewerSchema:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.durable import move_aside
 from core.errors import StorageError
-from memory.sqlite_db import DurableDB, Migration, move_aside
+from memory.sqlite_db import DurableDB, Migration
 
 if TYPE_CHECKING:
     import numpy as np

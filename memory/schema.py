@@ -13,14 +13,13 @@ should be idempotent anyway: after a crash between a migration and its record, i
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from core.durable import atomic_write
+from core.durable import atomic_write, move_aside
 from core.errors import StorageError
 from memory.collections import COLLECTIONS
 
@@ -84,7 +83,7 @@ class StoreSchema(Generic[T]):
         try:
             return self._read(self.path)
         except (OSError, ValueError) as error:
-            moved = self._move_aside(self.path) if self.path.exists() else None
+            moved = move_aside(self.path, self._clock()) if self.path.exists() else None
             try:
                 state = self._read(self.backup)
             except (OSError, ValueError):
@@ -144,13 +143,3 @@ class StoreSchema(Generic[T]):
             atomic_write(self.backup, data)
         except OSError as error:
             raise StorageError(f"cannot write the store schema file {self.path}: {error}") from None
-
-    def _move_aside(self, path: Path) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
-        target = path.with_name(f"{path.name}.corrupt-{stamp}")
-        counter = 1
-        while target.exists():
-            target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
-            counter += 1
-        os.replace(path, target)
-        return target

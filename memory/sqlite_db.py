@@ -7,7 +7,6 @@ used from several threads (front ends and worker threads), which sqlite3 allows 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
@@ -110,21 +109,3 @@ class DurableDB:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def move_aside(path: Path) -> Path:
-    """Move a damaged database (and its -wal/-shm files) to `<name>.corrupt-<timestamp>`: never deleted,
-    never overwritten; returns where the main file went."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    counter = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
-        counter += 1
-    for suffix in ("-wal", "-shm"):
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            os.replace(side, target.with_name(target.name + suffix))
-    if path.exists():
-        os.replace(path, target)
-    return target
