@@ -44,6 +44,8 @@ class ModelsConfig(_Frozen):
     main: str = "auto"
     fast: str | None = None
     judge: str | None = None
+    # Nothing reads this yet (visual memory, issue 15, will). It stays because unknown keys are refused, so
+    # dropping it would stop existing config files that set it from loading.
     vision: str | None = None
     fallback_to_local: bool = True
 

@@ -82,7 +82,7 @@ def missing_credentials(config: AppConfig, env: Mapping[str, str]) -> list[str]:
     """One sentence per model role whose chosen provider cannot be called for want of its key (or base
     URL), naming the variable to set. Empty when every chosen provider is usable."""
     chosen = {"main": resolve_main_provider(config, env)}
-    chosen.update({role: getattr(config.models, role) for role in ("fast", "judge", "vision")})
+    chosen.update({role: getattr(config.models, role) for role in ("fast", "judge")})
     problems: list[str] = []
     for role, name in chosen.items():
         cfg = config.providers.get(name) if name else None
