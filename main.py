@@ -352,6 +352,7 @@ def _build_remembering(
     from core.turn_context import ContextGatherer
     from memory.embeddings import MiniLMEmbedder
     from memory.facts.adjudicator import LlmAdjudicator
+    from memory.facts.object_types import ObjectTypes
     from memory.facts.service import open_fact_memory
     from memory.review import REVIEW_FILE, ReviewQueue
     from memory.session_state import SESSION_STATE_FILE, SessionStateDB
@@ -362,10 +363,11 @@ def _build_remembering(
     closers.append(review.close)
     memory, port = _build_memory(config, journal, embedder, review)
     closers.append(memory.close)
-    facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None)
-    closers.append(closer)
     nlp = SpacyPipeline()  # one spaCy model for topics and facts, loaded on the first message
     knowledge, extractor = build_knowledge(config), build_extractor(nlp)
+    types = ObjectTypes(nlp, knowledge)  # the gate rejects a fact whose object does not fit its relation
+    facts, closer = open_fact_memory(config.data_dir, memory, LlmAdjudicator(model) if model else None, types)
+    closers.append(closer)
     analyzer = build_analyzer(embedder, nlp)
     refiner = None
     if model is not None and config.context.llm_refinement:

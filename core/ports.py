@@ -252,6 +252,15 @@ class KnowledgePort(Protocol):
         ...
 
 
+class EntityTypes(Protocol):
+    """What kind of thing a name is known to be (the knowledge graph), for checking a fact's object."""
+
+    def entity_type(self, name: str) -> str | None:
+        """The known type of the entity with this name or alias ("person", "organization", "place", "pet",
+        "project", "event"); None when the name is unknown or only vaguely typed ("thing", "other")."""
+        ...
+
+
 class MemoryPort(Protocol):
     """Long-term memory as the orchestrator sees it."""
 

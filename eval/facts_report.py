@@ -3,9 +3,11 @@
     python -m eval.facts_report                 # every tests/data/facts_*.yaml
     python -m eval.facts_report tests/data/facts_chat_blind.yaml
 
-All columns come from one run: `rules` (RuleFactExtractor), `grammar` (the parse's verb frames alone) and
-`grammar+rules` (what Daemon runs). A fact counts when (subject, canonical relation, object, negated) match
-after normalisation (case, punctuation, a leading article). The README's fact table comes from this.
+All columns come from one run: `rules` (RuleFactExtractor), `grammar` (the parse's verb frames alone),
+`grammar+rules` (what Daemon extracts) and `+type gate` (those facts less the ones the verification gate's
+type check rejects: an object that does not fit its relation, `memory.facts.object_types`). A fact counts
+when (subject, canonical relation, object, negated) match after normalisation (case, punctuation, a leading
+article). The README's fact table comes from this.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -60,17 +63,34 @@ def precision_recall(extractor: FactExtractor, path: Path) -> tuple[float, float
     return hits / max(extracted, 1), hits / max(wanted, 1)
 
 
+class TypeGated:
+    """An extractor's facts less those whose object the gate's type check rejects (no stored facts)."""
+
+    def __init__(self, extractor: FactExtractor, types: Any) -> None:
+        self._extractor = extractor
+        self._types = types
+
+    def extract(self, text: str) -> list[ExtractedFact]:
+        """The extractor's facts that fit their relations."""
+        from memory.facts.model import Candidate
+
+        facts = self._extractor.extract(text)
+        return [f for f in facts if self._types.mismatch(Candidate.from_extracted(f)) is None]
+
+
 def extractors() -> dict[str, FactExtractor]:
-    """The three readers compared, sharing one spaCy pipeline."""
+    """The readers compared, sharing one spaCy pipeline."""
     from core.nlp import SpacyPipeline
     from memory.facts.extraction import RuleFactExtractor
     from memory.facts.grammar import GrammarFactExtractor
+    from memory.facts.object_types import ObjectTypes
 
     nlp = SpacyPipeline()
     return {
         "rules": RuleFactExtractor(),
         "grammar": GrammarFactExtractor(nlp, rules=False),
         "grammar+rules": GrammarFactExtractor(nlp),
+        "+type gate": TypeGated(GrammarFactExtractor(nlp), ObjectTypes(nlp)),
     }
 
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping, Sequence
 
 from core.ports import ExtractedFact, GraphContext
-from core.relations import USER_ID, canonical_relation
+from core.relations import USER_ID, VAGUE_TYPES, canonical_relation
 from knowledge.entities import EntityResolver
 from knowledge.expansion import Expanded, expand, graph_bonus, graph_sentences
 from knowledge.graph import KnowledgeGraph
@@ -71,6 +71,13 @@ class KnowledgeService:
             if self._graph.revision != revision:
                 self._store.save(self._graph)
         return report.edges + report.attributes + ended
+
+    def entity_type(self, name: str) -> str | None:
+        """`core.ports.EntityTypes`: the graph's type of the entity so named (None: unknown or vague)."""
+        with self._lock:
+            found = self._graph.find(name)
+            entity = self._graph.entity(found) if found is not None else None
+        return entity.type if entity is not None and entity.type not in VAGUE_TYPES else None
 
     def _end(self, fact: ExtractedFact, at: float) -> int:
         """End the current edges the negated fact names; unknown entities are not created for it."""

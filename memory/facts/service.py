@@ -19,6 +19,7 @@ from core.relations import normalize
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
 from memory.facts.implications import widen
 from memory.facts.model import CURRENT, Candidate, StoredFact
+from memory.facts.object_types import ObjectTypes
 from memory.facts.profile import profile_facts
 from memory.facts.references import is_pronoun, resolve
 from memory.facts.store import FACTS_FILE, FactStore
@@ -81,7 +82,7 @@ class FactMemory:
             if candidate is None:
                 continue
             current = await asyncio.to_thread(self._store.current, candidate.subject_key, candidate.relation)
-            decision = await self._verifier.decide(candidate, current)
+            decision = await self._verifier.decide(candidate, current, known)
             decision = await asyncio.to_thread(widen, candidate, decision, known, self._store.current)
             logger.debug("fact %s: %s (%s)", candidate.id, decision.verdict, decision.reason)
             decisions.append((fact, candidate, decision))
@@ -175,13 +176,18 @@ class FactMemory:
 
 
 def open_fact_memory(
-    data_dir: Path, memory: MemoryService, adjudicator: Adjudicator | None = None
+    data_dir: Path,
+    memory: MemoryService,
+    adjudicator: Adjudicator | None = None,
+    types: ObjectTypes | None = None,
 ) -> tuple[FactMemory, Callable[[], None]]:
     """Verified facts in `facts.sqlite3` of the data dir, copied into the `facts` collection, with the claim
-    index of the documents that rely on them; and the function that closes both files."""
+    index of the documents that rely on them; and the function that closes both files. `types` checks that
+    each fact's object fits its relation (none: no type check)."""
     store, claims = FactStore(data_dir / FACTS_FILE), ClaimIndex(data_dir / CLAIMS_FILE)
+    verifier = FactVerifier(adjudicator, types=types)
     facts = FactMemory(
-        store, FactVerifier(adjudicator), index=lambda records: memory.add(FACTS_COLLECTION, records),
+        store, verifier, index=lambda records: memory.add(FACTS_COLLECTION, records),
         claims=claims, restamp=memory.update_metadata,
     )  # fmt: skip
     facts.repair_index(memory.stats()[FACTS_COLLECTION])  # a crash between the two writes

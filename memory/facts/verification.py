@@ -8,6 +8,8 @@ Rules first, in order; a model is consulted only for the ambiguous case, when on
   stored fact would be replayed into every later prompt (memory poisoning).
 - RETRACT: a negated fact ("I no longer work at Acme") that matches current facts: those are flagged as no
   longer true. Nothing new is stored; nothing is deleted.
+- REJECT: an object that does not fit its relation, by known type (`object_types`): a company as the user's
+  name, a studio with a job title, "abc" as an age, the user's sister as an employer. Unknown types pass.
 - STORE: no current fact has the same subject and relation; or one has the same object (a confirmation of
   that fact); or the relation holds many values at once (likes, owns, has a pet).
 - STORE_AND_FLAG: a single-valued relation (lives in, works at, is named, age, a schedule's time) gets a new
@@ -31,6 +33,7 @@ from typing import Protocol
 from core.relations import FUNCTIONAL_RELATIONS
 from memory.facts.matching import object_key, same_object
 from memory.facts.model import Candidate, StoredFact
+from memory.facts.object_types import ObjectTypes
 
 logger = logging.getLogger(__name__)
 
@@ -145,12 +148,28 @@ def _named_replacement(candidate: Candidate, current: Sequence[StoredFact]) -> t
 class FactVerifier:
     """Rules, then the adjudicator for what the rules leave open (bounded by `timeout_s`)."""
 
-    def __init__(self, adjudicator: Adjudicator | None = None, *, timeout_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        adjudicator: Adjudicator | None = None,
+        *,
+        timeout_s: float = 5.0,
+        types: ObjectTypes | None = None,
+    ) -> None:
         self._adjudicator = adjudicator
         self._timeout_s = timeout_s
+        self._types = types
 
-    async def decide(self, candidate: Candidate, current: Sequence[StoredFact]) -> Decision:
+    async def decide(
+        self, candidate: Candidate, current: Sequence[StoredFact], known: Sequence[StoredFact] = ()
+    ) -> Decision:
+        """The verdict on `candidate`; `current` are the current facts with its subject and relation,
+        `known` every current fact (whose names are the user's relatives, for the type check)."""
         decision = decide_by_rules(candidate, current)
+        if decision is None or decision.verdict in (Verdict.STORE, Verdict.STORE_AND_FLAG):
+            # only what would be stored is typed: a skip or a retraction stores nothing
+            mismatch = await self._mismatch(candidate, known)
+            if mismatch:
+                return Decision(Verdict.REJECT, f"does not fit the relation: {mismatch}")
         if decision is not None:
             return decision
         others = tuple(f.id for f in current)
@@ -161,6 +180,15 @@ class FactVerifier:
             return Decision(Verdict.REJECT, "the model judged the new value implausible", others)
         reason = "the model judged it an update" if answer == "update" else "newest statement wins"
         return Decision(Verdict.STORE_AND_FLAG, reason, others)
+
+    async def _mismatch(self, candidate: Candidate, known: Sequence[StoredFact]) -> str | None:
+        if self._types is None:
+            return None
+        try:  # spaCy may parse the sentence: off the event loop
+            return await asyncio.to_thread(self._types.mismatch, candidate, known)
+        except Exception:  # noqa: BLE001 - an untyped fact is kept, as an unknown type is
+            logger.exception("could not type fact %s; keeping it", candidate.id)
+            return None
 
     async def _judge(self, candidate: Candidate, old: StoredFact) -> str | None:
         if self._adjudicator is None:
