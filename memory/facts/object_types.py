@@ -100,6 +100,7 @@ _ABOUT_A_PERSON = frozenset({"works_at", "studies_at", "born_in", "age"})
 _SUBJECT_NEVER = frozenset({ORG, PLACE, THING})
 _NOUN_KINDS = ((_ORG_NOUNS, ORG), (_PLACE_NOUNS, PLACE), (_THING_NOUNS, THING), (_PET_NOUNS, PET))
 _NOUN_KINDS += ((_PERSON_NOUNS, PERSON),)
+_NAMING = re.compile(r"\b(?:called|named)\b|,", re.I)
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,9 @@ class ObjectTypes:
         the wording's ("studio called X")."""
         if not sentence or not value:
             return None
-        noun = self._parsed_noun(value, sentence) if self._nlp is not None else None
+        # only "called"/"named" or a comma (an apposition) can name the value: else no parse is needed
+        naming = self._nlp is not None and _NAMING.search(sentence) is not None
+        noun = self._parsed_noun(value, sentence) if naming else None
         if noun is None:
             match = re.search(
                 rf"\b([A-Za-z][\w-]*)\s*,?\s+(?:called|named)\s+[\"']?{re.escape(value)}(?![\w'-])",
