@@ -51,7 +51,7 @@ class Progress:
 
 @dataclass(frozen=True)
 class Done:
-    """The run finished. `exit_reason` is "answer", "max_rounds", "budget", "cancelled" or "guardrail"."""
+    """The run finished. `exit_reason` is "answer", "max_rounds", "budget" or "cancelled"."""
 
     answer: str
     exit_reason: str = "answer"

@@ -18,7 +18,6 @@ _EXIT_NOTICES: Mapping[str, str] = {
     "cancelled": "Stopped.",
     "max_rounds": "Stopped after too many tool rounds; the answer may be incomplete.",
     "budget": "Stopped: the spending budget was reached.",
-    "guardrail": "A guardrail refused this answer.",
 }
 
 

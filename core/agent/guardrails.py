@@ -1,10 +1,8 @@
-"""Input and output guardrails: cheap checks that can refuse a turn before or after the model answers.
+"""Tool-output guardrails: cheap checks on each tool result before the model reads it.
 
-A guardrail is any callable `(text) -> GuardrailResult` (sync or async). Input guardrails see the user's
-last message before the first model call; output guardrails see the final answer; tool-output guardrails
-see each tool result before the model does (a tripped one withholds that result, not the whole turn).
-A guardrail that raises counts as tripped (fail closed): a broken safety check must not silently let
-everything through.
+A guardrail is any callable `(text) -> GuardrailResult` (sync or async); a tripped one withholds that
+result, not the whole turn. A guardrail that raises counts as tripped (fail closed): a broken safety check
+must not silently let everything through.
 """
 
 from __future__ import annotations
@@ -18,15 +16,10 @@ from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
-# What the user sees when a guardrail trips. Deliberately generic: naming the rule that fired would teach
-# a prompt-injection attempt how to get around it.
-INPUT_REFUSAL = "Sorry, I can't help with that request."
-OUTPUT_REFUSAL = "Sorry, I can't share that answer. Could you rephrase or ask something else?"
-
 
 @dataclass(frozen=True)
 class GuardrailResult:
-    """`tripwire=True` refuses the turn; `reason` is for logs and traces, never shown to the user."""
+    """`tripwire=True` withholds the checked text; `reason` is for logs, never shown to the user."""
 
     tripwire: bool = False
     reason: str = ""
@@ -54,32 +47,6 @@ async def _run_one(guardrail: Guardrail, text: str) -> GuardrailResult:
     if not isinstance(result, GuardrailResult):
         return GuardrailResult(True, f"guardrail returned {type(result).__name__}, not GuardrailResult")
     return result
-
-
-@dataclass(frozen=True)
-class BlockedTerms:
-    """Trips when the text contains any of `terms` as a whole word or phrase (case-insensitive)."""
-
-    terms: tuple[str, ...]
-    reason: str = "blocked term"
-
-    def __call__(self, text: str) -> GuardrailResult:
-        for term in self.terms:
-            if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE):
-                return GuardrailResult(True, f"{self.reason}: {term}")
-        return GuardrailResult(False)
-
-
-@dataclass(frozen=True)
-class MaxLength:
-    """Trips when the text is longer than `max_chars` (a cheap guard against pasted floods)."""
-
-    max_chars: int
-
-    def __call__(self, text: str) -> GuardrailResult:
-        if len(text) > self.max_chars:
-            return GuardrailResult(True, f"text has {len(text)} characters, limit {self.max_chars}")
-        return GuardrailResult(False)
 
 
 # Phrases that address the assistant rather than inform it: a web page or file has no business saying them.

@@ -6,7 +6,7 @@ runner can serve many runs (even concurrently) and holds only configuration.
 
 Exits: "answer" (the model answered without tools), "max_rounds" (a round or tool limit; one last call
 with tools disabled writes the answer), "budget" (BudgetExceeded or max_total_tokens), "cancelled" (the
-cancel event, checked between stream parts, while tools run and before each round) and "guardrail".
+cancel event, checked between stream parts, while tools run and before each round).
 Task cancellation is not an exit: CancelledError propagates at once (an async generator must not yield
 while it is being cancelled or closed); the caller records what was shown so far.
 A ProviderError ends the run with `RunError`.
@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from core.agent.compaction import Compactor
-from core.agent.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTE, Guardrail, first_tripped
-from core.agent.hooks import GuardedHooks, Middleware, NoopHooks, RunHooks, compose_middleware, streaming_call
+from core.agent.guardrails import WITHHELD_NOTE, Guardrail, first_tripped
+from core.agent.hooks import streaming_call
 from core.agent.limits import RunLimits, drain
 from core.agent.tool_exec import ToolOutcome, execute_calls
 from core.agent.tool_gate import OfferAll, ToolGate
@@ -66,7 +66,7 @@ class _Offer:
     def of(cls, toolset: Toolset, runner: AgentRunner) -> _Offer:
         specs = toolset.specs()
         protocol = select_protocol(runner.provider.profile, bool(specs))
-        hold = bool(runner.output_guardrails) or not protocol.streams_text
+        hold = not protocol.streams_text
         # Only the compactor plans with the schemas' size, so it counts them with its own counter.
         counted = runner.compactor is not None and bool(specs)
         tokens = runner.compactor.counter.count(json.dumps([asdict(s) for s in specs])) if counted else 0
@@ -104,11 +104,6 @@ class AgentRunner:
         provider: the chat model.
         toolset: tools the model may call (empty: plain chat).
         limits: round, tool and token caps.
-        hooks: lifecycle observers; exceptions they raise are logged and ignored.
-        middleware: wrappers around each model call, outermost first (see `core.agent.hooks`).
-        input_guardrails: checks on the user's last message before the first model call.
-        output_guardrails: checks on the final answer. When any are set, answer text is held back and
-            sent as one TextDelta after the checks pass, so refused text is never shown.
         tool_output_guardrails: checks on each tool result; a tripped one replaces that result, for the
             model and the record, with a note that it was withheld.
         compactor: summarises old history when it nears the context window (None: never).
@@ -120,10 +115,6 @@ class AgentRunner:
         provider: ChatProvider,
         toolset: Toolset | None = None,
         limits: RunLimits | None = None,
-        hooks: RunHooks | None = None,
-        middleware: Sequence[Middleware] = (),
-        input_guardrails: Sequence[Guardrail] = (),
-        output_guardrails: Sequence[Guardrail] = (),
         tool_output_guardrails: Sequence[Guardrail] = (),
         compactor: Compactor | None = None,
         tool_gate: ToolGate | None = None,
@@ -131,10 +122,6 @@ class AgentRunner:
         self.provider = provider
         self.toolset = toolset if toolset is not None else Toolset()
         self.limits = limits or RunLimits()
-        self.hooks: RunHooks = GuardedHooks(hooks) if hooks is not None else NoopHooks()
-        self.middleware = tuple(middleware)
-        self.input_guardrails = tuple(input_guardrails)
-        self.output_guardrails = tuple(output_guardrails)
         self.tool_output_guardrails = tuple(tool_output_guardrails)
         self.compactor = compactor
         self.tool_gate: ToolGate = tool_gate if tool_gate is not None else OfferAll()
@@ -160,26 +147,18 @@ class AgentRunner:
         try:
             async for event in self._steps(state, cancel):
                 yield event
-        except BudgetExceeded as exc:
-            await self.hooks.on_error(exc)
+        except BudgetExceeded:
             async for event in self._finish(state, _with_note(state.visible, BUDGET_NOTE), "budget"):
                 yield event
         except ProviderError as exc:
-            await self.hooks.on_error(exc)
             yield RunError(str(exc) or "The model provider failed.", kind="provider")
         except DaemonError as exc:
-            await self.hooks.on_error(exc)
             yield RunError(str(exc), kind=type(exc).__name__)
-        except Exception as exc:
+        except Exception:
             log.exception("agent run failed")
-            await self.hooks.on_error(exc)
             yield RunError("Something went wrong while answering; the log has details.", kind="internal")
 
     async def _steps(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
-        if await self._input_tripped(state):
-            async for event in self._refuse(state, INPUT_REFUSAL, "input"):
-                yield event
-            return
         limit = "rounds"
         for round_no in range(1, self.limits.max_rounds + 1):
             state.round_no = round_no
@@ -210,7 +189,6 @@ class AgentRunner:
         if cancel.is_set():
             state.cancelled = True
             return
-        await self.hooks.on_iteration_start(state.round_no)
         yield Progress("thinking", f"round {state.round_no}")
         async for event in self._maybe_compact(state):
             yield event
@@ -221,12 +199,11 @@ class AgentRunner:
         if state.decision.calls:
             async for event in self._tool_round(state, cancel):
                 yield event
-        await self.hooks.on_iteration_end(state.round_no)
 
     async def _model_call(
         self, state: _RunState, cancel: asyncio.Event, *, final: bool
     ) -> AsyncIterator[RunEvent]:
-        """Call the model through the middleware, streaming visible text; leaves the result in `state`."""
+        """Call the model, streaming visible text; leaves the result in `state`."""
         base = ChatRequest(
             tuple(state.messages),
             max_tokens=state.max_tokens or self.limits.response_max_tokens,
@@ -234,8 +211,8 @@ class AgentRunner:
         )
         request = state.offer.protocol.prepare(base, state.offer.specs, final=final)
         queue: asyncio.Queue[str | None] = asyncio.Queue()
-        handler = compose_middleware(self.middleware, streaming_call(self.provider, queue.put_nowait, cancel))
-        task = asyncio.ensure_future(handler(request))
+        call_model = streaming_call(self.provider, queue.put_nowait, cancel)
+        task = asyncio.ensure_future(call_model(request))
         task.add_done_callback(lambda _task: queue.put_nowait(None))
         text_filter = state.offer.protocol.text_filter()
         state.visible, state.emitted = "", False
@@ -267,11 +244,10 @@ class AgentRunner:
         return TextDelta(text)
 
     async def _accept(self, state: _RunState, response: ModelResponse) -> AsyncIterator[RunEvent]:
-        """Book a finished model call: usage, model name, hooks, and how to read it."""
+        """Book a finished model call: usage, model name, and how to read it."""
         state.usage = state.usage + response.usage
         state.model = response.model or state.model
         yield UsageUpdate(call=response.usage, total=state.usage)
-        await self.hooks.on_model_response(response)
         state.response = response
         state.decision = state.offer.protocol.interpret(response, state.round_no)
 
@@ -287,7 +263,6 @@ class AgentRunner:
         yield Progress("running tools", ", ".join(c.name for c in decision.calls))
         for call in decision.calls:
             yield ToolCallStarted(call)
-            await self.hooks.on_tool_call(call)
         work = execute_calls(
             decision.calls,
             state.offer.toolset,
@@ -304,7 +279,6 @@ class AgentRunner:
         state.failed_rounds = 0 if any(o.ok for o in outcomes) else state.failed_rounds + 1
         for outcome in outcomes:
             yield ToolCallEnded(outcome.call, outcome.ok, outcome.output, outcome.elapsed_ms)
-            await self.hooks.on_tool_result(outcome.call, outcome.ok, outcome.output)
             state.records.append(outcome.as_record())
         state.messages.append(state.offer.protocol.assistant_message(state.response, decision))
         state.messages.extend(state.offer.protocol.result_messages(outcomes))
@@ -358,31 +332,10 @@ class AgentRunner:
     async def _finish(
         self, state: _RunState, answer: str, reason: str, extra: dict[str, Any] | None = None
     ) -> AsyncIterator[RunEvent]:
-        """Check the answer with the output guardrails, show it if it was held back, and emit Done."""
-        tripped = await first_tripped(self.output_guardrails, answer) if answer else None
-        if tripped is not None:
-            async for event in self._refuse(state, OUTPUT_REFUSAL, "output", tripped.reason):
-                yield event
-            return
+        """Show the answer if it was held back, and emit Done."""
         if answer and not state.emitted:
             yield TextDelta(answer)
         yield self._done(state, answer, reason, extra)
-
-    async def _input_tripped(self, state: _RunState) -> bool:
-        if state.pinned is None or not self.input_guardrails:
-            return False
-        tripped = await first_tripped(self.input_guardrails, users_words(state.pinned.content))
-        if tripped is not None:
-            log.info("input guardrail tripped: %s", tripped.reason)
-        return tripped is not None
-
-    async def _refuse(
-        self, state: _RunState, text: str, which: str, reason: str = ""
-    ) -> AsyncIterator[RunEvent]:
-        if reason:
-            log.info("%s guardrail tripped: %s", which, reason)
-        yield TextDelta(text)
-        yield self._done(state, text, "guardrail", {"guardrail": which})
 
     def _done(self, state: _RunState, answer: str, reason: str, extra: dict[str, Any] | None = None) -> Done:
         return Done(

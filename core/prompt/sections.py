@@ -32,7 +32,7 @@ QUERY_MARKER = "The user says: "  # starts the user's own words in the query sec
 
 def users_words(prompt_text: str) -> str:
     """The user's own message inside an assembled prompt (the whole text when it is not one): what tool
-    hints and input guardrails must look at, not the context around it."""
+    hints must look at, not the context around it."""
     return prompt_text.rsplit(QUERY_MARKER, 1)[-1]
 RECENT = "recent_conversation"
 
