@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from core.providers.base import ChatProvider
@@ -65,11 +65,15 @@ def judge_request(question: str, answers: Sequence[str], labels: Sequence[str], 
     )
 
 
-def parse_choice(text: str, labels: Sequence[str]) -> int | None:
+def parse_choice(
+    text: str, labels: Sequence[str], stems: Mapping[str, Sequence[str]] | None = None
+) -> int | None:
     """The index of the label a judge chose, or None when its reply names no single label.
 
     Accepts "2", "**B**", "Candidate 2.", "The best is B", `{"best": 2}`; rejects replies that name
-    several labels without saying which is best, and labels that were not offered.
+    several labels without saying which is best, and labels that were not offered. `stems` maps a label
+    to lower-case word stems that name it outright, for a model that answers in words ("update", "both");
+    a word and a label naming different choices name no single one.
     """
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:
@@ -85,6 +89,10 @@ def parse_choice(text: str, labels: Sequence[str]) -> int | None:
         return wanted[match.group(1).upper()]
     # Letters count only in upper case here, so the article "a" is not read as candidate A.
     named = {wanted[token.upper()] for token in re.findall(r"\b[A-Za-z0-9]+\b", first) if token in labels}
+    words = re.findall(r"[a-z]+", first.lower())
+    for label, label_stems in (stems or {}).items():
+        if any(word.startswith(tuple(label_stems)) for word in words):
+            named.add(wanted[label.upper()])
     return named.pop() if len(named) == 1 else None
 
 

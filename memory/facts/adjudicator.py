@@ -8,9 +8,9 @@ One tiny bounded call (a letter, a few tokens, temperature 0). The answer is par
 from __future__ import annotations
 
 import logging
-import re
 from types import MappingProxyType
 
+from core.generation.judging import parse_choice
 from core.providers.base import ChatProvider
 from core.providers.side_call import side_call
 from core.text import clip
@@ -19,19 +19,16 @@ from memory.facts.model import Candidate, StoredFact
 
 logger = logging.getLogger(__name__)
 
-VERDICTS = MappingProxyType({"a": "update", "b": "complementary", "c": "implausible"})
+LABELS = ("A", "B", "C")
+VERDICTS = ("update", "complementary", "implausible")  # what each label means, in label order
 # Word stems that name a verdict outright, for a model that answers in words ("update", "both").
 _STEMS = MappingProxyType(
     {
-        "update": ("updat", "replac", "supersed", "newer"),
-        "complementary": ("complement", "both"),
-        "implausible": ("implausib", "unlikel", "impossib"),
+        "A": ("updat", "replac", "supersed", "newer"),
+        "B": ("complement", "both"),
+        "C": ("implausib", "unlikel", "impossib"),
     }
 )
-_LABEL = re.compile(r"^\W*(?:(?:final\s+)?(?:answer|option|choice|verdict|letter)\b\s*(?:is\b)?\W*)?", re.I)
-_LEADING_LETTER = re.compile(r"^[\s\"'`*(\[]*([abc])(?![a-z0-9])", re.I)
-_CAPITAL_LETTER = re.compile(r"\b([ABC])\b")
-_WORD = re.compile(r"[a-z]+")
 _FACT_CHARS = 120
 
 INSTRUCTIONS = """You check a personal fact store. A user said something new that may conflict with a fact
@@ -85,17 +82,7 @@ def _short(text: str) -> str:
 
 
 def parse_verdict(text: str) -> str | None:
-    """The verdict a short answer names: a leading letter ("a)", "Answer: B", "**C**"), else a verdict word
-    ("update", "both are true"), else a lone capital letter ("I think B"); None when unclear or mixed
-    ("A or B")."""
-    rest = _LABEL.sub("", text.strip(), count=1)
-    letters = {letter.lower() for letter in _CAPITAL_LETTER.findall(text)}
-    match = _LEADING_LETTER.match(rest)
-    if match:
-        letter = match.group(1).lower()
-        return VERDICTS[letter] if letters <= {letter} else None  # "A or B" names no single verdict
-    words = _WORD.findall(text.lower())
-    named = {verdict for verdict, stems in _STEMS.items() for w in words if w.startswith(stems)}
-    if len(named) == 1:
-        return named.pop()
-    return VERDICTS[letters.pop()] if len(letters) == 1 and not named else None
+    """The verdict a short answer names ("A", "a)", "Answer: B", "**C**", "update", "both are true",
+    "I think B"); None when unclear or mixed ("A or B")."""
+    index = parse_choice(text, LABELS, _STEMS)
+    return None if index is None else VERDICTS[index]

@@ -210,6 +210,15 @@ def test_parse_choice(reply: str, labels: list[str], expected: int | None) -> No
     assert parse_choice(reply, labels) == expected
 
 
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [("Updated fact", 0), ("both hold", 1), ("B: both", 1), ("update, not B", None), ("absolutely", None)],
+)
+def test_parse_choice_reads_word_answers_through_stems(reply: str, expected: int | None) -> None:
+    stems = {"A": ("updat",), "B": ("both",)}
+    assert parse_choice(reply, ["A", "B"], stems) == expected
+
+
 # --- duel and ensemble ---------------------------------------------------------------------------------
 
 
