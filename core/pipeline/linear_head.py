@@ -56,7 +56,12 @@ INTENT_HEAD = HeadSpec("intent", tuple(INTENT_NAMES))
 TONE_HEAD = HeadSpec(
     "tone",
     ("conversational", "concern", "elevated", "crisis"),
-    extra_examples=("tone_examples_batch3.tsv", "tone_examples_batch4.tsv", "tone_chat_negatives.tsv"),
+    extra_examples=(
+        "tone_examples_batch3.tsv",
+        "tone_examples_batch4.tsv",
+        "tone_chat_negatives.tsv",
+        "tone_examples_batch5.tsv",
+    ),
 )
 
 

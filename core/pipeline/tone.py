@@ -136,7 +136,7 @@ class ToneConfig:
     # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night").
     # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
     head_crisis_at: float = 0.5
-    head_crisis_alone_at: float = 0.85
+    head_crisis_alone_at: float = 0.9
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).

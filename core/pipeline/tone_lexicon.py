@@ -208,6 +208,14 @@ RISK_TERMS: tuple[str, ...] = (
     "cut*", "bleed*", "blood", "scratch*", "burn*", "stab*", "shoot*", "broke in", "break in",
     "breaking in", "hiding", "attack*", "threat*", "locked", "chest", "breathe", "breath", "ambulance",
     "emergency", "unconscious", "seizure", "fire", "choking", "drown*", "hurt", "harm",
+    # weapons and other means
+    "pistol", "rifle", "firearm", "machete", "weapon", "belt", "tracks", "platform", "exhaust",
+    "carbon monoxide", "engine running", "insulin", "antidepressants", "sleeping tablets",
+    # bodily emergencies said in the present
+    "blacked out", "passed out", "dizzy", "vomiting", "swelling", "airway", "allergic reaction",
+    "anaphylaxis", "epipen", "stroke", "bleeding", "collapsed",
+    # farewells and arrangements
+    "funeral", "affairs in order",
 )
 
 # ---------------------------------------------------------------------------------------------------------

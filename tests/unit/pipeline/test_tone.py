@@ -274,7 +274,7 @@ NO_RISK = "I whipped up some chocolate and vanilla swirl."
 
 def test_the_head_raises_paraphrased_risk_the_lexicon_misses() -> None:
     assert ToneDetector().detect(PARAPHRASED_RISK).level is ToneLevel.CONVERSATIONAL
-    head = FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.85)
+    head = FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.95)
     result = ToneDetector(head=head).detect(PARAPHRASED_RISK)
     assert (result.level, result.stage) == (ToneLevel.CRISIS, "head")
     assert result.support == CRISIS_SUPPORT

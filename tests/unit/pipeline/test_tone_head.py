@@ -1,6 +1,6 @@
 """The shipped tone head with MiniLM: its weights match its examples, it never saw the held-out sets, with it
 the detector reads paraphrased distress the lexicon misses (`tests/data/tone_blind.tsv`, 160 messages, and
-`tests/data/tone_crisis_blind2.tsv`, 131, both written without reading the lexicon or the training examples),
+`tests/data/tone_crisis_blind3.tsv`, 134, both written without reading the lexicon or the training examples),
 and real casual chat nobody here wrote is almost never read as distress (`tests/data/tone_chat_heldout.tsv`:
 1,309 turns of LoCoMo conversations the head never saw; `data/tone_chat_negatives.tsv` holds the other three,
 which it was trained on)."""
@@ -28,7 +28,7 @@ def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
     assert read_head_digest(TONE_HEAD) == training_digest(read_examples(TONE_HEAD))
 
 
-HELD_OUT = ("tone_blind.tsv", "tone_crisis_blind2.tsv", "tone_chat_heldout.tsv")
+HELD_OUT = ("tone_blind.tsv", "tone_crisis_blind3.tsv", "tone_chat_heldout.tsv")
 
 
 @pytest.mark.parametrize("name", HELD_OUT)
@@ -64,8 +64,8 @@ def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> Non
 
 @pytest.mark.slow
 def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
-    """Real chat between friends (no crisis in it): 2/1,309 held-out turns (0.15 %) read as crisis and 24
-    (1.8 %) as concern or above; before the chat negatives and the risk-evidence rule, 9.0 % crisis over all
+    """Real chat between friends (no crisis in it): 3/1,309 held-out turns (0.23 %) read as crisis and 26
+    (2.0 %) as concern or above; before the chat negatives and the risk-evidence rule, 9.0 % crisis over all
     the dev conversations' turns."""
     chat = scored(detector, "tone_chat_heldout.tsv")
     assert len(chat.cases) >= 1300
@@ -75,15 +75,14 @@ def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) 
 
 @pytest.mark.slow
 def test_crisis_phrasings_written_elsewhere_are_mostly_caught(detector: ToneDetector) -> None:
-    """tone_crisis_blind2.tsv (76 crisis rows: slang, euphemism, means, attacks, medical emergencies): crisis
-    recall 30/76 on first measurement (linear head), 49/76 after adding an independent batch to training
-    and calibrating, 56/76 with a hidden layer in the head; lexicon alone 8/76. Below 0.95: see
-    docs/tone_eval.md."""
-    blind = scored(detector, "tone_crisis_blind2.tsv")
+    """tone_crisis_blind3.tsv (82 crisis rows: suicidal, self-harm, overdose, danger told as a scene, medical
+    emergencies; 52 hard negatives): crisis recall 72/82 on first measurement, 74/82 after the second blind
+    set joined the training data (lexicon alone far lower). Below 0.95: see docs/tone_eval.md."""
+    blind = scored(detector, "tone_crisis_blind3.tsv")
     hits, total = blind.recall("crisis")
-    assert total >= 70 and hits / total >= 0.7
+    assert total >= 80 and hits / total >= 0.85
     right, said = blind.precision("crisis")
-    assert right / said >= 0.9
+    assert right / said >= 0.82
 
 
 @pytest.mark.slow
