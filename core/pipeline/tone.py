@@ -7,12 +7,16 @@
    raises the level to ``concern`` with guidance for helping them). Weights are summed with decay, strongest
    first, times the combination multipliers whose two categories both occur. Without an explicit crisis
    cue the score stays below the crisis threshold.
-2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a softmax regression over the
-   message's MiniLM vector, trained on ~1,000 labelled messages including observational negatives. The
-   lexicon only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to
-   everyone, that's everything sorted") carries none of them. The head raises the level when it is
-   confident of a higher one, and lowers a lexicon level only when it is very confident (never an explicit
-   crisis cue). Texts the lexicon has settled (negated or past-framed cues) keep the lexicon's reading.
+2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a small network over the
+   message's MiniLM vector, trained on ~3,000 labelled messages, half of them real casual chat. The lexicon
+   only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to everyone,
+   that's everything sorted") carries none of them. The head raises the level when it is confident of a
+   higher one, and lowers a lexicon level only when it is very confident (never an explicit crisis cue).
+   **A crisis needs evidence about the user**, not similarity alone: the head's crisis vote makes a crisis
+   only with a risk term said of the user (``RISK_TERMS``: dying, the means, self-injury, an attack, a
+   bodily emergency) or far above its threshold, and never for a message that opens on someone else;
+   otherwise it counts towards ``elevated``. Texts the lexicon has settled (a negated or past-framed crisis
+   or elevated cue) keep the lexicon's reading.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
