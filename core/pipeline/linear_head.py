@@ -35,6 +35,10 @@ class HeadSpec:
     name: str
     labels: tuple[str, ...]
     extra_examples: tuple[str, ...] = ()
+    # Another head's example file read as calm: every row whose label is not excluded becomes one example of
+    # `labels[0]` (the tone head learns that questions to an assistant are not distress from the intent
+    # examples, minus the emotional-support ones).
+    calm_from: tuple[str, tuple[str, ...]] | None = None
 
     @property
     def weights_file(self) -> Path:
@@ -62,6 +66,7 @@ TONE_HEAD = HeadSpec(
         "tone_chat_negatives.tsv",
         "tone_examples_batch5.tsv",
     ),
+    calm_from=("intent_examples.tsv", ("emotional_support",)),
 )
 
 
@@ -140,17 +145,26 @@ def probabilities(
 
 
 def read_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[str, str]]:
-    """(text, label) rows of `text<TAB>label` files (`path`, else all of the spec's); blank and `#` lines
-    skipped."""
+    """(text, label) rows of `text<TAB>label` files (`path`, else all of the spec's, then its `calm_from`
+    rows); blank and `#` lines skipped."""
     rows = []
     for file in (path,) if path else spec.example_files:
-        for line in file.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                text, label = line.split("\t")[:2]
-                rows.append((text, label.strip()))
+        rows += _rows(file)
         unknown = {label for _, label in rows} - set(spec.labels)
         if unknown:
             raise ValueError(f"{file} names unknown labels: {sorted(unknown)}")
+    if spec.calm_from is not None and path is None:
+        name, excluded = spec.calm_from
+        rows += [(text, spec.labels[0]) for text, label in _rows(DATA_DIR / name) if label not in excluded]
+    return rows
+
+
+def _rows(file: Path) -> list[tuple[str, str]]:
+    rows = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            text, label = line.split("\t")[:2]
+            rows.append((text, label.strip()))
     return rows
 
 

@@ -91,7 +91,7 @@ def test_asking_keeps_its_recall_intent(analyzer: ContextAnalyzer, text: str) ->
 
 @pytest.mark.slow
 def test_real_chat_statements_are_rarely_read_as_recall(analyzer: ContextAnalyzer) -> None:
-    """The 897 held-out LoCoMo turns with no question mark (friends telling each other news): 67 (7.5 %)
+    """The 896 held-out LoCoMo turns with no question mark (friends telling each other news): 67 (7.5 %)
     were read as a recall intent before statements were told from questions, 11 (1.2 %) after."""
     rows = (DATA / "tone_chat_heldout.tsv").read_text(encoding="utf-8").splitlines()
     told = [row.split("\t")[0] for row in rows if row and not row.startswith("#") and "?" not in row]
