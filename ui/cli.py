@@ -64,6 +64,8 @@ class TurnPrinter:
                 self.out.write(event.answer)
             if event.exit_reason not in ("answer",):
                 self.err.write(f"\n  [{event.exit_reason}]")
+            if event.extra.get("answered_by") == "memory":  # not the model: say so (the GUI shows the model)
+                self.err.write("\n  [answered from memory, not by the model]")
             self.out.write("\n")
             self.out.flush()
         elif isinstance(event, RunError):
