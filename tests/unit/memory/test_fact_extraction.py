@@ -8,21 +8,20 @@ the rules that Daemon runs."""
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from core.nlp import SpacyPipeline
 from core.ports import FACT_CATEGORIES, ExtractedFact, FactExtractor
-from core.relations import canonical_relation, normalize
+from core.relations import canonical_relation
+from eval.facts_report import load_items
+from eval.facts_report import precision_recall as report_precision_recall
 from memory.facts.extraction import RuleFactExtractor
 from memory.facts.grammar import GrammarFactExtractor
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-Triple = tuple[str, str, str, bool]
 
 
 @pytest.fixture(scope="module")
@@ -396,31 +395,12 @@ def test_a_one_off_past_event_is_not_a_routine(extractor: RuleFactExtractor) -> 
 
 # ------------------------------------------------------------------------------------ labelled figures
 def _load(name: str) -> list[dict[str, object]]:
-    return yaml.safe_load((DATA / name).read_text(encoding="utf-8"))["items"]
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"^(?:a|an|the) ", "", normalize(str(text)))
-
-
-def _predicted(fact: ExtractedFact) -> Triple:
-    relation, swapped = canonical_relation(fact.predicate)
-    subject, obj = (fact.object, fact.subject) if swapped else (fact.subject, fact.object)
-    return _norm(subject), relation, _norm(obj), fact.negated
-
-
-def _expected(row: list[str]) -> Triple:
-    return _norm(row[0]), str(row[1]), _norm(row[2]), len(row) > 3 and row[3] == "negated"
+    return load_items(DATA / name)
 
 
 def precision_recall(extractor: RuleFactExtractor, name: str) -> tuple[float, float]:
-    """Micro precision/recall of (subject, canonical relation, object, negated) over a labelled file."""
-    hits = extracted = wanted = 0
-    for item in _load(name):
-        expected = {_expected(row) for row in item["facts"]}  # type: ignore[union-attr]
-        got = {_predicted(fact) for fact in extractor.extract(str(item["text"]))}
-        hits, extracted, wanted = hits + len(expected & got), extracted + len(got), wanted + len(expected)
-    return hits / max(extracted, 1), hits / max(wanted, 1)
+    """`eval.facts_report`'s micro precision/recall over one labelled file of `tests/data`."""
+    return report_precision_recall(extractor, DATA / name)
 
 
 def test_labelled_set_is_big_and_balanced_enough() -> None:
