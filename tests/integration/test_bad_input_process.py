@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from memory.journal import Journal
+from tests.unit.memory.journal_helpers import damaged_journal
 
 ROOT = Path(__file__).resolve().parents[2]
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
@@ -124,16 +124,7 @@ def test_blank_and_invisible_messages_and_session_ids_are_refused(tmp_path: Path
 
 def test_history_on_a_damaged_journal_is_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "data" / "journal.sqlite3"
-    journal = Journal(path)
-    session = journal.new_session()
-    for i in range(150):
-        journal.complete_turn(journal.begin_turn(session, f"message {i} " + "x" * 300), "y" * 300)
-    journal.close()
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    data = bytearray(path.read_bytes())
-    data[4096 * 5 : 4096 * 6] = b"\xab" * 4096  # one page of the turns table; the header is intact
-    path.write_bytes(bytes(data))
+    damaged_journal(path)
     for command in ("history", "ask"):
         result = daemon(tmp_path, command, *(["hi"] if command == "ask" else []))
         err = clean(result)

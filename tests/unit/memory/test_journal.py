@@ -9,6 +9,7 @@ import pytest
 
 from core.errors import StorageError, UserInputError
 from memory.journal import Journal
+from tests.unit.memory.journal_helpers import damaged_journal
 
 
 @pytest.fixture
@@ -108,16 +109,7 @@ def test_a_read_only_journal_refuses_a_file_that_needs_migrating(tmp_path: Path)
 
 def test_a_damaged_page_is_a_storage_error_on_read_too(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
-    journal = Journal(path)
-    session = journal.new_session()
-    for i in range(150):
-        journal.complete_turn(journal.begin_turn(session, f"message {i} " + "x" * 300), "y" * 300)
-    journal.close()
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    data = bytearray(path.read_bytes())
-    data[4096 * 5 : 4096 * 6] = b"\xab" * 4096  # header intact, one page of turns damaged
-    path.write_bytes(bytes(data))
+    damaged_journal(path)
     reader = Journal(path, read_only=True)
     with pytest.raises(StorageError, match=f"cannot read the journal at {path}: .*malformed"):
         reader.turns()
