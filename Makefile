@@ -40,6 +40,7 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # Optional: the fast embedded-model backend. llama-cpp-python has no wheel on PyPI, so pip compiles it
 # (about 11 minutes on 2 cores, needs gcc/g++ and cmake); pip caches the wheel for later installs.

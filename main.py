@@ -122,9 +122,14 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         states = read_session_states(config.data_dir) if args.session else None  # reads only: takes no lock
         try:
             return analyze_command(
-                build_analyzer(MiniLMEmbedder(threads=1)), args.text, args.file, as_json=args.json,
-                session_id=args.session, states=states, explain=args.explain,
-            )  # fmt: skip
+                build_analyzer(MiniLMEmbedder(threads=1)),
+                args.text,
+                args.file,
+                as_json=args.json,
+                session_id=args.session,
+                states=states,
+                explain=args.explain,
+            )
         finally:
             if states is not None:
                 states.close()
@@ -144,11 +149,14 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
 
     embedder = MiniLMEmbedder(threads=1)
     return bench_command(
-        args, config, embedder, lambda folder: build_memory_service(config, embedder, folder),
+        args,
+        config,
+        embedder,
+        lambda folder: build_memory_service(config, embedder, folder),
         lambda other: build_services(other, {}),
         lambda folder, other: build_memory_service(config, other, folder),
         answering=lambda: _offline_answering(config),
-    )  # fmt: skip
+    )
 
 
 def _offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:
@@ -225,9 +233,13 @@ def build_toolset(config: AppConfig) -> Toolset:
 
 
 def build_memory_service(
-    config: AppConfig, embedder: Embedder, chroma_dir: Path, hidden: Callable[[str], set[str]] | None = None,
-    *, persist_lexical: bool = True,
-) -> MemoryService:  # fmt: skip
+    config: AppConfig,
+    embedder: Embedder,
+    chroma_dir: Path,
+    hidden: Callable[[str], set[str]] | None = None,
+    *,
+    persist_lexical: bool = True,
+) -> MemoryService:
     """Chroma (embedded in `chroma_dir`, or the configured server) + the search pipeline, opened. The
     lexical index persists beside the store; `persist_lexical=False` (benchmarks: the old start-up path)
     keeps it in memory only, rebuilt from the store."""
@@ -315,17 +327,37 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         config, factory, names, toolset, memory_tools(parts.port, parts.facts), side, build_recall(parts.nlp)
     )
     inventory = Inventory(
-        names, side.name if side else None, parts.memory, parts.facts, parts.knowledge, toolset,
+        names,
+        side.name if side else None,
+        parts.memory,
+        parts.facts,
+        parts.knowledge,
+        toolset,
         idle_end_minutes=config.session.idle_end_minutes,
-    )  # fmt: skip
+    )
     orchestrator = Orchestrator(
-        choices, journal, parts.context, build_prompt(config, names[0], side, inventory), memory=parts.port,
-        knowledge=parts.knowledge, extractor=parts.extractor, facts=parts.facts,
-    )  # fmt: skip
+        choices,
+        journal,
+        parts.context,
+        build_prompt(config, names[0], side, inventory),
+        memory=parts.port,
+        knowledge=parts.knowledge,
+        extractor=parts.extractor,
+        facts=parts.facts,
+    )
     return Services(
-        config, env, orchestrator, ledger, names[0], VERSION, parts.memory, parts.facts, parts.sessions,
-        parts.review, closers,
-    )  # fmt: skip
+        config,
+        env,
+        orchestrator,
+        ledger,
+        names[0],
+        VERSION,
+        parts.memory,
+        parts.facts,
+        parts.sessions,
+        parts.review,
+        closers,
+    )
 
 
 @dataclass(frozen=True)
@@ -344,9 +376,12 @@ class _Remembering:
 
 
 def _build_remembering(
-    config: AppConfig, journal: Journal, history: JournalHistory, model: ChatProvider | None,
+    config: AppConfig,
+    journal: Journal,
+    history: JournalHistory,
+    model: ChatProvider | None,
     closers: list[Callable[[], None]],
-) -> _Remembering:  # fmt: skip
+) -> _Remembering:
     from core.nlp import SpacyPipeline
     from core.pipeline.escalation import EscalationConfig
     from core.turn_context import ContextGatherer
@@ -377,9 +412,16 @@ def _build_remembering(
     states = SessionStateDB(config.data_dir / SESSION_STATE_FILE)  # each session's escalation, tones, context
     closers.append(states.close)
     context = ContextGatherer(
-        history, memory=port, recall_limit=config.memory.recall_limit, knowledge=knowledge,
-        analyzer=analyzer, escalation=EscalationConfig(), refiner=refiner, facts=facts, states=states,
-    )  # fmt: skip
+        history,
+        memory=port,
+        recall_limit=config.memory.recall_limit,
+        knowledge=knowledge,
+        analyzer=analyzer,
+        escalation=EscalationConfig(),
+        refiner=refiner,
+        facts=facts,
+        states=states,
+    )
     steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
     sessions, closer = open_session_end(config.data_dir, journal, steps, llm_available=model is not None)
     closers.append(closer)
@@ -387,17 +429,30 @@ def _build_remembering(
 
 
 def _session_end_steps(
-    memory: MemoryService, facts: FactMemory, journal: Journal, extractor: FactExtractor,
-    knowledge: KnowledgeService, analyzer: ContextAnalyzer, model: ChatProvider | None, review: ReviewQueue,
-) -> list[Step]:  # fmt: skip
+    memory: MemoryService,
+    facts: FactMemory,
+    journal: Journal,
+    extractor: FactExtractor,
+    knowledge: KnowledgeService,
+    analyzer: ContextAnalyzer,
+    model: ChatProvider | None,
+    review: ReviewQueue,
+) -> list[Step]:
     from memory.facts.llm_extraction import LlmFactExtractor
     from memory.shutdown.session_end import build_steps
 
     model_facts = LlmFactExtractor(model) if model else None
     return build_steps(
-        memory, facts, journal, extractor, model=model, model_facts=model_facts, learn=knowledge.learn,
-        tone=analyzer.tone_of, review=review,
-    )  # fmt: skip
+        memory,
+        facts,
+        journal,
+        extractor,
+        model=model,
+        model_facts=model_facts,
+        learn=knowledge.learn,
+        tone=analyzer.tone_of,
+        review=review,
+    )
 
 
 def build_prompt(
@@ -417,11 +472,15 @@ def build_prompt(
     room = provider.context_window - config.agent.max_tokens - 64
     budget = max(MIN_BUDGET, min(config.prompt.budget_tokens, room))
     return PromptBuilder(
-        build_system_prompt(load_personality(config.data_dir)), counter, budget,
-        floor_turns=config.prompt.floor_turns, compressor=ModelCompressor(side, counter) if side else None,
-        disabled=frozenset(config.prompt.disabled_sections), inventory=inventory,
+        build_system_prompt(load_personality(config.data_dir)),
+        counter,
+        budget,
+        floor_turns=config.prompt.floor_turns,
+        compressor=ModelCompressor(side, counter) if side else None,
+        disabled=frozenset(config.prompt.disabled_sections),
+        inventory=inventory,
         changes=GitChanges(config.session.git_repos) if config.session.git_repos else None,
-    )  # fmt: skip
+    )
 
 
 def _side_model(config: AppConfig, factory: ProviderFactory, main_name: str) -> ChatProvider | None:

@@ -41,6 +41,8 @@ MEMORY_COLLECTION_NAMES: tuple[str, ...] = (
     "obsidian_notes",
     "visual_memories",
 )
+
+
 def _weight() -> Any:
     return Field(ge=0, le=10)
 
@@ -133,5 +135,3 @@ class MemoryConfig(_Frozen):
     structure_prior: StructurePriorConfig  # type: ignore[valid-type]
     reranker: RerankerConfig = RerankerConfig()
     profiles: IntentProfilesConfig  # type: ignore[valid-type]
-
-

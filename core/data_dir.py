@@ -28,8 +28,10 @@ def prepare_data_dir(path: Path) -> None:
     try:
         path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     except FileExistsError:
-        raise ConfigError(f"the data directory {path} is a file, not a directory; choose another path "
-                           "with --data-dir or DAEMON_DATA_DIR") from None  # fmt: skip
+        raise ConfigError(
+            f"the data directory {path} is a file, not a directory; choose another path "
+            "with --data-dir or DAEMON_DATA_DIR"
+        ) from None
     except OSError as error:
         raise ConfigError(_cannot_create(path, error)) from None
     if not path.is_dir():

@@ -150,9 +150,21 @@ class ContextGatherer:
         latest = await self._latest(analysis.intent if analysis else "general")
         previous = await asyncio.to_thread(self._history.last_active_before, session_id)
         return TurnContext(
-            text, tuple(history), analysis, directive, graph, memories, summary, query, await self._profile(),
-            latest, self._clock(), previous, reading, after,
-        )  # fmt: skip
+            text,
+            tuple(history),
+            analysis,
+            directive,
+            graph,
+            memories,
+            summary,
+            query,
+            await self._profile(),
+            latest,
+            self._clock(),
+            previous,
+            reading,
+            after,
+        )
 
     def stored_state(self, session_id: str) -> SessionState:
         """The session's state as its last turn left it (a fresh one if it has none, or it cannot be read:

@@ -123,13 +123,17 @@ def check_data_privacy(data_dir: Path) -> Check:
     loose = loose_modes(data_dir)
     if not loose:
         return Check("data privacy", True, "only you can read the data dir", required=False)
-    shown = ", ".join(str(path.relative_to(data_dir)) if path != data_dir else "the folder"
-                      for path in loose[:3])  # fmt: skip
+    shown = ", ".join(
+        str(path.relative_to(data_dir)) if path != data_dir else "the folder" for path in loose[:3]
+    )
     more = f" and {len(loose) - 3} more" if len(loose) > 3 else ""
     return Check(
-        "data privacy", False, f"readable by other users: {shown}{more}; start Daemon once to make them "
-        f"private, or run `chmod -R go-rwx {data_dir}`", required=False,
-    )  # fmt: skip
+        "data privacy",
+        False,
+        f"readable by other users: {shown}{more}; start Daemon once to make them "
+        f"private, or run `chmod -R go-rwx {data_dir}`",
+        required=False,
+    )
 
 
 def check_providers(config: AppConfig, env: Mapping[str, str]) -> Check:

@@ -19,10 +19,21 @@ def commits_since(repo: Path, since: float, limit: int = 10, timeout_s: float = 
     """One line per commit made after `since` (epoch seconds), newest first; [] when it is not a repo."""
     try:
         result = subprocess.run(
-            ["git", "-C", str(repo), "log", f"--since=@{int(since)}", f"--max-count={limit}",
-             f"--pretty=format:{_FORMAT}", "--no-color"],
-            capture_output=True, text=True, timeout=timeout_s, check=False,
-        )  # fmt: skip
+            [
+                "git",
+                "-C",
+                str(repo),
+                "log",
+                f"--since=@{int(since)}",
+                f"--max-count={limit}",
+                f"--pretty=format:{_FORMAT}",
+                "--no-color",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return []
     if result.returncode != 0:

@@ -83,11 +83,27 @@ def _step1(word: str) -> str:
 
 
 _STEP2 = (
-    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
-    ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"), ("ization", "ize"),
-    ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"),
-    ("ousness", "ous"), ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"),
-)  # fmt: skip
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+    ("abli", "able"),
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
+)
 _STEP3 = (
     ("icate", "ic"),
     ("ative", ""),
@@ -98,9 +114,26 @@ _STEP3 = (
     ("ness", ""),
 )
 _STEP4 = (
-    "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism",
-    "ate", "iti", "ous", "ive", "ize",
-)  # fmt: skip
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ion",
+    "ou",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+)
 
 
 def _replace(word: str, rules: Iterable[tuple[str, str]], min_measure: int) -> str:
@@ -345,8 +378,12 @@ class BM25Index:
                 parts.append(found)
             postings = self._postings.get(term)
             if postings:
-                parts.append((np.fromiter(postings.keys(), np.int64, len(postings)),
-                              np.fromiter(postings.values(), np.float64, len(postings))))  # fmt: skip
+                parts.append(
+                    (
+                        np.fromiter(postings.keys(), np.int64, len(postings)),
+                        np.fromiter(postings.values(), np.float64, len(postings)),
+                    )
+                )
             if not parts:
                 return np.zeros(0, np.int64), np.zeros(0)
             if len(parts) == 1:

@@ -205,9 +205,7 @@ class Journal:
             return
         now = self._clock()
         with self._db.write() as db:
-            db.executemany(
-                "UPDATE turns SET indexed_at = ? WHERE turn_id = ?", [(now, t) for t in turn_ids]
-            )
+            db.executemany("UPDATE turns SET indexed_at = ? WHERE turn_id = ?", [(now, t) for t in turn_ids])
 
 
 def _to_record(row: tuple[Any, ...]) -> TurnRecord:

@@ -160,8 +160,9 @@ def open_lexical_store(path: Path) -> LexicalStore:
 
 def _replace_damaged(path: Path, error: BaseException) -> LexicalStore:
     moved = move_aside(path)
-    logger.warning("the lexical index %s is damaged (%s); moved to %s, rebuilding it from the store",
-                   path, error, moved)  # fmt: skip
+    logger.warning(
+        "the lexical index %s is damaged (%s); moved to %s, rebuilding it from the store", path, error, moved
+    )
     store = LexicalStore(path)
     store.reset(TOKENIZER_VERSION)
     return store

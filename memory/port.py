@@ -76,6 +76,11 @@ def _recalled(
     record_id: str, collection: str, text: str, score: float, meta: Mapping[str, Any]
 ) -> RecalledMemory:
     return RecalledMemory(
-        record_id, collection, text, score, _number(meta.get("created_at")),
-        _number(meta.get("staleness_ratio")) or 0.0, is_superseded(meta),
-    )  # fmt: skip
+        record_id,
+        collection,
+        text,
+        score,
+        _number(meta.get("created_at")),
+        _number(meta.get("staleness_ratio")) or 0.0,
+        is_superseded(meta),
+    )

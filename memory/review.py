@@ -103,8 +103,9 @@ class ReviewItem:
         ids = tuple(sorted(set(record_ids)))
         if len(ids) < 2:
             raise ValueError(f"a {kind} item needs at least two distinct records, got {record_ids!r}")
-        return cls(item_id(kind, collection, ids), kind, collection, ids, explanation, score,
-                   OPEN, created_at)  # fmt: skip
+        return cls(
+            item_id(kind, collection, ids), kind, collection, ids, explanation, score, OPEN, created_at
+        )
 
 
 class ReviewQueue:
@@ -125,9 +126,20 @@ class ReviewQueue:
             for item in items:
                 cursor = db.execute(
                     f"INSERT OR IGNORE INTO review_items ({_COLUMNS}) VALUES ({', '.join('?' * 11)})",
-                    (item.id, item.kind, item.collection, json.dumps(list(item.record_ids)),
-                     item.explanation, item.score, OPEN, item.created_at or now, None, None, "[]"),
-                )  # fmt: skip
+                    (
+                        item.id,
+                        item.kind,
+                        item.collection,
+                        json.dumps(list(item.record_ids)),
+                        item.explanation,
+                        item.score,
+                        OPEN,
+                        item.created_at or now,
+                        None,
+                        None,
+                        "[]",
+                    ),
+                )
                 added += cursor.rowcount
         return added
 
@@ -135,8 +147,9 @@ class ReviewQueue:
         """Ids of every item ever queued (any status): a scan skips these."""
         if collection is None:
             return {row[0] for row in self._db.rows("SELECT id FROM review_items")}
-        return {row[0] for row in self._db.rows("SELECT id FROM review_items WHERE collection = ?",
-                                                (collection,))}  # fmt: skip
+        return {
+            row[0] for row in self._db.rows("SELECT id FROM review_items WHERE collection = ?", (collection,))
+        }
 
     def get(self, item_id: str) -> ReviewItem | None:
         rows = self._db.rows(f"SELECT {_COLUMNS} FROM review_items WHERE id = ?", (item_id,))
@@ -195,9 +208,12 @@ class ReviewQueue:
         now = self._clock()
         with self._db.write() as db:
             item = self._load(db, item_id)
-            purged = [row[0] for row in db.execute(
-                "SELECT record_id FROM hidden WHERE by_item = ? AND purged_at IS NOT NULL", (item_id,)
-            )]  # fmt: skip
+            purged = [
+                row[0]
+                for row in db.execute(
+                    "SELECT record_id FROM hidden WHERE by_item = ? AND purged_at IS NOT NULL", (item_id,)
+                )
+            ]
             if purged:
                 raise ReviewError(f"item {item_id} cannot be undone: records {purged} were purged for good")
             if item.status not in (APPROVED, DISMISSED):
@@ -226,10 +242,19 @@ class ReviewQueue:
 
 
 def _item(row: Sequence[Any]) -> ReviewItem:
-    (rid, kind, collection, record_ids, explanation, score, status, created_at, decided_at, keep,
-     hidden) = row  # fmt: skip
+    (rid, kind, collection, record_ids, explanation, score, status, created_at, decided_at, keep, hidden) = (
+        row
+    )
     return ReviewItem(
-        rid, kind, collection, tuple(json.loads(record_ids)), explanation,
-        None if score is None else float(score), status, float(created_at),
-        None if decided_at is None else float(decided_at), keep, tuple(json.loads(hidden)),
-    )  # fmt: skip
+        rid,
+        kind,
+        collection,
+        tuple(json.loads(record_ids)),
+        explanation,
+        None if score is None else float(score),
+        status,
+        float(created_at),
+        None if decided_at is None else float(decided_at),
+        keep,
+        tuple(json.loads(hidden)),
+    )

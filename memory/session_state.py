@@ -101,9 +101,15 @@ class SessionStateDB:
                 "INSERT INTO session_state VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
                 "escalation_state = excluded.escalation_state, turns_in_state = excluded.turns_in_state, "
                 "turns = excluded.turns, state_json = excluded.state_json, updated_at = excluded.updated_at",
-                (session_id, state.escalation_state, state.turns_in_state, state.turns, encode(state),
-                 self._clock()),
-            )  # fmt: skip
+                (
+                    session_id,
+                    state.escalation_state,
+                    state.turns_in_state,
+                    state.turns,
+                    encode(state),
+                    self._clock(),
+                ),
+            )
         return state
 
     def _decoded(self, session_id: str, text: str) -> SessionState | None:

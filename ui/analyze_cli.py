@@ -39,8 +39,11 @@ def in_session(
     analysis = analyzer.analyze(text, session_state.hint(state, text))
     reading = MessageReading(text, analysis.tone, analysis.intent, analysis.confidence, analysis.topics)
     after = session_state.advance(state, reading)
-    escalation = {"state": after.escalation_state, "turns_in_state": after.turns_in_state,
-                  "recent_tones": list(after.tones)}  # fmt: skip
+    escalation = {
+        "state": after.escalation_state,
+        "turns_in_state": after.turns_in_state,
+        "recent_tones": list(after.tones),
+    }
     explained = {"explain": analysis.explain()} if explain else {}
     return {**analysis.as_dict(), "escalation": escalation, **explained}
 
@@ -72,13 +75,17 @@ def analyze_command(
         if as_json:
             print_json(result)
         else:
-            print(f"intent {result['intent']} ({result['confidence']}), tone {result['tone']}, "
-                  f"topics {', '.join(result['topics']) or '-'}")  # fmt: skip
+            print(
+                f"intent {result['intent']} ({result['confidence']}), tone {result['tone']}, "
+                f"topics {', '.join(result['topics']) or '-'}"
+            )
             if "explain" in result:
                 print(json.dumps(result["explain"], indent=2, ensure_ascii=False))
             if "escalation" in result:
-                print(f"escalation {result['escalation']['state']} "
-                      f"({result['escalation']['turns_in_state']} turns in state)")  # fmt: skip
+                print(
+                    f"escalation {result['escalation']['state']} "
+                    f"({result['escalation']['turns_in_state']} turns in state)"
+                )
         return 0
     assert file is not None
     lines = _read_lines(file)

@@ -39,9 +39,15 @@ def bench_command(
             raise UserInputError("bench answers needs the answering parts")
         answerer, prompt, model = answering()
         run = lambda: run_answers_benchmark(  # noqa: E731
-            args.dataset, memory_in, answerer, prompt, model if args.model_sample else None,
-            sample=args.sample, model_sample=args.model_sample, seed=args.seed,
-        )  # fmt: skip
+            args.dataset,
+            memory_in,
+            answerer,
+            prompt,
+            model if args.model_sample else None,
+            sample=args.sample,
+            model_sample=args.model_sample,
+            seed=args.seed,
+        )
         return bench(run, as_json=as_json, headline=answers_headline)
 
     def offline_in(folder: Path) -> Services:  # the embedded defaults: no model for side jobs

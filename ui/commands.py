@@ -44,9 +44,13 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
         from ui.prompt_cli import prompt_command
 
         return prompt_command(
-            services.orchestrator, args.text, session_id=args.session, budget=args.budget, as_json=args.json,
+            services.orchestrator,
+            args.text,
+            session_id=args.session,
+            budget=args.budget,
+            as_json=args.json,
             explain=args.explain,
-        )  # fmt: skip
+        )
     if command == "facts":
         from ui.facts_cli import list_facts
 

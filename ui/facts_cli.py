@@ -15,7 +15,7 @@ def list_facts(facts: FactPort, *, status: str | None = None, as_json: bool = Fa
         print_json({"facts": [asdict(fact) for fact in found]})
         return 0
     if not found:
-        print("No facts yet. Tell Daemon about yourself (\"I live in Lyon\") and they appear here.")
+        print('No facts yet. Tell Daemon about yourself ("I live in Lyon") and they appear here.')
         return 0
     for fact in found:
         why = f": {fact.reason}" if fact.reason else ""

@@ -49,9 +49,13 @@ class RunLimits:
 
     def __post_init__(self) -> None:
         for name in (
-            "max_rounds", "max_tool_calls", "max_parallel_tools", "max_failed_rounds",
-            "max_tool_output_chars", "response_max_tokens",
-        ):  # fmt: skip
+            "max_rounds",
+            "max_tool_calls",
+            "max_parallel_tools",
+            "max_failed_rounds",
+            "max_tool_output_chars",
+            "response_max_tokens",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"agent limit {name} must be at least 1, got {getattr(self, name)}")
         if self.max_total_tokens is not None and self.max_total_tokens < 1:

@@ -84,9 +84,13 @@ class Ensemble(Panel):
             return await super().decide(question, good, cancel, max_tokens)
         request = self._request(question, good, max_tokens)
         reply = await side_call(
-            self._judge, request, timeout_s=self._timeout_s, cancel=cancel, what="the voter",
+            self._judge,
+            request,
+            timeout_s=self._timeout_s,
+            cancel=cancel,
+            what="the voter",
             otherwise="the first answer stands",
-        )  # fmt: skip
+        )
         fallback = Decision(
             good[0], good[0].answer, "fallback", reply.status, f"voter {reply.status}", reply.usage
         )
@@ -98,9 +102,14 @@ class Ensemble(Panel):
                 good[0], good[0].answer, "fallback", "unparseable", "unreadable voter reply", reply.usage
             )
         return Decision(
-            decision.chosen, decision.answer, decision.how, "ok", decision.reason, reply.usage,
+            decision.chosen,
+            decision.answer,
+            decision.how,
+            "ok",
+            decision.reason,
+            reply.usage,
             model=reply.response.model or self._judge.model,
-        )  # fmt: skip
+        )
 
     def _request(self, question: str, good: Sequence[Candidate], max_tokens: int | None) -> ChatRequest:
         labels = [c.label for c in good]

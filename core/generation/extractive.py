@@ -57,25 +57,68 @@ _PREAMBLE = re.compile(
 _TYPE_WORDS = frozenset({"name", "call", "remember", "recall", "know", "tell", "say", "mention", "remind"})
 _LIGHT = frozenset({"be", "do", "have", "get", "make", "thing", "something", "anything", "kind", "one"})
 _FOLD = {
-    "job": "work", "occupation": "work", "career": "work", "profession": "work", "employ": "work",
-    "workplace": "work", "employer": "work", "kid": "child", "children": "child", "favorite": "favourite",
-    "fave": "favourite", "vacation": "trip", "holiday": "trip", "journey": "trip", "travel": "trip",
-    "reside": "live", "home": "live", "hometown": "live", "meal": "dish", "food": "dish",
-}  # fmt: skip
+    "job": "work",
+    "occupation": "work",
+    "career": "work",
+    "profession": "work",
+    "employ": "work",
+    "workplace": "work",
+    "employer": "work",
+    "kid": "child",
+    "children": "child",
+    "favorite": "favourite",
+    "fave": "favourite",
+    "vacation": "trip",
+    "holiday": "trip",
+    "journey": "trip",
+    "travel": "trip",
+    "reside": "live",
+    "home": "live",
+    "hometown": "live",
+    "meal": "dish",
+    "food": "dish",
+}
 # what an evidence word also stands for (a parrot is a pet; a daughter is a child)
 _BROADER = {
-    "daughter": "child", "son": "child", "dog": "pet", "cat": "pet", "parrot": "pet", "bird": "pet",
-    "hamster": "pet", "rabbit": "pet", "fish": "pet", "puppy": "pet", "kitten": "pet", "wife": "partner",
-    "husband": "partner", "girlfriend": "partner", "boyfriend": "partner", "go": "trip", "visit": "trip",
-    "fly": "trip", "move": "live", "cook": "dish", "eat": "dish", "love": "favourite",
-}  # fmt: skip
+    "daughter": "child",
+    "son": "child",
+    "dog": "pet",
+    "cat": "pet",
+    "parrot": "pet",
+    "bird": "pet",
+    "hamster": "pet",
+    "rabbit": "pet",
+    "fish": "pet",
+    "puppy": "pet",
+    "kitten": "pet",
+    "wife": "partner",
+    "husband": "partner",
+    "girlfriend": "partner",
+    "boyfriend": "partner",
+    "go": "trip",
+    "visit": "trip",
+    "fly": "trip",
+    "move": "live",
+    "cook": "dish",
+    "eat": "dish",
+    "love": "favourite",
+}
 _PLACE_PREPS = frozenset({"in", "at", "to", "from", "near", "for", "into", "outside"})
 _NAME_VERBS = frozenset({"name", "call", "named", "called"})
 _SECOND_PERSON = (
-    (r"\bI'm\b", "you're"), (r"\bI am\b", "you are"), (r"\bI was\b", "you were"), (r"\bI've\b", "you've"),
-    (r"\bI'd\b", "you'd"), (r"\bI'll\b", "you'll"), (r"\bI\b", "you"), (r"\bmyself\b", "yourself"),
-    (r"\bmine\b", "yours"), (r"\bmy\b", "your"), (r"\bme\b", "you"), (r"\bam\b", "are"),
-)  # fmt: skip
+    (r"\bI'm\b", "you're"),
+    (r"\bI am\b", "you are"),
+    (r"\bI was\b", "you were"),
+    (r"\bI've\b", "you've"),
+    (r"\bI'd\b", "you'd"),
+    (r"\bI'll\b", "you'll"),
+    (r"\bI\b", "you"),
+    (r"\bmyself\b", "yourself"),
+    (r"\bmine\b", "yours"),
+    (r"\bmy\b", "your"),
+    (r"\bme\b", "you"),
+    (r"\bam\b", "are"),
+)
 
 
 @dataclass(frozen=True)
@@ -149,10 +192,14 @@ class ExtractiveAnswerer:
         for token in doc:
             lemma = _fold(token)
             if (
-                token.is_stop or token.is_punct or token.pos_ in ("PRON", "DET", "AUX", "ADP", "PART")
-                or lemma in _TYPE_WORDS or lemma in _LIGHT or token.tag_ in ("WDT", "WP", "WP$", "WRB")
+                token.is_stop
+                or token.is_punct
+                or token.pos_ in ("PRON", "DET", "AUX", "ADP", "PART")
+                or lemma in _TYPE_WORDS
+                or lemma in _LIGHT
+                or token.tag_ in ("WDT", "WP", "WP$", "WRB")
                 or not lemma.strip()
-            ):  # fmt: skip
+            ):
                 continue
             weight = 1.0 if token.pos_ in ("NOUN", "PROPN", "NUM") else 0.6
             words[lemma] = max(words.get(lemma, 0.0), weight)
@@ -215,9 +262,18 @@ class ExtractiveAnswerer:
                     overlap, fit, span, resolved = found
                     relevance = max(0.0, min(1.0, memory.score))
                     yield Evidence(
-                        sent.text.strip(), span, _score(overlap, fit, relevance), overlap, fit, memory.id,
-                        "memory", speaker, markers.get(memory.id, ""), memory.created_at, resolved,
-                    )  # fmt: skip
+                        sent.text.strip(),
+                        span,
+                        _score(overlap, fit, relevance),
+                        overlap,
+                        fit,
+                        memory.id,
+                        "memory",
+                        speaker,
+                        markers.get(memory.id, ""),
+                        memory.created_at,
+                        resolved,
+                    )
 
     def _from_facts(
         self,
@@ -240,9 +296,18 @@ class ExtractiveAnswerer:
             # the turn's marker (it carries the date), else the profile line's own
             marker = markers.get(source.id, "") if source else markers.get(fact.id, "")
             yield Evidence(
-                sentence, span, _score(overlap, fit, min(1.0, fact.truth)), overlap, fit, fact.id, "fact",
-                "User", marker, at, resolved,
-            )  # fmt: skip
+                sentence,
+                span,
+                _score(overlap, fit, min(1.0, fact.truth)),
+                overlap,
+                fit,
+                fact.id,
+                "fact",
+                "User",
+                marker,
+                at,
+                resolved,
+            )
 
     def _judge(
         self, asked: Question, sent: Any, *, extra: str = "", at: float | None = None, object_text: str = ""
@@ -519,11 +584,18 @@ class ExtractiveRecall:
             return None
         markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
         reply = self._answerer.answer(context.text, context.memories, context.profile, markers)
-        extra: dict[str, Any] = {"mode": "extractive_recall", "answered_by": "memory",
-                                 "evidence_score": round(reply.best_score, 3)}  # fmt: skip
+        extra: dict[str, Any] = {
+            "mode": "extractive_recall",
+            "answered_by": "memory",
+            "evidence_score": round(reply.best_score, 3),
+        }
         if reply.evidence is not None:
-            extra["evidence"] = {"source": reply.evidence.source, "kind": reply.evidence.kind,
-                                 "span": reply.evidence.span, "marker": reply.evidence.marker}  # fmt: skip
+            extra["evidence"] = {
+                "source": reply.evidence.source,
+                "kind": reply.evidence.kind,
+                "span": reply.evidence.span,
+                "marker": reply.evidence.marker,
+            }
         return AnsweredAgent(Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=extra))
 
 

@@ -115,9 +115,13 @@ async def judge(
 ) -> Verdict:
     """Ask `provider` which answer is best, in one bounded call."""
     reply = await side_call(
-        provider, judge_request(question, answers, labels, max_chars), timeout_s=timeout_s, cancel=cancel,
-        what="the judge", otherwise="the first candidate stands",
-    )  # fmt: skip
+        provider,
+        judge_request(question, answers, labels, max_chars),
+        timeout_s=timeout_s,
+        cancel=cancel,
+        what="the judge",
+        otherwise="the first candidate stands",
+    )
     if reply.response is None:
         return Verdict(None, f"judge {reply.status}", reply.status)
     index = parse_choice(reply.text, labels)

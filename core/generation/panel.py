@@ -151,9 +151,15 @@ class Panel:
         tool_calls = tuple(call for c in good if c.done for call in c.done.tool_calls)
         citations = tuple(cite for c in good if c.done for cite in c.done.citations)
         return answered(
-            source, decision.answer, usage, extra, model=decision.model, exit_reason="answer",
-            tool_calls=tool_calls, citations=citations,
-        )  # fmt: skip
+            source,
+            decision.answer,
+            usage,
+            extra,
+            model=decision.model,
+            exit_reason="answer",
+            tool_calls=tool_calls,
+            citations=citations,
+        )
 
 
 class BestOfN(Panel):

@@ -121,9 +121,13 @@ class PlannedGeneration:
             temperature=0.0,
         )
         reply = await side_call(
-            self._planner, request, timeout_s=self._plan_timeout_s, cancel=cancel, what="the plan",
+            self._planner,
+            request,
+            timeout_s=self._plan_timeout_s,
+            cancel=cancel,
+            what="the plan",
             otherwise="answering without one",
-        )  # fmt: skip
+        )
         turn.usage = turn.usage + reply.usage
         plan = reply.text[:PLAN_CHARS]
         turn.extra["plan"] = reply.status if reply.status != "ok" else ("ok" if plan else "empty")
@@ -153,9 +157,14 @@ class PlannedGeneration:
         )
         revision = Candidate("revision")
         async for event in relay(
-            self._agent, with_note(planned, note), revision, cancel=cancel, max_tokens=max_tokens,
-            offset=turn.usage, hold=lambda _text: True,
-        ):  # fmt: skip
+            self._agent,
+            with_note(planned, note),
+            revision,
+            cancel=cancel,
+            max_tokens=max_tokens,
+            offset=turn.usage,
+            hold=lambda _text: True,
+        ):
             yield event
         turn.usage = turn.usage + revision.usage
         turn.extra["problems"] = problems
@@ -179,9 +188,13 @@ class PlannedGeneration:
         )
         assert self._reviewer is not None
         reply = await side_call(
-            self._reviewer, request, timeout_s=self._review_timeout_s, cancel=cancel, what="the review",
+            self._reviewer,
+            request,
+            timeout_s=self._review_timeout_s,
+            cancel=cancel,
+            what="the review",
             otherwise="keeping the draft",
-        )  # fmt: skip
+        )
         turn.usage = turn.usage + reply.usage
         verdict = reply.status if reply.status != "ok" else read_review(reply.text)
         turn.extra["review"] = verdict

@@ -87,10 +87,13 @@ def model_choices(
     main_name, others = names[0], {name: agent_for(name) for name in names[1:]}
     embedded_main = config.providers[main_name].kind == "local"
     main_agent = generation_agent(
-        lambda temperature: agent_for(main_name, temperature), others, config.generation,
-        judge=factory.for_role("judge", main_name), planner=side,
+        lambda temperature: agent_for(main_name, temperature),
+        others,
+        config.generation,
+        judge=factory.for_role("judge", main_name),
+        planner=side,
         memory_tool="search_memory" if memory_tools and not embedded_main else None,
-    )  # fmt: skip
+    )
     describe = {name: config.providers[name].model for name in names}
 
     def recall_for(name: str) -> RecallAnswerer | None:

@@ -76,10 +76,15 @@ class LlmRefiner:
             temperature=0.0,
             response_schema=SCHEMA,
         )
-        response = (await side_call(
-            self._provider, request, timeout_s=self._timeout_s, what="query refinement",
-            otherwise="using the offline analysis",
-        )).response  # fmt: skip
+        response = (
+            await side_call(
+                self._provider,
+                request,
+                timeout_s=self._timeout_s,
+                what="query refinement",
+                otherwise="using the offline analysis",
+            )
+        ).response
         if response is None:
             return None
         refinement = parse_refinement(response.text)

@@ -49,9 +49,14 @@ class MessageReading:
 def escalation_snapshot(state: SessionState) -> EscalationSnapshot:
     """The FSM snapshot a stored state holds."""
     return EscalationSnapshot(
-        EscalationState(state.escalation_state), ToneLevel.parse(state.last_tone), state.distress_streak,
-        state.calm_streak, state.ignored, state.in_episode, state.turns,
-    )  # fmt: skip
+        EscalationState(state.escalation_state),
+        ToneLevel.parse(state.last_tone),
+        state.distress_streak,
+        state.calm_streak,
+        state.ignored,
+        state.in_episode,
+        state.turns,
+    )
 
 
 def advance(

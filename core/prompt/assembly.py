@@ -94,7 +94,9 @@ class AssembledPrompt:
                 entry["dropped"] = [{"item": item, "reason": reason} for item, reason in s.dropped]
             sections.append(entry)
         payload: dict[str, Any] = {
-            "sections": sections, "total_tokens": self.total_tokens, "budget": self.budget
+            "sections": sections,
+            "total_tokens": self.total_tokens,
+            "budget": self.budget,
         }
         if explain:
             payload |= {"counter": self.counter, "omitted": dict(self.omitted), "system": self.system}

@@ -25,7 +25,7 @@ from core.turn_context import TurnContext
 CITATION_PROTOCOL = (
     "Citations: items in the context carry markers such as [M1] (memories), [F1] (facts about the user) or "
     "[W1] (web results). When "
-    "your answer relies on one, put its marker right after the claim, e.g. \"Jo lives in Denver [M2].\" "
+    'your answer relies on one, put its marker right after the claim, e.g. "Jo lives in Denver [M2]." '
     "Never invent a marker. Items marked [HISTORICAL -- PARTIALLY OUTDATED] may be superseded: prefer newer "
     "facts and the user profile. Items marked [NO LONGER TRUE] were true once and have been replaced: use "
     "them only for questions about the past."
@@ -92,17 +92,24 @@ class PromptBuilder:
         contents["user_profile"] = SectionContent(
             "user_profile",
             tuple(
-                PromptItem(f"{f.category or 'other'}: {fact_sentence(f.subject, f.predicate, f.object)}",
-                           id=f.id, score=f.truth, why=f"current fact, truth {f.truth:.2f}", cite=f"[F{n}]",
-                           collection="facts")
+                PromptItem(
+                    f"{f.category or 'other'}: {fact_sentence(f.subject, f.predicate, f.object)}",
+                    id=f.id,
+                    score=f.truth,
+                    why=f"current fact, truth {f.truth:.2f}",
+                    cite=f"[F{n}]",
+                    collection="facts",
+                )
                 for n, f in enumerate(context.profile, start=1)
             ),
-        )  # fmt: skip
+        )
         contents["knowledge_graph"] = SectionContent(
             "knowledge_graph",
-            tuple(PromptItem(s, id=f"graph{i}", why="around " + ", ".join(context.graph.entities))
-                  for i, s in enumerate(context.graph.sentences)),
-        )  # fmt: skip
+            tuple(
+                PromptItem(s, id=f"graph{i}", why="around " + ", ".join(context.graph.entities))
+                for i, s in enumerate(context.graph.sentences)
+            ),
+        )
         if short := context.short_term.render():
             items = tuple(PromptItem(line, why="short-term analysis") for line in short.splitlines())
             contents["short_term_context"] = SectionContent("short_term_context", items)

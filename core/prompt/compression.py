@@ -65,9 +65,14 @@ class ModelCompressor:
             max_tokens=max_tokens,
             temperature=0.0,
         )
-        response = (await side_call(
-            self._provider, request, timeout_s=self._timeout_s, what="model compression",
-            otherwise="cutting the middle instead",
-        )).response  # fmt: skip
+        response = (
+            await side_call(
+                self._provider,
+                request,
+                timeout_s=self._timeout_s,
+                what="model compression",
+                otherwise="cutting the middle instead",
+            )
+        ).response
         summary = response.text.strip() if response is not None else ""
         return middle_out(summary or text, max_tokens, self._counter)

@@ -34,6 +34,8 @@ def users_words(prompt_text: str) -> str:
     """The user's own message inside an assembled prompt (the whole text when it is not one): what tool
     hints must look at, not the context around it."""
     return prompt_text.rsplit(QUERY_MARKER, 1)[-1]
+
+
 RECENT = "recent_conversation"
 
 _TABLE = (
@@ -75,13 +77,30 @@ EMIT_ORDER: tuple[str, ...] = tuple(sorted(SECTIONS, key=lambda key: SECTIONS[ke
 
 _ALWAYS = frozenset({QUERY, RECENT, "time_context", "short_term_context", "user_profile"})
 _PERSONAL = frozenset(
-    {"relevant_memories", "relevant_information", "knowledge_graph", "semantic_summaries", "recent_summaries",
-     "semantic_reflections", "recent_reflections", "unresolved_threads", "temporal_grounding"}
-)  # fmt: skip
+    {
+        "relevant_memories",
+        "relevant_information",
+        "knowledge_graph",
+        "semantic_summaries",
+        "recent_summaries",
+        "semantic_reflections",
+        "recent_reflections",
+        "unresolved_threads",
+        "temporal_grounding",
+    }
+)
 _WORK = frozenset(
-    {"codebase_changes", "commit_history", "documentation", "adaptive_workflows", "proposed_features",
-     "uploaded_items", "web_search_results", "background_knowledge"}
-)  # fmt: skip
+    {
+        "codebase_changes",
+        "commit_history",
+        "documentation",
+        "adaptive_workflows",
+        "proposed_features",
+        "uploaded_items",
+        "web_search_results",
+        "background_knowledge",
+    }
+)
 _KNOWLEDGE = frozenset({"background_knowledge", "web_search_results", "documentation", "uploaded_items"})
 
 # Intent -> the sections it may use (beyond _ALWAYS). Emotional support and small talk get no work context;
@@ -94,16 +113,36 @@ INTENT_SECTIONS: Mapping[str, frozenset[str]] = MappingProxyType(
         "casual_social": frozenset({"relevant_memories", "knowledge_graph", "recent_summaries"}),
         "technical_help": _WORK | {"relevant_memories", "relevant_information", "personal_notes"},
         "creative_exploration": frozenset(
-            {"relevant_memories", "knowledge_graph", "personal_notes", "proactive_insights",
-             "background_knowledge", "semantic_reflections", "visual_memories"}
-        ),  # fmt: skip
+            {
+                "relevant_memories",
+                "knowledge_graph",
+                "personal_notes",
+                "proactive_insights",
+                "background_knowledge",
+                "semantic_reflections",
+                "visual_memories",
+            }
+        ),
         "meta_conversational": frozenset(
-            {"active_features", "proposed_features", "recent_summaries", "recent_reflections",
-             "unresolved_threads", "relevant_memories", "relevant_information"}
-        ),  # fmt: skip
+            {
+                "active_features",
+                "proposed_features",
+                "recent_summaries",
+                "recent_reflections",
+                "unresolved_threads",
+                "relevant_memories",
+                "relevant_information",
+            }
+        ),
         "project_work": _WORK | _PERSONAL | {"personal_notes", "proactive_insights"},
-        "general": _KNOWLEDGE | {"relevant_memories", "relevant_information", "knowledge_graph",
-                                 "semantic_summaries", "personal_notes"},  # fmt: skip
+        "general": _KNOWLEDGE
+        | {
+            "relevant_memories",
+            "relevant_information",
+            "knowledge_graph",
+            "semantic_summaries",
+            "personal_notes",
+        },
     }
 )
 

@@ -80,9 +80,13 @@ def _memory_item(memory: RecalledMemory, number: int, why: str) -> PromptItem:
         reason += f", {memory.staleness:.0%} of its facts superseded since"
     cite = f"[M{number}]"
     return PromptItem(
-        f"{stale}{when}{text}", id=memory.id, score=memory.score, why=reason, cite=cite,
+        f"{stale}{when}{text}",
+        id=memory.id,
+        score=memory.score,
+        why=reason,
+        cite=cite,
         collection=memory.collection,
-    )  # fmt: skip
+    )
 
 
 UNANSWERED_NOTE = "(Not answered: Daemon stopped before replying to this message.)"
@@ -111,8 +115,11 @@ def time_items(now: float, last_session_at: float | None) -> tuple[PromptItem, .
     items = [PromptItem(f"Now: {moment:%A %d %B %Y, %H:%M %Z}.", why="the clock")]
     if last_session_at:
         gap = _gap(now - last_session_at)
-        items.append(PromptItem(f"The previous conversation was {gap} ago ({_date(last_session_at)}).",
-                                why="the journal"))  # fmt: skip
+        items.append(
+            PromptItem(
+                f"The previous conversation was {gap} ago ({_date(last_session_at)}).", why="the journal"
+            )
+        )
     return tuple(items)
 
 
@@ -123,7 +130,7 @@ def _grounding(context: TurnContext) -> PromptItem | None:
     last_day = window.end - timedelta(seconds=1)  # the window is [start, end)
     start, end = window.start.strftime("%Y-%m-%d"), last_day.strftime("%Y-%m-%d")
     span = start if start == end else f"{start} to {end}"
-    text = f"\"{window.expression}\" in the message means {span}."
+    text = f'"{window.expression}" in the message means {span}.'
     return PromptItem(text, why="a time named in the query")
 
 

@@ -163,8 +163,14 @@ class BackendLM:
         return self.backend.score(messages, prefix, candidates)
 
     def complete_text(
-        self, messages: list[dict[str, str]], prefix: str, *, max_tokens: int, stop: Sequence[str],
-        temperature: float = 0.0, schema: dict[str, Any] | None = None,
+        self,
+        messages: list[dict[str, str]],
+        prefix: str,
+        *,
+        max_tokens: int,
+        stop: Sequence[str],
+        temperature: float = 0.0,
+        schema: dict[str, Any] | None = None,
     ) -> str:
         self._check()
         stops, guard, parts, local = StopBuffer(stop), LoopGuard(), [], threading.Event()
@@ -174,8 +180,13 @@ class BackendLM:
             if stops.hit or guard.feed(text) or self.cancel.is_set():
                 local.set()
 
-        params = GenParams(max_tokens=max_tokens, temperature=temperature, prefix=prefix, schema=schema,
-                           deadline=self.deadline)
+        params = GenParams(
+            max_tokens=max_tokens,
+            temperature=temperature,
+            prefix=prefix,
+            schema=schema,
+            deadline=self.deadline,
+        )
         result = self.backend.generate(messages, params, on_text, local)
         first = self.usage.input_tokens == 0
         self.usage += Usage(result.input_tokens if first else 0, result.output_tokens)
@@ -230,8 +241,12 @@ class LocalModelProvider:
             default_model = backend.name
         self.model = model or default_model
         self.profile = ProviderProfile(
-            native_tools=False, vision=False, context_window=context_window, streaming=True,
-            json_schema=True, local=True,
+            native_tools=False,
+            vision=False,
+            context_window=context_window,
+            streaming=True,
+            json_schema=True,
+            local=True,
         )
 
     # --- loading -------------------------------------------------------------------------------------
@@ -253,8 +268,10 @@ class LocalModelProvider:
             with self._lock:
                 self.backend_name = "transformers"
                 self._backend = backend = make_backend(
-                    "transformers", resolve_model_path(self._model_path),
-                    context_window=self.context_window, n_threads=self._n_threads,
+                    "transformers",
+                    resolve_model_path(self._model_path),
+                    context_window=self.context_window,
+                    n_threads=self._n_threads,
                 )
             backend.load()
         self._export_tokenizer(backend)
@@ -292,8 +309,11 @@ class LocalModelProvider:
 
     def _params(self, request: ChatRequest) -> GenParams:
         return GenParams(
-            max_tokens=max(1, request.max_tokens), temperature=request.temperature, top_p=self.top_p,
-            repetition_penalty=self.repetition_penalty, deadline=time.monotonic() + self.timeout_s,
+            max_tokens=max(1, request.max_tokens),
+            temperature=request.temperature,
+            top_p=self.top_p,
+            repetition_penalty=self.repetition_penalty,
+            deadline=time.monotonic() + self.timeout_s,
         )
 
     # --- ChatProvider --------------------------------------------------------------------------------

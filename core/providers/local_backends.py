@@ -312,11 +312,19 @@ class LlamaCppBackend:
                 from llama_cpp import Llama
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
             except (ImportError, OSError, RuntimeError) as exc:  # missing, or its shared library fails
-                raise ProviderError(f"llama-cpp-python is not usable ({exc}); run `make llama` or use "
-                                    "backend 'transformers'.", provider="local") from exc
+                raise ProviderError(
+                    f"llama-cpp-python is not usable ({exc}); run `make llama` or use "
+                    "backend 'transformers'.",
+                    provider="local",
+                ) from exc
             try:
-                llm = Llama(model_path=str(self.model_path), n_ctx=self.context_window,
-                            n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False)
+                llm = Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=self.context_window,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    verbose=False,
+                )
             except (OSError, ValueError, RuntimeError) as exc:
                 raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
             template = llm.metadata.get("tokenizer.chat_template")
@@ -355,8 +363,12 @@ class LlamaCppBackend:
         produced, reason = 0, "stop"
         with self._run_lock:
             chunks = self._llm.create_completion(
-                prompt=ids[-keep:], max_tokens=max_new, stream=True, grammar=grammar,
-                temperature=0.0 if params.greedy else params.temperature, top_p=params.top_p,
+                prompt=ids[-keep:],
+                max_tokens=max_new,
+                stream=True,
+                grammar=grammar,
+                temperature=0.0 if params.greedy else params.temperature,
+                top_p=params.top_p,
                 repeat_penalty=params.repetition_penalty,
             )
             for chunk in chunks:

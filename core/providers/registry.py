@@ -36,9 +36,14 @@ def _remote(module: str, class_name: str) -> AdapterFactory:
     def build(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
         adapter = getattr(importlib.import_module(module), class_name)
         return adapter(
-            model=cfg.model, api_key=_api_key(cfg, env), base_url=_base_url(cfg, env), timeout=timeout,
-            context_window=cfg.context_window, name=name, key_env=cfg.api_key_env,
-        )  # fmt: skip
+            model=cfg.model,
+            api_key=_api_key(cfg, env),
+            base_url=_base_url(cfg, env),
+            timeout=timeout,
+            context_window=cfg.context_window,
+            name=name,
+            key_env=cfg.api_key_env,
+        )
 
     return build
 

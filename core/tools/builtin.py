@@ -41,14 +41,30 @@ _UNARY_OPS: MappingProxyType[type[ast.unaryop], Callable[[Any], Any]] = MappingP
 )
 _FUNCTIONS: MappingProxyType[str, Callable[..., Any]] = MappingProxyType(
     {
-        "abs": abs, "round": round, "min": min, "max": max,
-        "sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log10": math.log10, "log2": math.log2,
-        "sin": math.sin, "cos": math.cos, "tan": math.tan,
-        "asin": math.asin, "acos": math.acos, "atan": math.atan, "atan2": math.atan2,
-        "floor": math.floor, "ceil": math.ceil, "hypot": math.hypot, "degrees": math.degrees,
-        "radians": math.radians, "factorial": lambda n: math.factorial(_small_int(n)),
+        "abs": abs,
+        "round": round,
+        "min": min,
+        "max": max,
+        "sqrt": math.sqrt,
+        "exp": math.exp,
+        "log": math.log,
+        "log10": math.log10,
+        "log2": math.log2,
+        "sin": math.sin,
+        "cos": math.cos,
+        "tan": math.tan,
+        "asin": math.asin,
+        "acos": math.acos,
+        "atan": math.atan,
+        "atan2": math.atan2,
+        "floor": math.floor,
+        "ceil": math.ceil,
+        "hypot": math.hypot,
+        "degrees": math.degrees,
+        "radians": math.radians,
+        "factorial": lambda n: math.factorial(_small_int(n)),
     }
-)  # fmt: skip
+)
 _CONSTANTS: MappingProxyType[str, float] = MappingProxyType({"pi": math.pi, "e": math.e, "tau": math.tau})
 
 

@@ -48,8 +48,11 @@ def memory_tools(memory: MemoryPort, facts: FactPort | None = None) -> tuple[Too
             Args:
                 about: a word the facts should mention, e.g. a name or "work"; empty for all
             """
-            current = [f for f in fact_port.list_facts("current") if about.lower() in
-                       f"{f.subject} {f.predicate} {f.object}".lower()]  # fmt: skip
+            current = [
+                f
+                for f in fact_port.list_facts("current")
+                if about.lower() in f"{f.subject} {f.predicate} {f.object}".lower()
+            ]
             if not current:
                 return "No current facts match."
             return "\n".join(f"- {fact_sentence(f.subject, f.predicate, f.object)}" for f in current[:40])

@@ -131,11 +131,14 @@ def run_answers_benchmark(
                 reply = answerer.answer(question.question, memories, (), markers, user_only=False)
                 spent["extractive_ms"] += (time.perf_counter() - started) * 1000
                 row = {
-                    "question": question.question, "gold": question.answer, "category": question.category,
-                    "extractive": reply.text, "span": reply.evidence.answer if reply.evidence else "",
+                    "question": question.question,
+                    "gold": question.answer,
+                    "category": question.category,
+                    "extractive": reply.text,
+                    "span": reply.evidence.answer if reply.evidence else "",
                     "resolved": reply.evidence.resolved if reply.evidence else "",
                     "evidence_score": reply.best_score,
-                }  # fmt: skip
+                }
                 if model is not None and index < model_sample:
                     started = time.perf_counter()
                     request = ChatRequest(

@@ -84,8 +84,10 @@ def run_session_end_benchmark(build: Callable[[Path], Built], turns: int) -> dic
             total = time.perf_counter() - began
         finally:
             services.close()
-    steps = {s["name"]: {"status": s["status"], "seconds": s["seconds"], "result": s["result"]}
-             for s in report["steps"]}  # fmt: skip
+    steps = {
+        s["name"]: {"status": s["status"], "seconds": s["seconds"], "result": s["result"]}
+        for s in report["steps"]
+    }
     return {
         "turns": turns,
         "session_end_s": round(total, 3),

@@ -127,8 +127,12 @@ def _probe(tree: Path, data_dir: Path, mode: str) -> dict[str, float]:
     started = time.time()
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, str(tree), str(data_dir), mode],
-        capture_output=True, text=True, check=False, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the start-up probe failed in {tree}: {done.stderr.strip()[-2000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])

@@ -53,10 +53,15 @@ class LlmAdjudicator:
             max_tokens=5,
             temperature=0.0,
         )
-        response = (await side_call(
-            self._provider, request, timeout_s=self._timeout_s, what="fact adjudication",
-            otherwise="the rules decide",
-        )).response  # fmt: skip
+        response = (
+            await side_call(
+                self._provider,
+                request,
+                timeout_s=self._timeout_s,
+                what="fact adjudication",
+                otherwise="the rules decide",
+            )
+        ).response
         if response is None:
             return None
         verdict = parse_verdict(response.text)

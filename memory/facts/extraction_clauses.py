@@ -45,7 +45,7 @@ _CONTINUE = re.compile(
     r"enjoy|enjoys|own|owns|have|has|speak|speaks|study|studies|want|wants|plan|plans|drive|drives|"
     r"prefer|prefers|moved|raised|started|joined|is|am|can't|cannot|don't)\b)"
 )
-_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]+")
 _ROLE_IS = re.compile(r"\b((?i:my|our)\s+[\w-]+)'s\s+(?=(?:a|an|not|from|in|at|still|now|\d+)\s)")
 _CLAUSE_REST = r"[^.!?,]*?(?=\s+(?:but|and|so)\s|[,.!?]|$)"
 _POLITE_IF = re.compile(

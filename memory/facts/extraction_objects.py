@@ -221,9 +221,7 @@ def _read_isa(cased: bool, rule: Rule, obj: str) -> list[Part]:
         return [_part(rule, name, "named"), Part("is a", what, rule.category, rule.confidence, name)]
     based = R.BASED_IN.match(obj)
     if based:
-        place = _read_place(
-            cased, Rule(rule.pattern, "lives in", "location", "place"), based.group("place")
-        )
+        place = _read_place(cased, Rule(rule.pattern, "lives in", "location", "place"), based.group("place"))
         return [*_read_isa(cased, rule, based.group("role")), *place]
     student = R.STUDENT.match(obj)
     if student:

@@ -21,10 +21,15 @@ from memory.facts.verification import Decision, Verdict
 
 # A partner role's stage: a later stage of the same person supersedes an earlier one.
 _STAGE = {
-    "my girlfriend": 0, "my boyfriend": 0, "my partner": 0,
-    "my fiance": 1, "my fiancee": 1,
-    "my spouse": 2, "my wife": 2, "my husband": 2,
-}  # fmt: skip
+    "my girlfriend": 0,
+    "my boyfriend": 0,
+    "my partner": 0,
+    "my fiance": 1,
+    "my fiancee": 1,
+    "my spouse": 2,
+    "my wife": 2,
+    "my husband": 2,
+}
 _MARRIED = "spouse_of"
 _ENDS_WITH_TRADE = "works_at"
 Current = Callable[[str, str], list[StoredFact]]  # (subject key, relation) -> current facts
@@ -58,9 +63,10 @@ def _partner_roles(candidate: Candidate, known: Sequence[StoredFact]) -> tuple[s
     else:
         return ()
     partners = [
-        f for f in known if f.relation == "named" and f.subject.lower() in _STAGE
-        and same_object(f.object, candidate.object)
-    ]  # fmt: skip
+        f
+        for f in known
+        if f.relation == "named" and f.subject.lower() in _STAGE and same_object(f.object, candidate.object)
+    ]
     if candidate.negated:  # the relationship ended: every role of that person
         return tuple(f.id for f in partners)
     return tuple(f.id for f in partners if _STAGE[f.subject.lower()] < stage)

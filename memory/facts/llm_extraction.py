@@ -43,15 +43,59 @@ _ASSISTANT_WORDS = frozenset(
     {"assistant", "the assistant", "you", "yourself", "daemon", "ai", "the ai", "bot", "the bot", "chatbot"}
 )
 _PASSING_WORDS = frozenset(
-    {"feel", "feels", "feeling", "felt", "mood", "emotion", "emotions", "emotional", "currently", "now",
-     "today", "tonight", "doing"}
-)  # fmt: skip
+    {
+        "feel",
+        "feels",
+        "feeling",
+        "felt",
+        "mood",
+        "emotion",
+        "emotions",
+        "emotional",
+        "currently",
+        "now",
+        "today",
+        "tonight",
+        "doing",
+    }
+)
 _COPULAS = frozenset({"is", "am", "are", "was", "is a", "is feeling", "feels", "is being"})
 _STATES = frozenset(
-    {"tired", "sad", "happy", "stressed", "anxious", "angry", "bored", "hungry", "thirsty", "sick", "ill",
-     "excited", "upset", "busy", "exhausted", "lonely", "nervous", "worried", "frustrated", "sleepy", "ok",
-     "okay", "fine", "good", "great", "bad", "annoyed", "overwhelmed", "relaxed", "calm", "scared", "afraid"}
-)  # fmt: skip
+    {
+        "tired",
+        "sad",
+        "happy",
+        "stressed",
+        "anxious",
+        "angry",
+        "bored",
+        "hungry",
+        "thirsty",
+        "sick",
+        "ill",
+        "excited",
+        "upset",
+        "busy",
+        "exhausted",
+        "lonely",
+        "nervous",
+        "worried",
+        "frustrated",
+        "sleepy",
+        "ok",
+        "okay",
+        "fine",
+        "good",
+        "great",
+        "bad",
+        "annoyed",
+        "overwhelmed",
+        "relaxed",
+        "calm",
+        "scared",
+        "afraid",
+    }
+)
 _STRAIGHT_QUOTES = MappingProxyType(
     str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 )
@@ -135,10 +179,15 @@ class LlmFactExtractor:
             temperature=0.0,
             response_schema=SCHEMA,
         )
-        response = (await side_call(
-            self._provider, request, timeout_s=self._timeout_s, what="fact extraction",
-            otherwise="no model-extracted facts",
-        )).response  # fmt: skip
+        response = (
+            await side_call(
+                self._provider,
+                request,
+                timeout_s=self._timeout_s,
+                what="fact extraction",
+                otherwise="no model-extracted facts",
+            )
+        ).response
         if response is None:
             return []
         facts = parse_facts(response.text, [turn.user for turn in recent], self._max_facts)

@@ -40,8 +40,10 @@ def profile_facts(facts: Sequence[StoredFact], now: float, *, limit: int = 40) -
     kept = [
         f
         for f in facts
-        if f.is_current and about_the_user(f) and not is_expired(f, now)
+        if f.is_current
+        and about_the_user(f)
+        and not is_expired(f, now)
         and read_truth(f.truth, f.last_confirmed_at, now) >= MIN_TRUTH
-    ]  # fmt: skip
+    ]
     kept.sort(key=lambda f: (order.get(f.category, len(order)), -f.truth, f.created_at))
     return kept[:limit]

@@ -187,9 +187,12 @@ def open_fact_memory(
     store, claims = FactStore(data_dir / FACTS_FILE), ClaimIndex(data_dir / CLAIMS_FILE)
     verifier = FactVerifier(adjudicator, types=types)
     facts = FactMemory(
-        store, verifier, index=lambda records: memory.add(FACTS_COLLECTION, records),
-        claims=claims, restamp=memory.update_metadata,
-    )  # fmt: skip
+        store,
+        verifier,
+        index=lambda records: memory.add(FACTS_COLLECTION, records),
+        claims=claims,
+        restamp=memory.update_metadata,
+    )
     facts.repair_index(memory.stats()[FACTS_COLLECTION])  # a crash between the two writes
 
     def close() -> None:
@@ -219,9 +222,17 @@ def mentions(text: str, value: str) -> bool:
 
 def view(fact: StoredFact) -> FactView:
     return FactView(
-        fact.id, fact.subject, fact.relation, fact.object, fact.status, round(fact.truth, 4), fact.category,
-        fact.turn_id, fact.superseded_by, fact.reason,
-    )  # fmt: skip
+        fact.id,
+        fact.subject,
+        fact.relation,
+        fact.object,
+        fact.status,
+        round(fact.truth, 4),
+        fact.category,
+        fact.turn_id,
+        fact.superseded_by,
+        fact.reason,
+    )
 
 
 def to_record(fact: StoredFact, *, session_id: str | None = None) -> Record:

@@ -182,10 +182,28 @@ class _Change:
             truth = initial_truth(candidate.source, candidate.confidence)
             self._db.execute(
                 f"INSERT INTO facts ({_COLUMNS}, subject_key) VALUES ({', '.join('?' * 19)})",
-                (candidate.id, candidate.subject, candidate.relation, candidate.object, candidate.category,
-                 candidate.scope, CURRENT, truth, candidate.source, candidate.confidence, candidate.excerpt,
-                 self._turn, self._now, self._now, 0, None, None, decision.reason, candidate.subject_key),
-            )  # fmt: skip
+                (
+                    candidate.id,
+                    candidate.subject,
+                    candidate.relation,
+                    candidate.object,
+                    candidate.category,
+                    candidate.scope,
+                    CURRENT,
+                    truth,
+                    candidate.source,
+                    candidate.confidence,
+                    candidate.excerpt,
+                    self._turn,
+                    self._now,
+                    self._now,
+                    0,
+                    None,
+                    None,
+                    decision.reason,
+                    candidate.subject_key,
+                ),
+            )
             self._event(candidate.id, "stated", truth)
             return candidate.id
         truth = after_event(float(existing[0]), "confirmation")
@@ -237,10 +255,43 @@ class _Change:
 
 
 def _fact(row: Sequence[Any]) -> StoredFact:
-    (fid, subject, relation, obj, category, scope, status, truth, source, confidence, excerpt, turn_id,
-     created_at, confirmed_at, confirmations, superseded_by, superseded_at, reason) = row  # fmt: skip
+    (
+        fid,
+        subject,
+        relation,
+        obj,
+        category,
+        scope,
+        status,
+        truth,
+        source,
+        confidence,
+        excerpt,
+        turn_id,
+        created_at,
+        confirmed_at,
+        confirmations,
+        superseded_by,
+        superseded_at,
+        reason,
+    ) = row
     return StoredFact(
-        fid, subject, relation, obj, category, scope, status, float(truth), source, float(confidence),
-        excerpt, turn_id, float(created_at), float(confirmed_at), int(confirmations), superseded_by,
-        float(superseded_at) if superseded_at is not None else None, reason,
-    )  # fmt: skip
+        fid,
+        subject,
+        relation,
+        obj,
+        category,
+        scope,
+        status,
+        float(truth),
+        source,
+        float(confidence),
+        excerpt,
+        turn_id,
+        float(created_at),
+        float(confirmed_at),
+        int(confirmations),
+        superseded_by,
+        float(superseded_at) if superseded_at is not None else None,
+        reason,
+    )

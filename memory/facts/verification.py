@@ -38,8 +38,16 @@ from memory.facts.object_types import ObjectTypes
 logger = logging.getLogger(__name__)
 
 SINGLE_VALUED = FUNCTIONAL_RELATIONS | {
-    "age", "birthday", "birth_date", "height", "weight", "phone", "email", "address", "number_of_children",
-}  # fmt: skip
+    "age",
+    "birthday",
+    "birth_date",
+    "height",
+    "weight",
+    "phone",
+    "email",
+    "address",
+    "number_of_children",
+}
 EPHEMERAL = frozenset(
     {"feels", "feeling", "is_feeling", "mood", "current_activity", "emotional_state", "status", "is_doing"}
 )

@@ -66,7 +66,10 @@ class ProceduralSkillsStep:
             trigger = _sentence_with(turn.user, _HOW_TO)
             action = " -> ".join(step.strip() for step in steps[:8])[:600]
             meta = _provenance(turn, ctx) | {
-                "trigger": trigger, "action_pattern": action, "category": "how-to", "confidence": 0.6
+                "trigger": trigger,
+                "action_pattern": action,
+                "category": "how-to",
+                "confidence": 0.6,
             }
             records.append(Record(make_id("procedural_skills", trigger), f"{trigger}\n{action}", meta))
         unique = list({record.id: record for record in records}.values())  # the same question twice
@@ -91,7 +94,9 @@ class ProposalsStep:
                 continue
             text = _sentence_with(turn.user, _PROPOSAL)
             meta = _provenance(turn, ctx) | {
-                "status": "proposed", "kind": "feature", "reasoning": "asked for by the user"
+                "status": "proposed",
+                "kind": "feature",
+                "reasoning": "asked for by the user",
             }
             records.append(Record(make_id("proposals", text), text, meta))
         unique = list({record.id: record for record in records}.values())

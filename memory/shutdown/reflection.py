@@ -66,10 +66,14 @@ class ReflectionStep:
             text = _offline_reflection(turns, topics, [f.text for f in learned], tone)
         doc_id = make_id(REFLECTIONS, ctx.session_id)
         meta = {
-            "created_at": turns[-1].created_at, "session_id": ctx.session_id, "source": "shutdown",
-            "primary_topic": topics[0] if topics else "", "topics": topics, "emotional_tone": tone,
+            "created_at": turns[-1].created_at,
+            "session_id": ctx.session_id,
+            "source": "shutdown",
+            "primary_topic": topics[0] if topics else "",
+            "topics": topics,
+            "emotional_tone": tone,
             "source_ids": [conversation_id(t.turn_id) for t in turns],
-        }  # fmt: skip
+        }
         await asyncio.to_thread(self._add, REFLECTIONS, [Record(doc_id, text, meta)])
         staleness = self._facts.register_claims(doc_id, REFLECTIONS, [f.id for f in learned])
         if staleness is not None and staleness.claims:
@@ -87,10 +91,15 @@ class ReflectionStep:
             return ""
         dialogue = "\n".join(f"User: {t.user[:600]}\nAssistant: {t.assistant[:300]}" for t in turns[-30:])
         request = ChatRequest((Message("system", _PROMPT), Message("user", dialogue)), max_tokens=300)
-        response = (await side_call(
-            self._provider, request, timeout_s=60.0, what="the model reflection",
-            otherwise="writing the offline one",
-        )).response  # fmt: skip
+        response = (
+            await side_call(
+                self._provider,
+                request,
+                timeout_s=60.0,
+                what="the model reflection",
+                otherwise="writing the offline one",
+            )
+        ).response
         return response.text.strip()[:2000] if response is not None else ""
 
 

@@ -63,10 +63,15 @@ class BlockSummarizer:
         request = ChatRequest(
             (Message("system", _LLM_INSTRUCTIONS), Message("user", dialogue)), max_tokens=300, temperature=0.2
         )
-        response = (await side_call(
-            self._provider, request, timeout_s=self._timeout_s, what="the model summary",
-            otherwise="using the extractive summary",
-        )).response  # fmt: skip
+        response = (
+            await side_call(
+                self._provider,
+                request,
+                timeout_s=self._timeout_s,
+                what="the model summary",
+                otherwise="using the extractive summary",
+            )
+        ).response
         return response.text.strip()[:2000] if response is not None else ""
 
 

@@ -25,9 +25,16 @@ from tests.unit.memory.profile_helpers import committed_profiles
 pytestmark = [pytest.mark.benchmark, pytest.mark.slow]
 
 INTENTS = (
-    "factual_recall", "temporal_recall", "emotional_support", "casual_social", "technical_help",
-    "creative_exploration", "meta_conversational", "project_work", "general",
-)  # fmt: skip
+    "factual_recall",
+    "temporal_recall",
+    "emotional_support",
+    "casual_social",
+    "technical_help",
+    "creative_exploration",
+    "meta_conversational",
+    "project_work",
+    "general",
+)
 
 
 @pytest.fixture(scope="module")

@@ -291,8 +291,12 @@ class FakeOpenAIServer(FakeServer):
 
 # --- Anthropic ---------------------------------------------------------------------------------
 
-_ANTHROPIC_ERRORS = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error",
-                     529: "overloaded_error"}
+_ANTHROPIC_ERRORS = {
+    401: "authentication_error",
+    403: "permission_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
 
 
 class FakeAnthropicServer(FakeServer):
@@ -307,11 +311,19 @@ class FakeAnthropicServer(FakeServer):
         kind = _ANTHROPIC_ERRORS.get(step.status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": step.message}}
 
-    def _message(self, step: Step, request: RecordedRequest, content: list[Any], stop: str | None,
-                 output_tokens: int) -> dict[str, Any]:
-        return {"id": "msg_fake", "type": "message", "role": "assistant", "model": request.body["model"],
-                "content": content, "stop_reason": stop, "stop_sequence": None,
-                "usage": {"input_tokens": step.input_tokens, "output_tokens": output_tokens}}
+    def _message(
+        self, step: Step, request: RecordedRequest, content: list[Any], stop: str | None, output_tokens: int
+    ) -> dict[str, Any]:
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": request.body["model"],
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": step.input_tokens, "output_tokens": output_tokens},
+        }
 
     def body(self, step: Step, request: RecordedRequest) -> dict[str, Any]:
         content: list[dict[str, Any]] = [{"type": "text", "text": step.text}] if step.text else []
@@ -346,8 +358,14 @@ class FakeAnthropicServer(FakeServer):
 
 # --- Gemini ------------------------------------------------------------------------------------
 
-_GEMINI_STATUSES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                    429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+_GEMINI_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
 
 
 class FakeGeminiServer(FakeServer):
@@ -370,8 +388,11 @@ class FakeGeminiServer(FakeServer):
         if last is not None:  # the last chunk carries the finish reason and the usage
             candidate["finishReason"] = "STOP"
             total = last.input_tokens + last.output_tokens
-            body["usageMetadata"] = {"promptTokenCount": last.input_tokens,
-                                     "candidatesTokenCount": last.output_tokens, "totalTokenCount": total}
+            body["usageMetadata"] = {
+                "promptTokenCount": last.input_tokens,
+                "candidatesTokenCount": last.output_tokens,
+                "totalTokenCount": total,
+            }
         return body
 
     def _call_parts(self, step: Step) -> list[dict[str, Any]]:

@@ -23,10 +23,16 @@ from ui.boundary import user_text
 ROOT = Path(__file__).resolve().parents[2]
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
 TRICKY = (
-    "\u202eevil\u202c", "\u200b\u200d\u2060\ufeff", "x\x1b]0;pwned\x07y\x1b[2Jz", "\x1b[31mred\x1b[0m",
-    "\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627", "a\u0301\u0302\u0303",
-    "\U0001f468\u200d\U0001f469", "\t\x0b\x0c\r", "\x7f\x85\x9b2J",
-)  # fmt: skip
+    "\u202eevil\u202c",
+    "\u200b\u200d\u2060\ufeff",
+    "x\x1b]0;pwned\x07y\x1b[2Jz",
+    "\x1b[31mred\x1b[0m",
+    "\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627",
+    "a\u0301\u0302\u0303",
+    "\U0001f468\u200d\U0001f469",
+    "\t\x0b\x0c\r",
+    "\x7f\x85\x9b2J",
+)
 TEXT = st.one_of(
     st.binary(max_size=300),
     st.text(st.characters(codec="utf-8"), max_size=300).map(str.encode),

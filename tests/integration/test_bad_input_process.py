@@ -29,9 +29,13 @@ pytestmark = pytest.mark.integration
 
 
 def daemon(
-    tmp_path: Path, *args: str | bytes, stdin: bytes | None = None, env: dict[str, str] | None = None,
-    config: bool = True, timeout: float = 180,
-) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
+    tmp_path: Path,
+    *args: str | bytes,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    config: bool = True,
+    timeout: float = 180,
+) -> subprocess.CompletedProcess[bytes]:
     """`python main.py [--config echo.yaml] ARGS` with the data dir in tmp_path; output as bytes."""
     echo = tmp_path / "echo.yaml"
     echo.write_text(ECHO_CONFIG)
@@ -50,9 +54,13 @@ def script(
     (tmp_path / "echo.yaml").write_text(ECHO_CONFIG)
     env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "echo.yaml"), *args], input=stdin, capture_output=True,
-        env=env, cwd=tmp_path, timeout=180,
-    )  # fmt: skip
+        [sys.executable, "-c", code, str(tmp_path / "echo.yaml"), *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=180,
+    )
 
 
 def stored(tmp_path: Path) -> list[tuple[str, str, str]]:
@@ -94,9 +102,10 @@ def test_ask_and_session_with_bytes_that_are_not_utf8(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "args", [("analyze", BAD, "--json"), ("prompt", BAD, "--json"), ("memory", "search", BAD, "--json")],
+    "args",
+    [("analyze", BAD, "--json"), ("prompt", BAD, "--json"), ("memory", "search", BAD, "--json")],
     ids=["analyze", "prompt", "memory-search"],
-)  # fmt: skip
+)
 def test_commands_that_read_a_message_take_bytes_that_are_not_utf8(tmp_path: Path, args: tuple) -> None:
     result = daemon(tmp_path, *args)
     clean(result)
@@ -303,9 +312,13 @@ def test_sigterm_during_ask_json_prints_a_cancelled_object(tmp_path: Path) -> No
     (tmp_path / "echo.yaml").write_text(ECHO_CONFIG)
     env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, str(tmp_path / "echo.yaml")], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=env, cwd=tmp_path, text=True,
-    )  # fmt: skip
+        [sys.executable, "-c", code, str(tmp_path / "echo.yaml")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+        text=True,
+    )
     assert proc.stderr is not None
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and "STREAMING" not in proc.stderr.readline():

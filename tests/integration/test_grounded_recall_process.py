@@ -55,9 +55,14 @@ def run_main(*args: str, tmp_path: Path, stdin: str | None = None) -> subprocess
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL"):
         env.pop(key, None)
     return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True, env=env,
-        timeout=900, cwd=tmp_path, input=stdin,
-    )  # fmt: skip
+        [sys.executable, str(ROOT / "main.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        cwd=tmp_path,
+        input=stdin,
+    )
 
 
 def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in_the_next(

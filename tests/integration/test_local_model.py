@@ -28,6 +28,7 @@ pytestmark = [
     ),
 ]
 
+
 def _args(name: str) -> dict[str, object]:
     return {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
 
@@ -91,9 +92,13 @@ async def test_closing_the_stream_stops_the_model(provider: LocalModelProvider) 
 
 async def test_constrained_tool_call(provider: LocalModelProvider) -> None:
     base = ChatRequest(
-        messages=(Message("system", "You are Daemon, a helpful assistant."),
-                  Message("user", "What is the weather in Paris?")),
-        temperature=0.0, max_tokens=200, tools=TOOLS,
+        messages=(
+            Message("system", "You are Daemon, a helpful assistant."),
+            Message("user", "What is the weather in Paris?"),
+        ),
+        temperature=0.0,
+        max_tokens=200,
+        tools=TOOLS,
     )
     request = JsonProtocol().prepare(base, TOOLS, final=False)
     response = await provider.complete(request)

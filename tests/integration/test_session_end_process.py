@@ -23,9 +23,18 @@ from memory.journal import Journal
 ROOT = Path(__file__).resolve().parents[2]
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
 STEPS = (
-    "rule_facts", "llm_facts", "block_summaries", "behavioural_patterns", "procedural_skills", "proposals",
-    "dedup_scan", "open_threads", "implementation_tracking", "synthesis_hook", "session_reflection",
-)  # fmt: skip
+    "rule_facts",
+    "llm_facts",
+    "block_summaries",
+    "behavioural_patterns",
+    "procedural_skills",
+    "proposals",
+    "dedup_scan",
+    "open_threads",
+    "implementation_tracking",
+    "synthesis_hook",
+    "session_reflection",
+)
 MESSAGES = [
     "I live in Boston and I work at Acme Robotics.",
     "My sister Jo lives in Denver.",
@@ -83,8 +92,11 @@ def test_session_end_killed_at_every_step_finishes_exactly_once(tmp_path: Path) 
     for step in STEPS:  # each process resumes the work and dies in the next step
         result = run([sys.executable, "-c", KILLER, step, str(config)], data, ROOT)
         assert result.returncode == -9, (step, result.stderr[-2000:])
-    final = run([sys.executable, str(ROOT / "main.py"), "--config", str(config), "session", "end", "--json"],
-                data, tmp_path)  # fmt: skip
+    final = run(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "session", "end", "--json"],
+        data,
+        tmp_path,
+    )
     assert final.returncode == 0, final.stderr
     report = json.loads(final.stdout)
     assert report["session_id"] == session and report["complete"]
@@ -93,22 +105,29 @@ def test_session_end_killed_at_every_step_finishes_exactly_once(tmp_path: Path) 
     with sqlite3.connect(data / "session_jobs.sqlite3") as db:
         attempts = dict(db.execute("SELECT step, attempts FROM shutdown_jobs"))
     assert attempts == dict.fromkeys(STEPS, 2)  # the killed attempt and one re-run, never more
-    again = run([sys.executable, str(ROOT / "main.py"), "--config", str(config), "session", "end", "--json"],
-                data, tmp_path)  # fmt: skip
+    again = run(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "session", "end", "--json"],
+        data,
+        tmp_path,
+    )
     assert all(not s["ran"] for s in json.loads(again.stdout)["steps"])  # ending it again does nothing
     _assert_nothing_twice(data, config, tmp_path)
 
 
 def _assert_nothing_twice(data: Path, config: Path, cwd: Path) -> None:
-    stats = run([sys.executable, str(ROOT / "main.py"), "--config", str(config), "memory", "stats", "--json"],
-                data, cwd)  # fmt: skip
+    stats = run(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "memory", "stats", "--json"],
+        data,
+        cwd,
+    )
     counts = json.loads(stats.stdout)
     counts = counts.get("collections", counts)
     assert counts["summaries"] == 1 and counts["reflections"] == 1
     assert counts["procedural_skills"] == 1 and counts["proposals"] == 1 and counts["threads"] == 1
     assert counts["conversations"] == len(MESSAGES)  # the start-up repair indexed them once
-    facts = run([sys.executable, str(ROOT / "main.py"), "--config", str(config), "facts", "list", "--json"],
-                data, cwd)  # fmt: skip
+    facts = run(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "facts", "list", "--json"], data, cwd
+    )
     listed = json.loads(facts.stdout)["facts"]
     triples = [(f["subject"], f["predicate"], f["object"]) for f in listed]
     assert len(triples) == len(set(triples)) and counts["facts"] == len(listed)
@@ -127,9 +146,13 @@ def test_sigterm_ends_the_repl_and_its_session_end_steps_run_first(tmp_path: Pat
     env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "main.py"), "--config", str(config), "cli"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
         cwd=tmp_path,
-    )  # fmt: skip
+    )
     assert proc.stdin and proc.stdout
     proc.stdin.write("I live in Boston and I work at Acme Robotics.\n")
     proc.stdin.flush()

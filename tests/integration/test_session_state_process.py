@@ -35,8 +35,12 @@ def daemon(tmp_path: Path, *args: str) -> str:
     env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
     result = subprocess.run(
         [sys.executable, str(ROOT / "main.py"), "--config", str(config), *args],
-        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 

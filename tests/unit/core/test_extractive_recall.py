@@ -201,9 +201,11 @@ async def test_the_orchestrator_lets_the_recall_answerer_take_a_turn_instead_of_
     journal = Journal(tmp_path / "j.sqlite3")
     model = NeverAgent()
     orchestrator = Orchestrator(
-        [ModelChoice("local", model, recall=FixedRecall())], journal,
-        ContextGatherer(JournalHistory(journal, 4)), PromptBuilder("S", EstimateCounter(), 4000),
-    )  # fmt: skip
+        [ModelChoice("local", model, recall=FixedRecall())],
+        journal,
+        ContextGatherer(JournalHistory(journal, 4)),
+        PromptBuilder("S", EstimateCounter(), 4000),
+    )
     recalled = [e async for e in orchestrator.run_turn("recall: where?")]
     chatted = [e async for e in orchestrator.run_turn("hello")]
     assert isinstance(recalled[-1], Done) and recalled[-1].model == EXTRACTIVE_MODEL

@@ -20,9 +20,12 @@ class Plain:
 def build(mode: str, *, judge: bool = True, others: bool = True, **kw: object) -> object:
     cfg = GenerationConfig(mode=mode, uncertainty_retry=False, **kw)  # type: ignore[arg-type]
     return generation_agent(
-        Plain, {"fast": Plain()} if others else {}, cfg, judge=EchoProvider() if judge else None,
+        Plain,
+        {"fast": Plain()} if others else {},
+        cfg,
+        judge=EchoProvider() if judge else None,
         planner=EchoProvider(),
-    )  # fmt: skip
+    )
 
 
 def test_each_mode_gets_its_wrapper_and_falls_back_to_streaming_without_a_judge() -> None:

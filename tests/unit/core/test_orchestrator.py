@@ -198,8 +198,11 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     agent, memory = RecordingAgent(), FakeMemory()
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(
-        JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), escalation=EscalationConfig(),  # type: ignore[arg-type]
-    )  # fmt: skip
+        JournalHistory(journal, 4),
+        memory=memory,
+        analyzer=FakeAnalyzer(),
+        escalation=EscalationConfig(),  # type: ignore[arg-type]
+    )
     orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)  # type: ignore[arg-type]
     done = (await collect(orchestrator, "what is my dog called?"))[-1]
     assert memory.calls == [("what is my dog called?", "factual_recall")]
@@ -283,9 +286,14 @@ async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(JournalHistory(journal, 4), memory=memory, knowledge=knowledge)  # type: ignore[arg-type]
     orchestrator = Orchestrator(
-        [ModelChoice("rec", agent)], journal, context, builder(),
-        memory=memory, knowledge=knowledge, extractor=FakeFacts(),  # type: ignore[arg-type]
-    )  # fmt: skip
+        [ModelChoice("rec", agent)],
+        journal,
+        context,
+        builder(),
+        memory=memory,
+        knowledge=knowledge,
+        extractor=FakeFacts(),  # type: ignore[arg-type]
+    )
     await collect(orchestrator, "how is my sister doing?")
     graph = section(agent.seen[0], "KNOWLEDGE GRAPH")
     assert "Jo is the user's sister." in graph and "Jo lives in Boston." in graph

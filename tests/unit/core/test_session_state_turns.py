@@ -52,8 +52,11 @@ def open_daemon(data: Path, agent: SteadyAgent) -> tuple[Orchestrator, SessionSt
     journal = Journal(data / "journal.sqlite3")
     states = SessionStateDB(data / SESSION_STATE_FILE)
     context = ContextGatherer(
-        JournalHistory(journal, 4), analyzer=DistressAnalyzer(), escalation=EscalationConfig(), states=states,  # type: ignore[arg-type]
-    )  # fmt: skip
+        JournalHistory(journal, 4),
+        analyzer=DistressAnalyzer(),
+        escalation=EscalationConfig(),
+        states=states,  # type: ignore[arg-type]
+    )
     prompt = PromptBuilder("S", EstimateCounter(), 8000)
     orchestrator = Orchestrator([ModelChoice("steady", agent)], journal, context, prompt)
     return orchestrator, states, journal

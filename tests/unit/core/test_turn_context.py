@@ -23,7 +23,9 @@ class FakeMemory:
     def __init__(self) -> None:
         self.queries: list[str] = []
 
-    async def recall(self, query, session_id, limit, intent="general", shown_turn_ids=frozenset(), boost=None):  # type: ignore[no-untyped-def]  # noqa: E501
+    async def recall(
+        self, query, session_id, limit, intent="general", shown_turn_ids=frozenset(), boost=None
+    ):  # type: ignore[no-untyped-def]  # noqa: E501
         self.queries.append(query)
         return [RecalledMemory("m1", "conversations", "Jo moves to Lisbon on May 3", 0.8)]
 
@@ -36,10 +38,15 @@ class FakeAnalyzer:
         return Analysis("factual_recall", 0.4, "conversational", 0.0, ("offline topic",), (), text, None)
 
 
-def gatherer(tmp_path: Path, memory: FakeMemory, refiner: LlmRefiner | None = None) -> tuple[ContextGatherer, Journal]:  # noqa: E501
+def gatherer(
+    tmp_path: Path, memory: FakeMemory, refiner: LlmRefiner | None = None
+) -> tuple[ContextGatherer, Journal]:  # noqa: E501
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(
-        JournalHistory(journal, 4), memory=memory, analyzer=FakeAnalyzer(), refiner=refiner  # type: ignore[arg-type]
+        JournalHistory(journal, 4),
+        memory=memory,
+        analyzer=FakeAnalyzer(),
+        refiner=refiner,  # type: ignore[arg-type]
     )
     return context, journal
 
@@ -47,8 +54,12 @@ def gatherer(tmp_path: Path, memory: FakeMemory, refiner: LlmRefiner | None = No
 async def test_the_rewritten_query_drives_retrieval_while_the_prompt_keeps_the_users_words(
     tmp_path: Path,
 ) -> None:
-    answer = {"query": "when is Jo moving to Lisbon", "topics": ["Jo's move"], "relation": "continuing",
-              "open_questions": ["which neighbourhood will Jo live in?"]}  # fmt: skip
+    answer = {
+        "query": "when is Jo moving to Lisbon",
+        "topics": ["Jo's move"],
+        "relation": "continuing",
+        "open_questions": ["which neighbourhood will Jo live in?"],
+    }
     memory = FakeMemory()
     context, journal = gatherer(tmp_path, memory, LlmRefiner(ScriptedProvider([json.dumps(answer)])))
     session = journal.new_session()

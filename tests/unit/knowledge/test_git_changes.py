@@ -10,8 +10,14 @@ from knowledge.git_changes import GitChanges, commits_since
 
 
 def git(repo: Path, *args: str, when: int | None = None) -> None:
-    env = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@example.org", "GIT_COMMITTER_NAME": "Ada",
-           "GIT_COMMITTER_EMAIL": "a@example.org", "HOME": str(repo), "PATH": "/usr/bin:/bin"}  # fmt: skip
+    env = {
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "a@example.org",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "a@example.org",
+        "HOME": str(repo),
+        "PATH": "/usr/bin:/bin",
+    }
     if when is not None:
         env |= {"GIT_AUTHOR_DATE": f"@{when} +0000", "GIT_COMMITTER_DATE": f"@{when} +0000"}
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)

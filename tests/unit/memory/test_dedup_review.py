@@ -119,8 +119,10 @@ def test_contradictions_are_looked_for_only_in_facts(queue: ReviewQueue) -> None
 
 def test_no_cross_collection_duplicates(queue: ReviewQueue) -> None:
     vector = unit(1, 2, 3)
-    scan = {"facts": [fact("f1", "user", "likes", "tea", vec=vector)],
-            "summaries": [ScanRecord("s1", "the user likes tea", vector, {})]}  # fmt: skip
+    scan = {
+        "facts": [fact("f1", "user", "likes", "tea", vec=vector)],
+        "summaries": [ScanRecord("s1", "the user likes tea", vector, {})],
+    }
     assert DedupScanner(queue).scan(scan) == []
 
 

@@ -99,8 +99,22 @@ def test_gate_rules() -> None:
 def _stored(c: Candidate, turn_id: str):  # type: ignore[no-untyped-def]
     from memory.facts.model import StoredFact
 
-    return StoredFact(c.id, c.subject, c.relation, c.object, c.category, c.scope, "current", 0.8, c.source,
-                      c.confidence, c.excerpt, turn_id, 0.0, 0.0)  # fmt: skip
+    return StoredFact(
+        c.id,
+        c.subject,
+        c.relation,
+        c.object,
+        c.category,
+        c.scope,
+        "current",
+        0.8,
+        c.source,
+        c.confidence,
+        c.excerpt,
+        turn_id,
+        0.0,
+        0.0,
+    )
 
 
 class Judge:
@@ -116,8 +130,12 @@ class Judge:
 async def test_ambiguous_conflicts_go_to_the_adjudicator_and_default_to_the_newest() -> None:
     hedged = Candidate.from_extracted(fact("I", "live in", "Denver", confidence=0.65))
     old = [_stored(Candidate.from_extracted(fact("I", "live in", "Boston")), "t0")]
-    for answer, verdict in [("complementary", Verdict.STORE), ("implausible", Verdict.REJECT),
-                            ("update", Verdict.STORE_AND_FLAG), (None, Verdict.STORE_AND_FLAG)]:  # fmt: skip
+    for answer, verdict in [
+        ("complementary", Verdict.STORE),
+        ("implausible", Verdict.REJECT),
+        ("update", Verdict.STORE_AND_FLAG),
+        (None, Verdict.STORE_AND_FLAG),
+    ]:
         judge = Judge(answer)
         decision = await FactVerifier(judge).decide(hedged, old)
         assert (decision.verdict, judge.calls) == (verdict, 1)

@@ -53,7 +53,7 @@ def quads(extractor: GrammarFactExtractor, text: str) -> set[Quad]:
         (
             "My husband and I live in Cape Town",
             {("user", "lives in", "Cape Town", False), ("my husband", "lives in", "Cape Town", False)},
-        ),  # fmt: skip
+        ),
         # switch / stop / no longer / anymore: a liking that ended, and the new one
         (
             "I don't drink coffee anymore, I switched to tea",
@@ -72,7 +72,7 @@ def quads(extractor: GrammarFactExtractor, text: str) -> set[Quad]:
         (
             "I joined Airbnb as a product manager",
             {("user", "works at", "Airbnb", False), ("user", "is a", "product manager", False)},
-        ),  # fmt: skip
+        ),
         (
             "I'm a pharmacist at Boots",
             {("user", "is a", "pharmacist", False), ("user", "works at", "Boots", False)},
@@ -86,7 +86,7 @@ def quads(extractor: GrammarFactExtractor, text: str) -> set[Quad]:
         (
             "My sister Nadia just moved to Boston",
             {("my sister", "named", "Nadia", False), ("Nadia", "moved to", "Boston", False)},
-        ),  # fmt: skip
+        ),
         ("we adopted a rescue dog, she's called Biscuit", {("my dog", "named", "Biscuit", False)}),
         ("our new puppy is called Bella", {("my puppy", "named", "Bella", False)}),
         (
@@ -234,21 +234,49 @@ def test_precision_and_recall_floors(reader: GrammarFactExtractor) -> None:
 
 # ------------------------------------------------------------------------- corrections through the store
 SCENARIOS = [
-    ("I live in Boston.", "Actually, I moved to Denver.", [("user", "lives_in", "Denver")],
-     [("user", "lives_in", "Boston")]),
-    ("I live in Boston.", "I moved from Boston to Denver last month.", [("user", "lives_in", "Denver")],
-     [("user", "lives_in", "Boston")]),
-    ("My boyfriend Sam lives in Lisbon.", "Actually, Sam moved to Porto last week.",
-     [("Sam", "lives_in", "Porto")], [("Sam", "lives_in", "Lisbon")]),
-    ("I love coffee.", "I don't drink coffee anymore, I switched to tea", [("user", "likes", "tea")],
-     [("user", "likes", "coffee")]),
-    ("I love tennis and baking.", "I no longer play tennis", [("user", "likes", "baking")],
-     [("user", "likes", "tennis")]),
-    ("I work at Acme.", "I quit my job at Acme and joined Globex", [("user", "works_at", "Globex")],
-     [("user", "works_at", "Acme")]),
-    ("My dog's name is Max.", "My dog's name is Rex, not Max.", [("my dog", "named", "Rex")],
-     [("my dog", "named", "Max")]),
-]  # fmt: skip
+    (
+        "I live in Boston.",
+        "Actually, I moved to Denver.",
+        [("user", "lives_in", "Denver")],
+        [("user", "lives_in", "Boston")],
+    ),
+    (
+        "I live in Boston.",
+        "I moved from Boston to Denver last month.",
+        [("user", "lives_in", "Denver")],
+        [("user", "lives_in", "Boston")],
+    ),
+    (
+        "My boyfriend Sam lives in Lisbon.",
+        "Actually, Sam moved to Porto last week.",
+        [("Sam", "lives_in", "Porto")],
+        [("Sam", "lives_in", "Lisbon")],
+    ),
+    (
+        "I love coffee.",
+        "I don't drink coffee anymore, I switched to tea",
+        [("user", "likes", "tea")],
+        [("user", "likes", "coffee")],
+    ),
+    (
+        "I love tennis and baking.",
+        "I no longer play tennis",
+        [("user", "likes", "baking")],
+        [("user", "likes", "tennis")],
+    ),
+    (
+        "I work at Acme.",
+        "I quit my job at Acme and joined Globex",
+        [("user", "works_at", "Globex")],
+        [("user", "works_at", "Acme")],
+    ),
+    (
+        "My dog's name is Max.",
+        "My dog's name is Rex, not Max.",
+        [("my dog", "named", "Rex")],
+        [("my dog", "named", "Max")],
+    ),
+]
 
 
 def _scenarios() -> list[tuple[str, str, list[list[str]], list[list[str]]]]:

@@ -202,10 +202,21 @@ async def test_the_request_carries_the_last_user_turns_and_known_facts_as_data()
 
 def stored(subject: str, relation: str, obj: str) -> StoredFact:
     return StoredFact(
-        id="fact_old", subject=subject, relation=relation, object=obj, category="location", scope="user",
-        status="current", truth=0.8, source="user_stated", confidence=0.9, excerpt="", turn_id="t0",
-        created_at=1.0, last_confirmed_at=1.0,
-    )  # fmt: skip
+        id="fact_old",
+        subject=subject,
+        relation=relation,
+        object=obj,
+        category="location",
+        scope="user",
+        status="current",
+        truth=0.8,
+        source="user_stated",
+        confidence=0.9,
+        excerpt="",
+        turn_id="t0",
+        created_at=1.0,
+        last_confirmed_at=1.0,
+    )
 
 
 NEW = Candidate("user", "lives_in", "Porto", "location", "user", "I live in Porto now", 0.7)

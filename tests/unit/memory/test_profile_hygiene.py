@@ -43,9 +43,21 @@ def candidate(subject: str, predicate: str, obj: str, excerpt: str, category: st
 
 def sister_named(name: str) -> StoredFact:
     return StoredFact(
-        "f1", "my sister", "named", name, "family", "entity", "current", 0.9, "user_stated", 0.9,
-        f"My sister is {name}.", "t0", 1.0, 1.0,
-    )  # fmt: skip
+        "f1",
+        "my sister",
+        "named",
+        name,
+        "family",
+        "entity",
+        "current",
+        0.9,
+        "user_stated",
+        0.9,
+        f"My sister is {name}.",
+        "t0",
+        1.0,
+        1.0,
+    )
 
 
 # ------------------------------------------------------------------------------------------- the gate
@@ -132,9 +144,10 @@ def test_a_studio_called_x_is_where_the_user_works_not_their_name(nlp: SpacyPipe
 
 
 def test_a_name_after_a_prepositional_phrase_names_the_nearest_noun() -> None:
-    got = {(f.subject, f.predicate, f.object) for f in RuleFactExtractor().extract(
-        "I'm a teacher at a school called Hillcrest."
-    )}  # fmt: skip
+    got = {
+        (f.subject, f.predicate, f.object)
+        for f in RuleFactExtractor().extract("I'm a teacher at a school called Hillcrest.")
+    }
     assert got == {("user", "is a", "teacher"), ("user", "works at", "Hillcrest")}
     kept = {
         (f.subject, f.predicate, f.object) for f in RuleFactExtractor().extract("I have a dog called Rex.")

@@ -46,9 +46,13 @@ def test_turn_vectors_embed_the_previous_turn_of_the_session(service: MemoryServ
 
 async def test_a_reply_is_found_by_the_question_it_answered(service: MemoryService) -> None:
     service.write_turns(
-        [turn(1, "Where did you go hiking last summer?"), turn(2, "The Dolomites, in July."),
-         turn(3, "I bought a new espresso machine."), turn(4, "Nice, which brand?")]
-    )  # fmt: skip
+        [
+            turn(1, "Where did you go hiking last summer?"),
+            turn(2, "The Dolomites, in July."),
+            turn(3, "I bought a new espresso machine."),
+            turn(4, "Nice, which brand?"),
+        ]
+    )
     found = await service.search(QueryContext(query="hiking last summer", now=NOW), k=4)
     assert {m.id for m in found[:2]} == {"conv_t1", "conv_t2"}
     assert all("relevance" in m.factors and "recency" in m.factors for m in found)
@@ -90,8 +94,11 @@ def test_stats_lists_all_13_collections(service: MemoryService) -> None:
 
 
 def test_previous_texts_follow_session_order() -> None:
-    records = [("b", "second", {"session_id": "s", "created_at": 2.0}), ("a", "first", {"session_id": "s",
-               "created_at": 1.0}), ("c", "alone", {"session_id": "t", "created_at": 1.5})]  # fmt: skip
+    records = [
+        ("b", "second", {"session_id": "s", "created_at": 2.0}),
+        ("a", "first", {"session_id": "s", "created_at": 1.0}),
+        ("c", "alone", {"session_id": "t", "created_at": 1.5}),
+    ]
     assert previous_texts(records) == {"a": None, "b": "first", "c": None}
 
 
@@ -109,8 +116,9 @@ async def test_a_slow_collection_is_skipped_and_reported(tmp_path: Path) -> None
 
     store.query = slow_query  # type: ignore[method-assign]
     retriever = Retriever(store, service.lexical, service.payloads, RetrievalSettings(timeout_s=0.1))
-    result = await retriever.candidates("fast answer", store.embedder.embed_query("fast answer"),
-                                        {"conversations": 5, "facts": 5})  # fmt: skip
+    result = await retriever.candidates(
+        "fast answer", store.embedder.embed_query("fast answer"), {"conversations": 5, "facts": 5}
+    )
     assert result.failures == {"facts": "timed out"}
     assert [c.id for c in result.candidates] == ["conv_t1"]
 

@@ -42,9 +42,12 @@ async def test_a_summary_citing_a_corrected_fact_is_stale_and_prefixed(tmp_path:
     memory = MemoryService(InMemoryStore(HashingEmbedder(256)), committed_profiles(), clock=lambda: T0)
     memory.open()
     facts = FactMemory(
-        FactStore(tmp_path / "facts.sqlite3"), FactVerifier(), index=lambda r: memory.add("facts", r),
-        claims=ClaimIndex(tmp_path / "claims.sqlite3"), restamp=memory.update_metadata,
-    )  # fmt: skip
+        FactStore(tmp_path / "facts.sqlite3"),
+        FactVerifier(),
+        index=lambda r: memory.add("facts", r),
+        claims=ClaimIndex(tmp_path / "claims.sqlite3"),
+        restamp=memory.update_metadata,
+    )
     journal = Journal(tmp_path / "j.sqlite3", clock=lambda: T0)
     session = journal.new_session()
     said = journal.complete_turn(journal.begin_turn(session, "I live in Boston, near the harbour."), "Nice!")

@@ -36,12 +36,17 @@ async def test_a_timely_json_answer_becomes_the_refinement() -> None:
 
 
 async def test_fenced_json_with_junk_fields_is_cleaned() -> None:
-    raw = '```json\n{"query": "  jo   lisbon ", "topics": ["a", "a", 3, ""], "relation": "bogus",' \
+    raw = (
+        '```json\n{"query": "  jo   lisbon ", "topics": ["a", "a", 3, ""], "relation": "bogus",'
         ' "open_questions": "not a list"}\n```'
+    )
     refined = parse_refinement(raw)
     assert refined is not None
     assert (refined.query, refined.topics, refined.relation, refined.open_questions) == (
-        "jo lisbon", ("a",), "new", ()
+        "jo lisbon",
+        ("a",),
+        "new",
+        (),
     )
 
 

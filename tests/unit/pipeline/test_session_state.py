@@ -57,8 +57,10 @@ def test_a_follow_up_inherits_the_previous_intent() -> None:
     classifier = IntentClassifier()
     assert hint(SessionState(), "and the other one?") is None  # nothing before the first turn
     first = classifier.classify("my python script crashes with a KeyError in the parser")
-    state = advance(SessionState(), MessageReading("my python script ...", "conversational", first.intent,
-                                                   first.confidence))  # fmt: skip
+    state = advance(
+        SessionState(),
+        MessageReading("my python script ...", "conversational", first.intent, first.confidence),
+    )
     previous = hint(state, "and the other one?")
     assert previous is not None and previous.is_follow_up and previous.previous_intent == "technical_help"
     follow_up = classifier.refine(classifier.classify("and the other one?", previous), previous)
@@ -67,8 +69,12 @@ def test_a_follow_up_inherits_the_previous_intent() -> None:
 
 def test_open_questions_and_topics_reach_the_summary_but_not_the_message_itself() -> None:
     state = settle(SessionState(), "Where did I park?", "I don't know.", "complete")
-    state = advance(state, MessageReading("Where did I park?", "conversational", "factual_recall", 0.7,
-                                          ("parking",), ("Who is Jo?",)))  # fmt: skip
+    state = advance(
+        state,
+        MessageReading(
+            "Where did I park?", "conversational", "factual_recall", 0.7, ("parking",), ("Who is Jo?",)
+        ),
+    )
     shown = summary(state, "recalling", exclude="Where did I park?")
     assert shown.open_questions == ("Who is Jo?",) and shown.topics == ("parking",)
     assert state.open_questions == ("Where did I park?", "Who is Jo?")

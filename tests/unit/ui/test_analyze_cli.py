@@ -53,8 +53,10 @@ def test_with_a_session_the_state_after_this_message_is_reported_and_nothing_sto
     result = run(monkeypatch, session_id="s1", states=store)
     assert set(result) >= CONTRACT
     assert result["escalation"] == {
-        "state": "grounding_presence", "turns_in_state": 1, "recent_tones": ["elevated"] * 3,
-    }  # fmt: skip
+        "state": "grounding_presence",
+        "turns_in_state": 1,
+        "recent_tones": ["elevated"] * 3,
+    }
     assert run(monkeypatch, session_id="s1", states=store)["escalation"] == result["escalation"]
     assert store._db.rows("SELECT * FROM session_state") == before
     store.close()

@@ -51,7 +51,8 @@ def make(tmp_path: Path, script: Script = echo, **kw: Any) -> tuple[ChatControll
     agent = ScriptedAgent(script)
     journal = Journal(tmp_path / "j.db")
     orchestrator = Orchestrator(
-        models=[ModelChoice("scripted", agent)], log=journal,
+        models=[ModelChoice("scripted", agent)],
+        log=journal,
         context=ContextGatherer(JournalHistory(journal, 8)),
         prompt=PromptBuilder("You are a test.", EstimateCounter(), 8000),
     )
@@ -79,7 +80,11 @@ async def test_streaming_accumulates_and_the_turn_is_committed(tmp_path: Path) -
     assert "scripted" in (updates[-1].status or "") and "10 in / 4 out" in (updates[-1].status or "")
     [turn] = journal.turns()
     assert (turn.session_id, turn.user, turn.assistant, turn.status) == (
-        session.session_id, "hello there", "Echo: hello there", "complete")
+        session.session_id,
+        "hello there",
+        "Echo: hello there",
+        "complete",
+    )
     assert session.cancel is None
 
 
@@ -88,11 +93,17 @@ async def test_second_message_continues_the_session_with_gradio6_history(tmp_pat
     session = ChatSession()
     first = await drive(controller, "one", session)
     # What Gradio 6 hands back to the handler: content as a list of parts.
-    history = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}], "metadata": None}
-               for m in first[-1].messages or []]
+    history = [
+        {"role": m["role"], "content": [{"type": "text", "text": m["content"]}], "metadata": None}
+        for m in first[-1].messages or []
+    ]
     second = await drive(controller, "two", session, history)
     assert texts(second[-1].messages) == [
-        ("user", "one"), ("assistant", "Echo: one"), ("user", "two"), ("assistant", "Echo: two")]
+        ("user", "one"),
+        ("assistant", "Echo: one"),
+        ("user", "two"),
+        ("assistant", "Echo: two"),
+    ]
     system, user = (m.content for m in agent.seen[-1])
     assert "### RECENT CONVERSATION\nUser: one\nAssistant: Echo: one" in system
     assert user == "two"
@@ -240,8 +251,11 @@ async def test_new_chat_starts_a_new_session(tmp_path: Path) -> None:
 def test_normalize_history_reads_content_parts() -> None:
     history = [
         {"role": "user", "content": [{"type": "text", "text": "hi"}], "metadata": None, "options": None},
-        {"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-         "metadata": {"title": "🔧 t()", "status": "done", "log": None}},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            "metadata": {"title": "🔧 t()", "status": "done", "log": None},
+        },
         {"role": "assistant", "content": "plain"},
         "junk",
     ]
@@ -279,8 +293,12 @@ def test_auth_parsing_never_echoes_the_secret() -> None:
 
 @pytest.mark.parametrize(
     ("header", "name"),
-    [("127.0.0.1:7860", "127.0.0.1"), ("[::1]:7860", "::1"), ("LocalHost", "localhost"),
-     ("evil.test:80", "evil.test")],
+    [
+        ("127.0.0.1:7860", "127.0.0.1"),
+        ("[::1]:7860", "::1"),
+        ("LocalHost", "localhost"),
+        ("evil.test:80", "evil.test"),
+    ],
 )
 def test_host_header_parsing(header: str, name: str) -> None:
     assert security.host_name(header) == name
