@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError
 
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
+from core.config_tools import ToolsConfig
 from core.errors import ConfigError
 
 DEFAULT_CONFIG_FILE = Path(__file__).resolve().parent.parent / "config.yaml"
@@ -134,6 +135,7 @@ class AppConfig(_Frozen):
     generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()
     memory: MemoryConfig  # no default: the profiles' values live only in config.yaml
+    tools: ToolsConfig  # no default: the values live only in config.yaml
 
 
 def load_config(

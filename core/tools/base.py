@@ -41,7 +41,8 @@ class Tool:
     `fn` may be sync (run in a worker thread) or async. `timeout_s` bounds one attempt; `retries` is how many
     extra attempts an unexpected exception earns (ToolRetry/ToolError and timeouts are never retried).
     `use_when` is an optional regular expression over the user's message: a `HintedToolGate` offers the
-    tool only when it matches (small models call any tool they are offered).
+    tool only when it matches (small models call any tool they are offered). A tool with `side_effects`
+    changes something outside the conversation; the agent only proposes such a call and the user approves it.
     """
 
     name: str
@@ -51,6 +52,7 @@ class Tool:
     timeout_s: float = 30.0
     retries: int = 0
     use_when: str | None = None
+    side_effects: bool = False
     is_async: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -89,6 +91,7 @@ class Tool:
         timeout_s: float = 30.0,
         retries: int = 0,
         use_when: str | None = None,
+        side_effects: bool = False,
     ) -> Tool:
         """Build a tool from a function's signature, type hints and docstring."""
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
@@ -100,6 +103,7 @@ class Tool:
             timeout_s=timeout_s,
             retries=retries,
             use_when=use_when,
+            side_effects=side_effects,
         )
 
 
