@@ -283,3 +283,89 @@ class MemoryPort(Protocol):
     ) -> list[RecalledMemory]:
         """The newest records of a collection (recent summaries, open threads), newest first."""
         ...
+
+
+# --- What the agent's store tools read (core/tools/store_tools.py); memory/port.py implements them. -------
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """A stored record as the agent's tools show it: its id (which `MemoryBrowser.expand` takes), collection,
+    text, time, search score (0 when not from a search), markers and flat store metadata."""
+
+    id: str
+    collection: str
+    text: str
+    created_at: float | None = None
+    score: float = 0.0
+    staleness: float = 0.0
+    superseded: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+EXPAND_DIRECTIONS = ("around", "before", "after")
+
+
+@dataclass(frozen=True)
+class MemoryExpansion:
+    """What lies around one memory.
+
+    `relation` is "neighbours" (turns of the memory's session in time order, the memory itself among
+    them), "sources" (the turns a summary, reflection or synthesis was written from, in time order) or
+    "none" (a record with nothing to expand: a fact, a document chunk). `anchor` is None when no visible
+    record has that id. `more_before` / `more_after` count the records left out by `count`.
+    """
+
+    anchor: MemoryEntry | None
+    relation: str
+    entries: tuple[MemoryEntry, ...] = ()
+    more_before: int = 0
+    more_after: int = 0
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """One document in `reference_docs` (memory/documents.py holds the chunk contract)."""
+
+    document_id: str
+    title: str
+    chunk_count: int
+    source_path: str = ""
+    created_at: float | None = None
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """A document's chunks joined in chunk order; `missing` lists chunk indexes the store lacks."""
+
+    info: DocumentInfo
+    text: str
+    missing: tuple[int, ...] = ()
+
+
+class MemoryBrowser(Protocol):
+    """The user's stores as the agent's tools read them: explicit collection search, expansion of a memory
+    into its neighbours or sources, whole documents, and record counts. Read-only; hidden records stay
+    hidden. `memory.port.ConversationMemory` implements it beside `MemoryPort`."""
+
+    async def find(self, query: str, collection: str | None, limit: int) -> list[MemoryEntry]:
+        """Up to `limit` memories for `query` in one collection, or (None) the normal multi-collection
+        search; an unknown collection raises `core.errors.StorageError` naming the known ones."""
+        ...
+
+    async def expand(self, memory_id: str, direction: str, count: int) -> MemoryExpansion:
+        """A conversation turn's session neighbours (`direction` in EXPAND_DIRECTIONS, `count` turns on
+        each side asked for), or the source turns of a summary (the first `count`)."""
+        ...
+
+    async def documents(self) -> list[DocumentInfo]:
+        """Every document in `reference_docs` (one entry per document id)."""
+        ...
+
+    async def document(self, document_id: str) -> DocumentText | None:
+        """One document reassembled from its chunks in chunk order; None when there is no such document."""
+        ...
+
+    def counts(self) -> Mapping[str, int]:
+        """Records per collection (all 13, zeros included)."""
+        ...

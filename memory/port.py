@@ -1,4 +1,6 @@
-"""`core.ports.MemoryPort` over the memory service: what the orchestrator recalls and remembers per turn."""
+"""`core.ports.MemoryPort` over the memory service: what the orchestrator recalls and remembers per turn.
+
+It is a `core.ports.MemoryBrowser` too (memory/browse.py): the agent's store tools read through it."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from core.ports import GraphBoost, RecalledMemory, TurnRecord
+from memory.browse import MemoryReader
 from memory.candidates import QueryContext
 from memory.scoring import is_superseded
 from memory.service import MemoryService
@@ -17,8 +20,9 @@ from memory.turn_index import TurnIndexer, conversation_id
 logger = logging.getLogger(__name__)
 
 
-class ConversationMemory:
-    """Recall = the normal search path; remember = per-turn storage (journal first, then conversations)."""
+class ConversationMemory(MemoryReader):
+    """Recall = the normal search path; remember = per-turn storage (journal first, then conversations);
+    the `MemoryReader` reads (find, expand, documents) serve the agent's tools."""
 
     def __init__(
         self,
@@ -27,9 +31,8 @@ class ConversationMemory:
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._service = service
+        super().__init__(service, clock=clock)
         self._indexer = indexer
-        self._clock = clock
 
     async def recall(
         self,

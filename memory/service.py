@@ -193,6 +193,10 @@ class MemoryService:
         visible.sort(key=lambda r: float(r.metadata.get("created_at", 0.0)), reverse=True)
         return visible[: max(0, limit)]
 
+    def hidden_ids(self, collection: str) -> set[str]:
+        """Ids of the collection's records the user hid (approved dedup): readers leave them out."""
+        return set(self._hidden(collection)) if self._hidden is not None else set()
+
     def stats(self) -> dict[str, int]:
         """Records per collection (all 13, zeros included)."""
         counts = self.store.counts()
