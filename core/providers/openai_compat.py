@@ -1,8 +1,10 @@
 """Adapter for the OpenAI Chat Completions wire API, built on the official `openai` SDK.
 
 One adapter covers OpenAI, DeepSeek, OpenRouter, Ollama, LM Studio, vLLM and the llama.cpp server: only
-`base_url`, the key and the profile differ. The SDK is imported inside the constructor so importing this
-module stays cheap, and the SDK's own retries are off because `RetryingProvider` owns retries.
+`base_url`, the key, the profile and the `dialect` (what the server honours of `tool_choice`) differ. Tool
+calls are read by the tolerant reader in `core/providers/openai_tools.py`, which copes with each server's
+quirks and with calls a small model wrote as text. The SDK is imported inside the constructor so importing
+this module stays cheap, and the SDK's own retries are off because `RetryingProvider` owns retries.
 
 The module also holds the error and argument helpers every adapter shares (the Anthropic and Gemini
 adapters import them), so all three map failures to `ProviderError` the same way.
@@ -20,6 +22,22 @@ from typing import Any
 
 from core.errors import ConfigError, ProviderError, TruncatedStreamError
 from core.providers.base import ProviderProfile
+from core.providers.openai_tools import (
+    INVALID_ARGUMENTS_KEY as INVALID_ARGUMENTS_KEY,  # re-exported: the other adapters and tests use it here
+)
+from core.providers.openai_tools import (
+    CallAccumulator,
+    CallReader,
+    dialect_named,
+    field_of,
+    finish_reason,
+    message_calls,
+    tool_params,
+)
+from core.providers.openai_tools import (
+    parse_tool_arguments as parse_tool_arguments,  # re-exported: the other adapters use it from here
+)
+from core.providers.text_tool_calls import CallTextHold
 from core.types import (
     ChatRequest,
     FinishPart,
@@ -27,14 +45,9 @@ from core.types import (
     ModelResponse,
     StreamPart,
     TextPart,
-    ToolCall,
     ToolCallPart,
     Usage,
 )
-
-INVALID_ARGUMENTS_KEY = "_invalid_arguments"
-"""Key of the single entry `parse_tool_arguments` returns when the model sent arguments that are not a
-JSON object; the agent loop sends that back to the model as an error instead of running the tool."""
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _DETAIL_LIMIT = 300
@@ -168,17 +181,6 @@ def transport_errors() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
-def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
-    """Decode a model's tool arguments; anything but a JSON object becomes `{INVALID_ARGUMENTS_KEY: raw}`."""
-    if raw is None or not raw.strip():
-        return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        return {INVALID_ARGUMENTS_KEY: raw}
-    return value if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: raw}
-
-
 def import_sdk(module: str, package: str) -> Any:
     """Import a provider SDK lazily, turning a missing package into a clear `ConfigError`."""
     try:
@@ -194,8 +196,11 @@ def import_sdk(module: str, package: str) -> Any:
 
 def _message_to_openai(message: Message) -> dict[str, Any]:
     if message.role == "tool":
-        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
-    out: dict[str, Any] = {"role": message.role, "content": message.content}
+        out = {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+        if message.name:  # llama.cpp's and Ollama's chat templates render the tool's name with its result
+            out["name"] = message.name
+        return out
+    out = {"role": message.role, "content": message.content}
     if message.name and message.role == "user":
         out["name"] = message.name
     if message.role == "assistant" and message.tool_calls:
@@ -211,60 +216,50 @@ def _message_to_openai(message: Message) -> dict[str, Any]:
     return out
 
 
-def _tool_choice(choice: str | None) -> Any:
-    if choice is None:
-        return None
-    if choice in ("none", "auto", "required"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
-
-
-def _finish_reason(reason: str | None) -> str:
-    return "tool_calls" if reason == "function_call" else (reason or "stop")
-
-
 def _usage(raw: Any) -> Usage:
     if raw is None:
         return Usage()
-    return Usage(int(raw.prompt_tokens or 0), int(raw.completion_tokens or 0))
+    return Usage(int(field_of(raw, "prompt_tokens") or 0), int(field_of(raw, "completion_tokens") or 0))
 
 
 @dataclass
 class _StreamState:
-    """Accumulates chunk deltas: text passes through, tool-call argument fragments are joined by index."""
+    """Accumulates chunks: text passes through (minus calls written as text), tool-call deltas are joined.
 
-    calls: dict[int, list[str]] = field(default_factory=dict)
+    Usage may come in any chunk (llama.cpp: with the finish reason; OpenAI, vLLM, Ollama: a last chunk with
+    no choices) or never (LM Studio); the last one seen counts.
+    """
+
+    hold: CallTextHold | None  # None when no tools were offered: nothing to hold back
+    calls: CallAccumulator = field(default_factory=CallAccumulator)
     finish: str | None = None
     usage: Usage = field(default_factory=Usage)
     model: str = ""
 
     def feed(self, chunk: Any) -> list[StreamPart]:
-        self.model = chunk.model or self.model
-        if chunk.usage is not None:
-            self.usage = _usage(chunk.usage)
+        self.model = field_of(chunk, "model") or self.model
+        if (usage := field_of(chunk, "usage")) is not None:
+            self.usage = _usage(usage)
         parts: list[StreamPart] = []
-        for choice in chunk.choices or []:
-            delta = choice.delta
-            if delta is not None and delta.content:
-                parts.append(TextPart(delta.content))
-            for call in (delta.tool_calls if delta is not None else None) or []:
-                slot = self.calls.setdefault(
-                    call.index if call.index is not None else len(self.calls), ["", "", ""]
-                )
-                slot[0] = call.id or slot[0]
-                if call.function is not None:
-                    name = call.function.name or ""
-                    slot[1] += name if name != slot[1] else ""  # some servers repeat the whole name
-                    slot[2] += call.function.arguments or ""
-            if choice.finish_reason:
-                self.finish = choice.finish_reason
+        for choice in field_of(chunk, "choices") or []:
+            if field_of(choice, "index") not in (0, None):  # only the first choice is ever asked for
+                continue
+            delta = field_of(choice, "delta")
+            text = field_of(delta, "content") if delta is not None else None
+            if isinstance(text, str) and (shown := self.hold.feed(text) if self.hold else text):
+                parts.append(TextPart(shown))
+            for call in (field_of(delta, "tool_calls") if delta is not None else None) or []:
+                self.calls.feed(call)
+            self.finish = field_of(choice, "finish_reason") or self.finish
         return parts
 
-    def tool_calls(self) -> list[ToolCall]:
-        return [
-            ToolCall(cid or f"call_{index}", name, parse_tool_arguments(args))
-            for index, (cid, name, args) in sorted(self.calls.items())
-        ]
+    def ending(self, reader: CallReader, model: str) -> list[StreamPart]:
+        """The held-back text, the calls and the one `FinishPart`."""
+        text, calls = reader.settle(self.hold.finish() if self.hold else "", self.calls.calls())
+        parts: list[StreamPart] = [TextPart(text)] if text else []
+        parts += [ToolCallPart(call) for call in calls]
+        parts.append(FinishPart(finish_reason(self.finish, bool(calls)), self.usage, self.model or model))
+        return parts
 
 
 class OpenAICompatProvider:
@@ -272,6 +267,8 @@ class OpenAICompatProvider:
 
     `max_tokens_field` is "max_tokens" for most compatible servers and "max_completion_tokens" for
     OpenAI's reasoning models. `key_env` only names the variable in error messages; nothing is read.
+    `dialect` names the server family (openai, vllm, ollama, lmstudio, llamacpp) for what it honours of
+    `tool_choice`; everything else is read the same tolerant way for all of them.
     """
 
     def __init__(
@@ -290,8 +287,10 @@ class OpenAICompatProvider:
         stream_usage: bool = True,
         max_tokens_field: str = "max_tokens",
         key_env: str | None = "OPENAI_API_KEY",
+        dialect: str = "openai",
     ) -> None:
         self.name = name
+        self.dialect = dialect_named(dialect)
         self.model = model
         self.profile = ProviderProfile(
             native_tools=native_tools,
@@ -321,16 +320,8 @@ class OpenAICompatProvider:
             "temperature": request.temperature,
             self._max_tokens_field: request.max_tokens,
         }
-        if request.tools and self.profile.native_tools:
-            params["tools"] = [
-                {
-                    "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-                }
-                for t in request.tools
-            ]
-            if request.tool_choice is not None:
-                params["tool_choice"] = _tool_choice(request.tool_choice)
+        if self.profile.native_tools:
+            params.update(tool_params(self.dialect, request.tools, request.tool_choice))
         if request.response_schema is not None and self.profile.json_schema:
             params["response_format"] = {
                 "type": "json_schema",
@@ -354,17 +345,17 @@ class OpenAICompatProvider:
         choice = response.choices[0]
         if choice.finish_reason is None:
             raise self._ctx.truncated("returned an unfinished answer")
-        calls = tuple(
-            ToolCall(tc.id or f"call_{i}", tc.function.name, parse_tool_arguments(tc.function.arguments))
-            for i, tc in enumerate(choice.message.tool_calls or [])
-            if getattr(tc, "function", None) is not None
+        message = choice.message
+        content = field_of(message, "content")
+        text, calls = CallReader.for_request(request).settle(
+            content if isinstance(content, str) else "", message_calls(field_of(message, "tool_calls"))
         )
         return ModelResponse(
-            text=choice.message.content or "",
+            text=text,
             tool_calls=calls,
             usage=_usage(response.usage),
             model=response.model or self.model,
-            finish_reason=_finish_reason(choice.finish_reason),
+            finish_reason=finish_reason(choice.finish_reason, bool(calls)),
         )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPart]:
@@ -376,7 +367,7 @@ class OpenAICompatProvider:
             chunks = await self._client.chat.completions.create(stream=True, **params)
         except self._sdk.APIError as exc:
             raise self._error(exc) from exc
-        state = _StreamState()
+        state = _StreamState(CallTextHold() if request.tools else None)
         try:
             async for chunk in chunks:
                 for part in state.feed(chunk):
@@ -387,9 +378,8 @@ class OpenAICompatProvider:
             await chunks.close()
         if state.finish is None:
             raise self._ctx.truncated("stream ended without a finish_reason")
-        for call in state.tool_calls():
-            yield ToolCallPart(call)
-        yield FinishPart(_finish_reason(state.finish), state.usage, state.model or self.model)
+        for part in state.ending(CallReader.for_request(request), self.model):
+            yield part
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""

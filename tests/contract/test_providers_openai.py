@@ -122,7 +122,12 @@ async def test_tool_call_round_trip_uses_openai_tool_message_shape(
         "city": "Paris",
         "units": "metric",
     }
-    assert sent[-1] == {"role": "tool", "tool_call_id": "call_abc", "content": "sunny, 22C"}
+    assert sent[-1] == {
+        "role": "tool",
+        "tool_call_id": "call_abc",
+        "name": "get_weather",  # some servers (llama.cpp, Ollama templates) need the name
+        "content": "sunny, 22C",
+    }
 
 
 async def test_complete_parses_tool_calls_and_flags_malformed_arguments(
