@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from core.agent.tool_exec import ToolOutcome, fence_outcome
 from core.providers.base import ProviderProfile
+from core.providers.openai_tools import invalid_arguments_error
 from core.providers.side_call import json_in
 from core.text import fence
 from core.types import ChatRequest, Message, ModelResponse, ToolCall, ToolSpec
@@ -180,7 +181,9 @@ class NativeProtocol:
         calls = tuple(
             c if c.id else replace(c, id=f"call_{round_no}_{i}") for i, c in enumerate(response.tool_calls, 1)
         )
-        return Decision(response.text.strip(), calls)
+        # Arguments the adapter could not read (invalid JSON) go back as an error the model can fix.
+        errors = {c.id: error for c in calls if (error := invalid_arguments_error(c)) is not None}
+        return Decision(response.text.strip(), calls, errors)
 
     def assistant_message(self, response: ModelResponse, decision: Decision) -> Message:
         return Message("assistant", response.text, tool_calls=decision.calls)
