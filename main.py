@@ -291,7 +291,8 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from core.orchestrator import Orchestrator
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
-    from core.tools.memory_tools import memory_tools
+    from core.tools.catalog import ToolCatalog
+    from core.tools.store_tools import store_tools
     from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
@@ -323,9 +324,9 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
-    choices = model_choices(
-        config, factory, names, toolset, memory_tools(parts.port, parts.facts), side, build_recall(parts.nlp)
-    )
+    stores = store_tools(parts.port, parts.facts, config.tools.git_stats, config.session.git_repos)
+    store_toolset = tuple(ToolCatalog.of(stores).available)
+    choices = model_choices(config, factory, names, toolset, store_toolset, side, build_recall(parts.nlp))
     inventory = Inventory(
         names,
         side.name if side else None,

@@ -6,7 +6,8 @@ runner can serve many runs (even concurrently) and holds only configuration.
 
 Exits: "answer" (the model answered without tools), "max_rounds" (a round or tool limit; one last call
 with tools disabled writes the answer), "budget" (BudgetExceeded or max_total_tokens), "cancelled" (the
-cancel event, checked between stream parts, while tools run and before each round).
+cancel event, checked between stream parts, while tools run and before each round). A successful
+`done(answer)` call (core/tools/done.py) ends the run too, with that answer and the exit "answer".
 Task cancellation is not an exit: CancelledError propagates at once (an async generator must not yield
 while it is being cancelled or closed); the caller records what was shown so far.
 A ProviderError ends the run with `RunError`.
@@ -42,6 +43,7 @@ from core.events import (
 )
 from core.prompt.sections import users_words
 from core.providers.base import ChatProvider
+from core.tools.done import final_answer
 from core.tools.toolset import Toolset
 from core.types import ChatRequest, Message, ModelResponse, ToolSpec, Usage
 
@@ -90,6 +92,7 @@ class _RunState:
     visible: str = ""  # user-visible text of the latest model call (the partial answer on cancel)
     emitted: bool = False  # whether that text already went out as TextDelta events
     cancelled: bool = False
+    final: str | None = None  # the answer of a successful `done` call: the run ends with it
     response: ModelResponse = field(default_factory=lambda: ModelResponse(""))
     decision: Decision = field(default_factory=lambda: Decision(""))
 
@@ -178,6 +181,8 @@ class AgentRunner:
         """(answer, exit_reason) when the run ends after this round, or None to keep going."""
         if state.cancelled:
             return state.visible, "cancelled"
+        if state.final is not None:
+            return state.final, "answer"
         if not state.decision.calls:
             return state.decision.answer, "answer"
         if self.limits.over_token_budget(state.usage):
@@ -282,6 +287,8 @@ class AgentRunner:
             state.records.append(outcome.as_record())
         state.messages.append(state.offer.protocol.assistant_message(state.response, decision))
         state.messages.extend(state.offer.protocol.result_messages(outcomes))
+        if (final := final_answer((o.call for o in outcomes if o.ok), state.offer.toolset)) is not None:
+            state.final, state.emitted = final, False  # never streamed yet: `_finish` shows it
 
     async def _screened(self, outcome: ToolOutcome) -> ToolOutcome:
         """The outcome, or, when a tool-output guardrail trips, a failed one saying it was withheld."""
