@@ -23,7 +23,7 @@ from core.tools.toolset import Toolset
 from core.tools.web import web_tools
 from core.tools.web.factory import WEB_HINT
 from core.tools.web.render import BEGIN_MARK, END_MARK
-from core.tools.web.store import CREDITS_FILE
+from core.tools.web.store import CACHE_FILE, CREDITS_FILE
 from core.types import ToolCall
 from tests.unit.tools.web_fakes import Failure, FakeTavily, result, tavily_error
 
@@ -401,3 +401,14 @@ def test_web_search_is_not_offered_for_chat_or_memory(tmp_path: Path, message: s
     tool = web_tools(tools_config(), {"TAVILY_API_KEY": KEY}, tmp_path)[0]
 
     assert isinstance(tool, Tool) and not tool.wanted_for(message)
+
+
+async def test_a_damaged_cache_file_is_searched_past(tavily: FakeTavily, tmp_path: Path) -> None:
+    (tmp_path / CACHE_FILE).write_bytes(b"this is not a database" * 100)
+    search = make_search(tavily, tmp_path)
+
+    first = await run(search, "current population of Paris")
+    second = await run(search, "current population of Paris")
+
+    assert first.ok and second.ok, second.output
+    assert len(tavily.requests) == 2  # no cache, but every search still answered
