@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
+from core.config_mcp import McpServers
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
 from core.config_tools import ToolsConfig
 from core.errors import ConfigError
@@ -138,6 +139,7 @@ class AppConfig(_Frozen):
     tools: ToolsConfig  # no default: the values live only in config.yaml
 
 
+    mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
 def load_config(
     config_file: Path | None = None,
     env: Mapping[str, str] | None = None,
