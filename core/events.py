@@ -34,6 +34,15 @@ class ToolCallEnded:
 
 
 @dataclass(frozen=True)
+class ToolProposal:
+    """A call with side effects the model asked for: it did not run. The front end shows it and the user
+    approves (then it runs through the same guards, e.g. `tool run NAME --approve`) or rejects it."""
+
+    call: ToolCall
+    description: str = ""  # the tool's description, so the user can judge what it would do
+
+
+@dataclass(frozen=True)
 class UsageUpdate:
     """Usage of one model call and the running total of the run."""
 
@@ -72,4 +81,6 @@ class RunError:
     kind: str = "error"
 
 
-RunEvent = TextDelta | ToolCallStarted | ToolCallEnded | UsageUpdate | Progress | Done | RunError
+RunEvent = (
+    TextDelta | ToolCallStarted | ToolCallEnded | ToolProposal | UsageUpdate | Progress | Done | RunError
+)

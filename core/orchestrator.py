@@ -14,6 +14,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from core.agent.turn_signals import signals_from, with_signals
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.pipeline.tone import support_addendum
@@ -117,7 +118,9 @@ class Orchestrator:
             budget = {"max_tokens": limit} if limit is not None else {}
             agent = await self._agent_for(choice, context, prompt)
             # aclosing: close the agent generator inside this turn, never later in the garbage collector.
-            async with aclosing(agent.run(messages, cancel=cancel, **budget)) as events:
+            # with_signals: the tool gate and guards see what the context found (core/agent/turn_signals.py).
+            run = with_signals(agent.run(messages, cancel=cancel, **budget), signals_from(context))
+            async with aclosing(run) as events:
                 async for event in events:
                     if isinstance(event, Done):
                         finished = True

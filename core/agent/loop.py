@@ -22,12 +22,15 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from core.agent.call_guard import CallReview, ToolPolicy
 from core.agent.compaction import Compactor
+from core.agent.exfiltration import ExfiltrationGuard
 from core.agent.guardrails import WITHHELD_NOTE, Guardrail, first_tripped
 from core.agent.hooks import streaming_call
 from core.agent.limits import RunLimits, drain
 from core.agent.tool_exec import ToolOutcome, execute_calls
-from core.agent.tool_gate import OfferAll, ToolGate
+from core.agent.tool_gate import GateDecision, OfferAll, ToolGate
+from core.agent.turn_signals import TurnSignals, current_signals
 from core.agent.xml_protocol import Decision, ToolProtocol, select_protocol
 from core.cancel import cancel_and_wait, unless_cancelled
 from core.errors import BudgetExceeded, DaemonError, ProviderError
@@ -39,13 +42,14 @@ from core.events import (
     TextDelta,
     ToolCallEnded,
     ToolCallStarted,
+    ToolProposal,
     UsageUpdate,
 )
 from core.prompt.sections import users_words
 from core.providers.base import ChatProvider
 from core.tools.done import final_answer
 from core.tools.toolset import Toolset
-from core.types import ChatRequest, Message, ModelResponse, ToolSpec, Usage
+from core.types import ChatRequest, Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +87,8 @@ class _RunState:
     pinned: Message | None
     model: str
     offer: _Offer
+    review: CallReview  # the per-call guards: budgets, exfiltration, approval (core/agent/call_guard.py)
+    gate: str = ""  # the tool gate's stage that decided the offer
     max_tokens: int | None = None  # this run's reply budget, when shorter than the configured one
     usage: Usage = Usage()
     round_no: int = 0
@@ -111,6 +117,7 @@ class AgentRunner:
             model and the record, with a note that it was withheld.
         compactor: summarises old history when it nears the context window (None: never).
         tool_gate: picks the tools offered for each user message (default: all of them).
+        tool_policy: per-tool budgets and which tools stay local (default: no caps, every tool watched).
     """
 
     def __init__(
@@ -121,6 +128,7 @@ class AgentRunner:
         tool_output_guardrails: Sequence[Guardrail] = (),
         compactor: Compactor | None = None,
         tool_gate: ToolGate | None = None,
+        tool_policy: ToolPolicy | None = None,
     ) -> None:
         self.provider = provider
         self.toolset = toolset if toolset is not None else Toolset()
@@ -128,6 +136,7 @@ class AgentRunner:
         self.tool_output_guardrails = tuple(tool_output_guardrails)
         self.compactor = compactor
         self.tool_gate: ToolGate = tool_gate if tool_gate is not None else OfferAll()
+        self.tool_policy = tool_policy or ToolPolicy()
 
     async def run(
         self,
@@ -141,12 +150,10 @@ class AgentRunner:
         `max_tokens` shortens this run's replies (e.g. the escalation state asks for brief answers); it never
         raises the configured `limits.response_max_tokens`.
         """
-        pinned = _last_user(messages)
-        toolset = self.tool_gate.select(users_words(pinned.content) if pinned else "", self.toolset)
-        state = _RunState(list(messages), pinned, self.provider.model, _Offer.of(toolset, self))
+        cancel = cancel or asyncio.Event()
+        state = await self._start(messages, cancel)
         if max_tokens is not None:
             state.max_tokens = max(16, min(max_tokens, self.limits.response_max_tokens))
-        cancel = cancel or asyncio.Event()
         try:
             async for event in self._steps(state, cancel):
                 yield event
@@ -160,6 +167,22 @@ class AgentRunner:
         except Exception:
             log.exception("agent run failed")
             yield RunError("Something went wrong while answering; the log has details.", kind="internal")
+
+    async def _start(self, messages: Sequence[Message], cancel: asyncio.Event) -> _RunState:
+        """The run's state: the tools the gate offers for the user's words, and the guards' memory of the
+        turn's private text (from the orchestrator's signals, else the system message)."""
+        pinned = _last_user(messages)
+        words = users_words(pinned.content) if pinned else ""
+        signals = current_signals()
+        try:
+            decision = await self.tool_gate.decide(words, self.toolset, signals, cancel)
+        except Exception:  # the gate is an optimisation: a broken one offers nothing rather than failing
+            log.exception("tool gate failed; offering no tools")
+            decision = GateDecision(Toolset(), "error")
+        exfiltration = ExfiltrationGuard(_private_texts(messages, signals), words)
+        review = CallReview(self.tool_policy, exfiltration)
+        offer = _Offer.of(decision.toolset, self)
+        return _RunState(list(messages), pinned, self.provider.model, offer, review, decision.stage)
 
     async def _steps(self, state: _RunState, cancel: asyncio.Event) -> AsyncIterator[RunEvent]:
         limit = "rounds"
@@ -265,9 +288,10 @@ class AgentRunner:
             errors[call.id] = (
                 f"Not run: the limit of {self.limits.max_tool_calls} tool calls per turn is reached."
             )
+        proposed = self._review_calls(state, errors)
         yield Progress("running tools", ", ".join(c.name for c in decision.calls))
         for call in decision.calls:
-            yield ToolCallStarted(call)
+            yield _announced(call, state.offer.toolset, proposed)
         work = execute_calls(
             decision.calls,
             state.offer.toolset,
@@ -283,12 +307,31 @@ class AgentRunner:
         state.tool_calls += len(decision.calls)
         state.failed_rounds = 0 if any(o.ok for o in outcomes) else state.failed_rounds + 1
         for outcome in outcomes:
+            state.review.observe(outcome.call, outcome.output)
+            record = outcome.as_record()
+            if outcome.call.id in proposed:
+                state.records.append({**record, "proposed": True})
+                continue
             yield ToolCallEnded(outcome.call, outcome.ok, outcome.output, outcome.elapsed_ms)
-            state.records.append(outcome.as_record())
+            state.records.append(record)
         state.messages.append(state.offer.protocol.assistant_message(state.response, decision))
         state.messages.extend(state.offer.protocol.result_messages(outcomes))
         if (final := final_answer((o.call for o in outcomes if o.ok), state.offer.toolset)) is not None:
             state.final, state.emitted = final, False  # never streamed yet: `_finish` shows it
+
+    def _review_calls(self, state: _RunState, errors: dict[str, str]) -> set[str]:
+        """Pass each call not already refused through the guards: blocked and proposed calls get the note
+        the model reads in `errors`; the ids of the proposed ones are returned."""
+        proposed: set[str] = set()
+        for call in state.decision.calls:
+            if call.id in errors:
+                continue
+            verdict = state.review.review(call, state.offer.toolset.get(call.name))
+            if verdict.action != "run":
+                errors[call.id] = verdict.message
+                if verdict.action == "propose":
+                    proposed.add(call.id)
+        return proposed
 
     async def _screened(self, outcome: ToolOutcome) -> ToolOutcome:
         """The outcome, or, when a tool-output guardrail trips, a failed one saying it was withheld."""
@@ -351,12 +394,28 @@ class AgentRunner:
             usage=state.usage,
             model=state.model,
             tool_calls=tuple(state.records),
-            extra={"rounds": state.round_no, **(extra or {})},
+            extra={"rounds": state.round_no, "tool_gate": state.gate, **(extra or {})},
         )
 
 
 def _last_user(messages: Sequence[Message]) -> Message | None:
     return next((m for m in reversed(messages) if m.role == "user"), None)
+
+
+def _announced(call: ToolCall, toolset: Toolset, proposed: set[str]) -> ToolProposal | ToolCallStarted:
+    """The event that tells the front end about a call: a proposal to approve, or a call starting."""
+    if call.id not in proposed:
+        return ToolCallStarted(call)
+    tool = toolset.get(call.name)
+    return ToolProposal(call, tool.description if tool else "")
+
+
+def _private_texts(messages: Sequence[Message], signals: TurnSignals | None) -> tuple[str, ...]:
+    """The turn's private text: what the orchestrator says the context holds, else (a runner used outside
+    a turn) the system messages, where the assembled prompt puts memories and facts."""
+    if signals is not None:
+        return signals.private_texts
+    return tuple(m.content for m in messages if m.role == "system")
 
 
 def _with_note(partial: str, note: str) -> str:

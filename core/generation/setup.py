@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from itertools import cycle, islice
 
-from core.agent.factory import build_agent
+from core.agent.factory import AgentGuards, build_agent
 from core.config import AppConfig, GenerationConfig
 from core.generation.ensemble import Ensemble
 from core.generation.panel import BestOfN, Duel
@@ -73,16 +73,20 @@ def model_choices(
     memory_tools: Sequence[Tool] = (),
     side: ChatProvider | None = None,
     recall: RecallAnswerer | None = None,
+    guards: AgentGuards | None = None,
 ) -> list[ModelChoice]:
     """One choice per available model; the first (the default) wrapped in the configured generation mode.
     Remote models also get the memory tools; the embedded one would call them for every "my". The embedded
-    one gets `recall` instead: it answers questions about the user's past from memory (it cannot)."""
+    one gets `recall` instead: it answers questions about the user's past from memory (it cannot). `guards`
+    (the tool gate's judge, per-tool budgets, the tool groups) apply to every agent built here."""
 
     def agent_for(name: str, temperature: float | None = None) -> Agent:
         embedded = config.providers[name].kind == "local"
         tools = toolset if embedded else toolset.merged(memory_tools)
         provider = factory.for_chat(name)
-        return build_agent(provider, tools, config.agent, embedded=embedded, temperature=temperature)
+        return build_agent(
+            provider, tools, config.agent, embedded=embedded, temperature=temperature, guards=guards
+        )
 
     main_name, others = names[0], {name: agent_for(name) for name in names[1:]}
     embedded_main = config.providers[main_name].kind == "local"

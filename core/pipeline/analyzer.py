@@ -30,6 +30,7 @@ class Analysis:
     relation: str = "new"  # to the conversation so far: correcting, recalling, continuing or new
     tone_detail: ToneResult | None = None  # the tone reading's evidence (`analyze --explain`)
     intent_cues: tuple[str, ...] = ()  # what fired for the intent (`analyze --explain`)
+    speech_act: str = ""  # question, request, statement or fragment (core/pipeline/speech_act.py)
 
     def as_dict(self) -> dict[str, Any]:
         """The `analyze --json` object (keys fixed by the CLI contract, plus tone_score and support)."""
@@ -89,4 +90,5 @@ class ContextAnalyzer:
             relation=relation_of(text),
             tone_detail=tone,
             intent_cues=intent.cues,
+            speech_act=found.speech_act,
         )

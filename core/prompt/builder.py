@@ -17,7 +17,7 @@ from typing import Any
 from core.prompt.assembly import AssembledPrompt, Assembler, PromptItem, SectionContent
 from core.prompt.compression import ModelCompressor
 from core.prompt.sections import QUERY, RECENT, SECTIONS, item_limit, sections_for
-from core.prompt.sources import memory_sections, query_item, time_items, turn_item
+from core.prompt.sources import inventory_items, memory_sections, query_item, time_items, turn_item
 from core.prompt.tokens import TokenCounter
 from core.relations import fact_sentence
 from core.turn_context import TurnContext
@@ -89,6 +89,7 @@ class PromptBuilder:
         contents[RECENT] = SectionContent(RECENT, tuple(turn_item(t) for t in context.history))
         contents[QUERY] = SectionContent(QUERY, (query_item(context),))
         contents["time_context"] = SectionContent("time_context", time_items(now, context.last_session_at))
+        contents["context_inventory"] = SectionContent("context_inventory", inventory_items(context))
         contents["user_profile"] = SectionContent(
             "user_profile",
             tuple(

@@ -63,6 +63,7 @@ _TABLE = (
     ("relevant_memories", "RELEVANT MEMORIES", 75, 210, "memory:conversations", 8, 300),
     ("time_context", "TIME CONTEXT", 85, 220, "clock + journal", 3, 80),
     ("temporal_grounding", "TEMPORAL GROUNDING", 50, 230, "dates named in the query", 4, 60),
+    ("context_inventory", "ALREADY RETRIEVED FOR THIS MESSAGE", 60, 235, "retrieval counts", 4, 120),
     ("short_term_context", "SHORT-TERM CONTEXT", 80, 240, "short-term analysis", 4, 120),
     (RECENT, "RECENT CONVERSATION", 90, 250, "journal (this session)", 12, 400),
     (QUERY, "CURRENT QUERY (with the last exchange)", 100, 260, "the message", 1, 100_000),
@@ -75,7 +76,10 @@ SECTIONS: Mapping[str, SectionSpec] = MappingProxyType(
 )
 EMIT_ORDER: tuple[str, ...] = tuple(sorted(SECTIONS, key=lambda key: SECTIONS[key].order))
 
-_ALWAYS = frozenset({QUERY, RECENT, "time_context", "short_term_context", "user_profile"})
+# The context inventory tells a model with tools what retrieval already found, so it does not search again.
+_ALWAYS = frozenset(
+    {QUERY, RECENT, "time_context", "short_term_context", "user_profile", "context_inventory"}
+)
 _PERSONAL = frozenset(
     {
         "relevant_memories",

@@ -110,6 +110,32 @@ def query_item(context: TurnContext) -> PromptItem:
     return PromptItem(f"{before}{QUERY_MARKER}{context.text}", id="query", why="the message being answered")
 
 
+DOCUMENT_COLLECTIONS = ("reference_docs", "obsidian_notes")
+INVENTORY_NOTE = (
+    "Do not search memory again for what this covers; call a tool only for what it does not (or when the "
+    "user asks for it)."
+)
+
+
+def inventory_items(context: TurnContext) -> tuple[PromptItem, ...]:
+    """What retrieval already did for this message, in counts: the memories per collection, the user's
+    facts, whether documents and the web were consulted (a model with tools then does not search again)."""
+    counts: dict[str, int] = {}
+    for memory in (*context.memories, *(m for records in context.latest.values() for m in records)):
+        counts[memory.collection] = counts.get(memory.collection, 0) + 1
+    found = ", ".join(f"{n} from {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    searched = f"found {found}" if found else "found nothing relevant"
+    passages = sum(counts.get(name, 0) for name in DOCUMENT_COLLECTIONS)
+    documents = f"yes, {passages} passages" if passages else "none matched"
+    lines = [
+        f"Memory search already ran for this message and {searched}.",
+        f"User facts in the profile: {len(context.profile)}.",
+        f"Documents consulted: {documents}. Web: not consulted.",
+        INVENTORY_NOTE,
+    ]
+    return tuple(PromptItem(line, why="retrieval counts") for line in lines)
+
+
 def time_items(now: float, last_session_at: float | None) -> tuple[PromptItem, ...]:
     moment = datetime.fromtimestamp(now).astimezone()
     items = [PromptItem(f"Now: {moment:%A %d %B %Y, %H:%M %Z}.", why="the clock")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.factory import build_agent
+from core.agent.factory import AgentGuards, build_agent
 from core.agent.guardrails import GuardrailResult, InjectedInstructions, first_tripped
 from core.agent.loop import AgentRunner
 from core.config import AgentConfig
@@ -62,7 +62,10 @@ async def test_a_tool_result_with_injected_instructions_is_withheld_from_the_mod
     provider = ScriptedProvider(
         [tool_response(ToolCall("c1", "fetch_page", {})), text_response("I could not use that page.")]
     )
-    runner = build_agent(provider, Toolset([poisoned]), AgentConfig(), embedded=False)
+    judge = ScriptedProvider(["yes"])  # the tool gate's fast model opens the tool loop
+    runner = build_agent(
+        provider, Toolset([poisoned]), AgentConfig(), embedded=False, guards=AgentGuards(judge=judge)
+    )
     events = await run(runner)
     sent = provider.requests[1].messages[-1].content
     assert "withheld" in sent and "x@evil" not in sent and "Ignore all previous" not in sent
