@@ -114,6 +114,8 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return _tool_command(args, config)
     if command == "bench":
         return _bench_command(args, config)
+    if command == "mcp":
+        return _mcp_command(args, config, env)
     if command == "analyze":
         from memory.embeddings import MiniLMEmbedder
         from memory.session_state import read_session_states
@@ -157,6 +159,38 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
         lambda folder, other: build_memory_service(config, other, folder),
         answering=lambda: _offline_answering(config),
     )
+
+
+def _mcp_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    """`mcp`: the memory tools for MCP clients, over the stores of the data dir (held like any front end)."""
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+    from core.turn_context import JournalHistory
+    from memory.journal import Journal
+    from memory.lock import DataDirLock
+    from ui.mcp_auth import TOKEN_FILE
+    from ui.mcp_server import MemoryBridge, build_mcp_server, serve_http, serve_stdio, stdout_to_stderr
+
+    closers: list[Callable[[], None]] = [DataDirLock(config.data_dir).close]
+    try:
+        with stdout_to_stderr():  # over stdio, stdout is the protocol's: nothing a model loader prints
+            journal = Journal(config.data_dir / "journal.sqlite3")
+            closers.append(journal.close)
+            journal.interrupt_pending()
+            factory = ProviderFactory(config, env, CostLedger(budget_usd=config.budget.max_usd))
+            side = _side_model(config, factory, factory.available()[0])  # the gate's adjudicator, as in chat
+            history = JournalHistory(journal, config.history.recent_turns)
+            parts = _build_remembering(config, journal, history, side, closers)
+        bridge = MemoryBridge(
+            parts.memory, journal, parts.port, parts.facts, parts.knowledge, parts.extractor
+        )
+        server = build_mcp_server(bridge, VERSION)
+        if args.http is None:
+            return serve_stdio(server)
+        return serve_http(server, args.http, config.data_dir / TOKEN_FILE)
+    finally:
+        while closers:
+            closers.pop()()
 
 
 def _offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:

@@ -137,9 +137,9 @@ class AppConfig(_Frozen):
     gui: GuiConfig = GuiConfig()
     memory: MemoryConfig  # no default: the profiles' values live only in config.yaml
     tools: ToolsConfig  # no default: the values live only in config.yaml
-
-
     mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
+
+
 def load_config(
     config_file: Path | None = None,
     env: Mapping[str, str] | None = None,

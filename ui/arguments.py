@@ -45,6 +45,10 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     _add_memory_commands(commands)
     _add_truth_commands(commands)
 
+    mcp = commands.add_parser("mcp", help="serve your memory to MCP clients (stdio; --http for HTTP)")
+    http_help = "streamable HTTP on 127.0.0.1:PORT (0: any port); bearer token in the data dir's mcp_token"
+    mcp.add_argument("--http", type=count_arg(0, 65535), metavar="PORT", help=http_help)
+
     tool = commands.add_parser("tool", help="list or run the agent's tools directly")
     tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
     tool_list = tool_commands.add_parser("list", help="list the tools and their argument schemas")

@@ -1,0 +1,77 @@
+"""The bearer token of `python main.py mcp --http`: a random token in `mcp_token` of the data dir (0600,
+created on first use), and the ASGI middleware that answers 401 to any request without it.
+
+The token is never logged or printed; only the file's path is. Clients send `Authorization: Bearer <token>`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError
+
+TOKEN_FILE = "mcp_token"
+_MIN_TOKEN_CHARS = 16
+
+
+def read_or_create_token(path: Path) -> str:
+    """The token in `path`, written there first (mode 0600, never replacing an existing file) if absent.
+    A file that others may read is made private; one too short to be a secret is refused."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read(path)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secrets.token_urlsafe(32) + "\n")
+    return _read(path)
+
+
+def _read(path: Path) -> str:
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the MCP token file {path}: {exc}") from None
+    if len(token) < _MIN_TOKEN_CHARS or any(ch.isspace() for ch in token):
+        raise ConfigError(
+            f"the MCP token in {path} must be one word of at least {_MIN_TOKEN_CHARS} characters; "
+            "delete the file to get a new random one"
+        )
+    return token
+
+
+class BearerAuth:
+    """ASGI middleware: an HTTP request without `Authorization: Bearer <token>` gets 401, nothing more."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not self._authorized(scope):
+            await _unauthorized(send)
+            return
+        await self._app(scope, receive, send)
+
+    def _authorized(self, scope: dict[str, Any]) -> bool:
+        given = [value for name, value in scope.get("headers", ()) if name.lower() == b"authorization"]
+        # compare_digest: the time taken does not tell how much of a guess was right
+        return len(given) == 1 and hmac.compare_digest(given[0], self._expected)
+
+
+async def _unauthorized(send: Any) -> None:
+    body = (
+        b'{"error": "unauthorized: send Authorization: Bearer <token> (the mcp_token file of the data dir)"}'
+    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", b'Bearer realm="daemon"'),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
