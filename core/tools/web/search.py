@@ -70,6 +70,7 @@ class WebSearch:
         granted = self._credits.take(len(misses)) if misses else 0
         if misses and granted == 0 and len(misses) == len(subqueries):
             raise ToolError(self._limit_sentence())
+        # A cancelled call keeps its reserved credits: its requests may have been answered (and charged).
         fetched = await asyncio.gather(*(self._fetch(q, topic) for q in misses[:granted]))
         self._credits.give_back(sum(1 for part in fetched if part.problem is not None))
         for part in fetched:
@@ -105,7 +106,7 @@ class WebSearch:
         )
         if not results:
             header += " Nothing was found; say so rather than guessing."
-        notes = [f"Not searched: {clean_field(p.query, 200)!r}: {p.problem}." for p in parts if p.problem]
+        notes = [f"No results for {clean_field(p.query, 200)!r}: {p.problem}." for p in parts if p.problem]
         return render_results(header, results, snippet_chars=_SNIPPET_CHARS, notes=notes)
 
     async def _fetch(self, query: str, topic: Topic) -> _Part:

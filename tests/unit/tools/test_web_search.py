@@ -314,7 +314,7 @@ async def test_only_the_remaining_credits_are_spent_and_the_rest_is_said(
 
     assert outcome.ok, outcome.output
     assert tavily.queries() == ["the population of Paris"]
-    assert "Not searched: 'the population of Berlin': the daily web search limit" in outcome.output
+    assert "No results for 'the population of Berlin': the daily web search limit" in outcome.output
 
 
 async def test_instructions_and_images_in_results_stay_marked_data(
@@ -412,3 +412,19 @@ async def test_a_damaged_cache_file_is_searched_past(tavily: FakeTavily, tmp_pat
 
     assert first.ok and second.ok, second.output
     assert len(tavily.requests) == 2  # no cache, but every search still answered
+
+
+async def test_one_failed_sub_query_leaves_the_others_answered_with_a_note(
+    tavily: FakeTavily, tmp_path: Path, nlp: SpacyPipeline
+) -> None:
+    tavily.pages["the population of Paris"] = PARIS
+    tavily.pages["the population of Berlin"] = BERLIN
+    tavily.fail_next(tavily_error(429, "Too many requests"))  # whichever request arrives first
+
+    outcome = await run(make_search(tavily, tmp_path, nlp=nlp), "Compare the population of Paris and Berlin")
+
+    assert outcome.ok, outcome.output
+    assert len(tavily.requests) == 2
+    notes = [line for line in outcome.output.splitlines() if line.startswith("No results for")]
+    assert len(notes) == 1 and "rate-limiting; try later" in notes[0]
+    assert ("Paris - Wikipedia" in outcome.output) != ("Berlin - Wikipedia" in outcome.output)
