@@ -90,7 +90,8 @@ def git_stats_tool(
     `git` is the program (default: `git` found on PATH); `env` the environment to draw PATH/HOME from
     (default: this process's).
     """
-    program = git or shutil.which("git")
+    base_env = dict(os.environ if env is None else env)
+    program = shutil.which(git or "git", path=base_env.get("PATH", ""))
     allowed = _existing(repos)
     if not repos:
         return UnavailableTool("git_stats", _DESCRIPTION, "no repositories configured (session.git_repos)")
@@ -100,7 +101,6 @@ def git_stats_tool(
         )
     if program is None:
         return UnavailableTool("git_stats", _DESCRIPTION, "needs git installed (not found on PATH)")
-    base_env = dict(os.environ if env is None else env)
     names = ", ".join(sorted(k for k in allowed if "/" not in k))
 
     def git_stats(
