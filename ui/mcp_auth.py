@@ -7,6 +7,7 @@ The token is never logged or printed; only the file's path is. Clients send `Aut
 from __future__ import annotations
 
 import hmac
+import json
 import os
 import secrets
 from pathlib import Path
@@ -15,6 +16,10 @@ from typing import Any
 from core.errors import ConfigError
 
 TOKEN_FILE = "mcp_token"
+INVALID_REQUEST = -32600  # JSON-RPC's "invalid request"
+UNAUTHORIZED = (
+    "401 Unauthorized: send 'Authorization: Bearer <token>' (the mcp_token file of Daemon's data dir)"
+)
 _MIN_TOKEN_CHARS = 16
 
 
@@ -65,9 +70,14 @@ class BearerAuth:
 
 
 async def _unauthorized(send: Any) -> None:
-    body = (
-        b'{"error": "unauthorized: send Authorization: Bearer <token> (the mcp_token file of the data dir)"}'
-    )
+    # The body is a JSON-RPC error, so an MCP client shows its message rather than a bare status.
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": INVALID_REQUEST, "message": UNAUTHORIZED},
+        }
+    ).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

@@ -61,7 +61,12 @@ async def error_of(client: Client, tool: str, **arguments: Any) -> str:
 async def test_the_server_offers_the_four_memory_tools(bridge: MemoryBridge) -> None:
     async with connected(bridge) as client:
         listed = await client.list_tools()
-    assert sorted(t.name for t in listed.tools) == ["add_memory", "get_profile", "query_graph", "search_memory"]
+    assert sorted(t.name for t in listed.tools) == [
+        "add_memory",
+        "get_profile",
+        "query_graph",
+        "search_memory",
+    ]
     search = next(t for t in listed.tools if t.name == "search_memory")
     assert search.input_schema["required"] == ["query"]
 
@@ -101,7 +106,12 @@ async def test_query_graph_gives_an_entity_and_its_relations(bridge: MemoryBridg
     assert jo["found"] and jo["type"] == "person"
     assert {"Jo lives in Denver.", "Jo is the user's sister."} <= {r["fact"] for r in jo["relations"]}
     assert sister["entity"] == "Jo"
-    assert unknown == {"found": False, "entity": "Zanzibar", "relations": [], "note": "no such entity in the graph"}
+    assert unknown == {
+        "found": False,
+        "entity": "Zanzibar",
+        "relations": [],
+        "note": "no such entity in the graph",
+    }
 
 
 @pytest.mark.parametrize(
