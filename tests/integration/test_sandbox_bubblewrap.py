@@ -33,6 +33,8 @@ CONFIG = CodeExecConfig(
     wall_timeout_s=5.0,
 )
 
+SANDBOXED_ARGV = b"\0-E\0-s\0/work/main.py\0"
+
 
 @pytest.fixture(scope="module")
 def execute_python() -> Tool:
@@ -47,11 +49,11 @@ def run(tool: Tool, code: str) -> str:
 
 
 def sandboxed_programs_running() -> list[int]:
-    """PIDs of host processes still running a sandboxed program (its argv names /work/main.py)."""
+    """PIDs of host processes still running a sandboxed program (argv ending `-E -s /work/main.py`)."""
     pids = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and b"/work/main.py" in (entry / "cmdline").read_bytes():
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().endswith(SANDBOXED_ARGV):
                 pids.append(int(entry.name))
         except OSError:
             continue  # exited while we looked
