@@ -10,21 +10,23 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from core.agent.factory import AgentGuards
     from core.config import AppConfig
     from core.generation.extractive import ExtractiveRecall
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
-    from core.ports import FactExtractor, MemoryPort
+    from core.ports import FactExtractor, FactPort, MemoryBrowser, MemoryPort
     from core.prompt.builder import PromptBuilder
     from core.providers.base import ChatProvider
     from core.providers.registry import ProviderFactory
-    from core.tools.toolset import Toolset
+    from core.tools.base import Tool
+    from core.tools.catalog import ToolCatalog
     from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
@@ -44,6 +46,8 @@ from ui.boundary import protect_streams
 log = logging.getLogger("daemon")
 
 PROJECT_DIR = Path(__file__).resolve().parent
+WEB_TOOL_NAMES = frozenset({"web_search", "wolfram_alpha"})  # withdrawn while the user is recalling
+BUILTIN_NAMES = frozenset({"current_time", "calculator"})  # core/tools/builtin.py
 VERSION = "0.1.0"
 OFFLINE_DEFAULTS = {
     "HF_HUB_OFFLINE": "1",
@@ -111,7 +115,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
 
         return print_report(run_checks(config, env), as_json=args.json)
     if command == "tool":
-        return _tool_command(args, config)
+        return _tool_command(args, config, env)
     if command == "bench":
         return _bench_command(args, config)
     if command == "mcp":
@@ -204,13 +208,54 @@ def _offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvi
     return ExtractiveAnswerer(SpacyPipeline()), build_prompt(config, "local", None), model
 
 
-def _tool_command(args: argparse.Namespace, config: AppConfig) -> int:
-    from ui.tools_cli import list_tools, run_tool
+def _tool_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    """`tool list|run`: the catalog and the agent's guards; the memory stores are opened only when the
+    command needs them (listing every tool, or running one that is not among the light ones)."""
+    from ui.tools_cli import ToolRunner, list_tools, run_tool
 
-    toolset = build_toolset(config)
-    if args.tool_command == "list":
-        return list_tools(toolset, as_json=args.json)
-    return run_tool(toolset, args.name, args.args, as_json=args.json)
+    closers: list[Callable[[], None]] = []
+    try:
+        catalog = build_tool_catalog(config, env)
+        if args.tool_command == "list" or args.name not in _catalog_names(catalog):
+            catalog = build_tool_catalog(config, env, **_tool_stores(config, closers))
+        if args.tool_command == "list":
+            return list_tools(catalog, as_json=args.json)
+        runner = ToolRunner(catalog, build_tool_policy(config).policy)
+        return run_tool(runner, args.name, args.args, as_json=args.json, approve=args.approve)
+    finally:
+        while closers:
+            closers.pop()()
+
+
+def _catalog_names(catalog: ToolCatalog) -> set[str]:
+    return {*catalog.available.names(), *(u.name for u in catalog.unavailable)}
+
+
+def _tool_stores(config: AppConfig, closers: list[Callable[[], None]]) -> dict[str, Any]:
+    """The memory and fact stores the store tools read, for `tool`: opened under the data dir's lock (the
+    embedding model loads only if a search needs it), or why they cannot be."""
+    from core.data_dir import prepare_data_dir
+    from core.errors import StorageError
+    from memory.embeddings import MiniLMEmbedder
+    from memory.facts.service import open_fact_memory
+    from memory.journal import Journal
+    from memory.lock import DataDirLock
+    from memory.review import REVIEW_FILE, ReviewQueue
+
+    prepare_data_dir(config.data_dir)
+    try:
+        closers.append(DataDirLock(config.data_dir).close)
+    except StorageError as error:  # the GUI or a chat holds the folder: the light tools still work
+        return {"stores_unavailable": f"the data folder is in use ({error})"}
+    journal = Journal(config.data_dir / "journal.sqlite3")
+    closers.append(journal.close)
+    review = ReviewQueue(config.data_dir / REVIEW_FILE)
+    closers.append(review.close)
+    memory, port = _build_memory(config, journal, MiniLMEmbedder(threads=1), review)
+    closers.append(memory.close)
+    facts, close_facts = open_fact_memory(config.data_dir, memory)
+    closers.append(close_facts)
+    return {"memory": port, "facts": facts}
 
 
 def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
@@ -253,17 +298,57 @@ def build_recall(nlp: SpacyPipeline) -> ExtractiveRecall:
     return ExtractiveRecall(ExtractiveAnswerer(nlp))
 
 
-def build_toolset(config: AppConfig) -> Toolset:
-    """The tools the agent may call. Config-level timeout and retries apply to every tool."""
+def build_tool_catalog(
+    config: AppConfig,
+    env: Mapping[str, str],
+    *,
+    memory: MemoryBrowser | None = None,
+    facts: FactPort | None = None,
+    nlp: SpacyPipeline | None = None,
+    side: ChatProvider | None = None,
+    stores_unavailable: str | None = None,
+) -> ToolCatalog:
+    """Every tool Daemon knows, available or with the reason it is not: the built-in ones (config-level
+    timeout and retries), the store tools over `memory` and `facts` (left out without `memory`; listed as
+    unavailable when `stores_unavailable` says why), web search and Wolfram|Alpha, Python execution."""
     from dataclasses import replace
 
     from core.tools.builtin import builtin_tools
-    from core.tools.toolset import Toolset
+    from core.tools.catalog import ToolCatalog, UnavailableTool
+    from core.tools.code_exec.tool import code_tools
+    from core.tools.store_tools import MEMORY_TOOL_NAMES, store_tools
+    from core.tools.web.factory import web_tools
 
-    agent = config.agent
-    return Toolset(
+    agent, tools = config.agent, config.tools
+    entries: list[Tool | UnavailableTool] = [
         replace(t, timeout_s=agent.tool_timeout_s, retries=agent.tool_retries) for t in builtin_tools()
+    ]
+    if memory is not None:
+        entries += store_tools(memory, facts, tools.git_stats, config.session.git_repos)
+    elif stores_unavailable is not None:
+        about = "A tool over your memory."
+        entries += [UnavailableTool(n, about, stores_unavailable) for n in sorted(MEMORY_TOOL_NAMES)]
+    entries += web_tools(tools, env, config.data_dir, nlp=nlp, side_model=side)
+    entries += code_tools(tools.execute_python, env)
+    return ToolCatalog.of(entries)
+
+
+def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> AgentGuards:
+    """The guards every agent and `tool run` apply: per-tool budgets (`tools.max_calls_per_turn`, else
+    `agent.max_rounds`), which tools stay on this machine (the exfiltration guard skips them), which read
+    memory and which search the web (the gate prefers memory while the user recalls), and the gate's judge."""
+    from core.agent.call_guard import ToolPolicy
+    from core.agent.factory import AgentGuards
+    from core.tools.store_tools import LOCAL_TOOL_NAMES, MEMORY_TOOL_NAMES
+
+    policy = ToolPolicy(
+        budgets=dict(config.tools.max_calls_per_turn),
+        default_budget=config.agent.max_rounds,
+        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES,
+        memory_tools=MEMORY_TOOL_NAMES,
+        web_tools=WEB_TOOL_NAMES,
     )
+    return AgentGuards(policy, judge, config.context.refine_timeout_s)
 
 
 def build_memory_service(
@@ -325,13 +410,14 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from core.orchestrator import Orchestrator
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
-    from core.tools.catalog import ToolCatalog
-    from core.tools.store_tools import store_tools
+    from core.tools.store_tools import LOCAL_TOOL_NAMES
+    from core.tools.toolset import Toolset
     from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
     from ui.inventory import Inventory
     from ui.services import Services
+    from ui.tools_cli import ToolRunner
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
     journal_path = config.data_dir / "journal.sqlite3"
@@ -349,25 +435,28 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     ledger = CostLedger(budget_usd=config.budget.max_usd)
     factory = ProviderFactory(config, env, ledger)
     names = factory.available()
-    toolset = build_toolset(config)
     history = JournalHistory(journal, config.history.recent_turns)
-    if not with_memory:  # `history` reads the journal only: no models to load
-        choices = model_choices(config, factory, names, toolset)
+    if not with_memory:  # `history` reads the journal only: no models to load, no tools to offer
+        choices = model_choices(config, factory, names, Toolset())
         prompt = build_prompt(config, names[0], None)
         orchestrator = Orchestrator(choices, journal, ContextGatherer(history), prompt)
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
-    stores = store_tools(parts.port, parts.facts, config.tools.git_stats, config.session.git_repos)
-    store_toolset = tuple(ToolCatalog.of(stores).available)
-    choices = model_choices(config, factory, names, toolset, store_toolset, side, build_recall(parts.nlp))
+    catalog = build_tool_catalog(config, env, memory=parts.port, facts=parts.facts, nlp=parts.nlp, side=side)
+    # The store tools go to capable models only (the embedded one gets extractive recall instead).
+    stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
+    general = catalog.available.filtered(lambda t: t.name not in stores)
+    guards = build_tool_policy(config, side)  # the same gate and guards for every model and front end
+    recall = build_recall(parts.nlp)
+    choices = model_choices(config, factory, names, general, tuple(stores), side, recall, guards)
     inventory = Inventory(
         names,
         side.name if side else None,
         parts.memory,
         parts.facts,
         parts.knowledge,
-        toolset,
+        catalog.available,
         idle_end_minutes=config.session.idle_end_minutes,
     )
     orchestrator = Orchestrator(
@@ -392,6 +481,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         parts.sessions,
         parts.review,
         closers,
+        tools=ToolRunner(catalog, guards.policy),
     )
 
 

@@ -56,6 +56,8 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     tool_run = tool_commands.add_parser("run", help="run one tool")
     tool_run.add_argument("name", type=user_text)
     tool_run.add_argument("--args", type=user_text, default="{}", help="arguments as a JSON object")
+    approve_help = "run a tool with side effects (without it, such a tool is refused, as in the agent loop)"
+    tool_run.add_argument("--approve", action="store_true", help=approve_help)
     tool_run.add_argument("--json", action="store_true")
     return parser
 

@@ -7,18 +7,31 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from core.errors import DaemonError
-from core.events import Done, Progress, RunError, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
+from core.events import (
+    Done,
+    Progress,
+    RunError,
+    RunEvent,
+    TextDelta,
+    ToolCallEnded,
+    ToolCallStarted,
+    ToolProposal,
+)
 from core.orchestrator import Orchestrator
 from core.ports import SessionLifecycle, TurnRecord
 from ui.boundary import is_blank, json_safe, user_text
 from ui.failures import describe_unexpected
+
+if TYPE_CHECKING:
+    from ui.tools_cli import ToolRunner
 
 HELP = """Commands:
   /help            show this help
@@ -43,6 +56,7 @@ class TurnPrinter:
     err: TextIO
     done: Done | None = None
     error: RunError | None = None
+    proposals: list[ToolProposal] = field(default_factory=list)
     _wrote_text: bool = field(default=False)
 
     def __call__(self, event: RunEvent) -> None:
@@ -53,6 +67,9 @@ class TurnPrinter:
         elif isinstance(event, ToolCallStarted):
             args = json.dumps(event.call.arguments, ensure_ascii=False)[:120]
             self.err.write(f"\n  [tool] {event.call.name} {args}\n")
+        elif isinstance(event, ToolProposal):
+            self.proposals.append(event)
+            self.err.write(f"\n  [proposed, not run] {describe_call(event)}\n")
         elif isinstance(event, ToolCallEnded):
             status = "ok" if event.ok else "failed"
             self.err.write(f"  [tool] {event.call.name} {status} ({event.elapsed_ms:.0f} ms)\n")
@@ -87,8 +104,22 @@ async def run_turn(
         on_event(event)
 
 
-def ask_payload(done: Done) -> dict[str, Any]:
-    """The `ask --json` object (keys fixed by the CLI contract)."""
+def describe_call(proposal: ToolProposal) -> str:
+    """A proposed call in one line: the tool, its arguments and what the tool does."""
+    args = json.dumps(proposal.call.arguments, ensure_ascii=False)
+    what = f" ({proposal.description.splitlines()[0]})" if proposal.description else ""
+    return f"{proposal.call.name} {args}{what}"
+
+
+def approval_command(proposal: ToolProposal) -> str:
+    """The command that runs a proposed call once the user decides to."""
+    args = shlex.quote(json.dumps(proposal.call.arguments, ensure_ascii=False))
+    return f"python main.py tool run {proposal.call.name} --args {args} --approve"
+
+
+def ask_payload(done: Done, proposals: list[ToolProposal] | None = None) -> dict[str, Any]:
+    """The `ask --json` object (keys fixed by the CLI contract; `proposals`: calls with side effects the
+    model asked for, not run)."""
     return {
         "answer": done.answer,
         "session_id": done.session_id,
@@ -98,6 +129,10 @@ def ask_payload(done: Done) -> dict[str, Any]:
         "citations": list(done.citations),
         "usage": done.usage.as_dict(),
         "exit_reason": done.exit_reason,
+        "proposals": [
+            {"name": p.call.name, "arguments": dict(p.call.arguments), "run_with": approval_command(p)}
+            for p in proposals or ()
+        ],
     }
 
 
@@ -115,9 +150,15 @@ def ask(orchestrator: Orchestrator, text: str, *, session_id: str | None, as_jso
         raise
     done = next((e for e in events if isinstance(e, Done)), printer.done)
     error = next((e for e in events if isinstance(e, RunError)), printer.error)
+    proposals = [e for e in events if isinstance(e, ToolProposal)] or printer.proposals
     if as_json:
-        print_json(ask_payload(done) if done else {"error": error.message if error else "no answer"})
-    elif error:
+        print_json(
+            ask_payload(done, proposals) if done else {"error": error.message if error else "no answer"}
+        )
+        return 0 if done else 1
+    for proposal in proposals:  # `ask` never runs them: the user can, deliberately
+        print(f"  to run it: {approval_command(proposal)}", file=sys.stderr)
+    if error:
         return 1
     return 0 if done else 1
 
@@ -166,7 +207,9 @@ class Repl:
         banner: str = "",
         session_id: str | None = None,
         sessions: SessionLifecycle | None = None,
+        tools: ToolRunner | None = None,
     ) -> None:
+        """`tools` runs the calls with side effects the user approves (None: proposals are only shown)."""
         self.orchestrator = orchestrator
         self.banner = banner
         self.session_id = session_id or orchestrator.new_session()
@@ -174,9 +217,12 @@ class Repl:
         self._sessions = sessions
         self._used: list[str] = []  # sessions this REPL talked in, ended (processed) on exit
         self._loop = asyncio.new_event_loop()
+        self._tools = tools
+        self._read: Callable[[str], str] = input
 
     def run(self, read: Callable[[str], str] = input) -> int:
         """Loop until /quit or end of input."""
+        self._read = read
         if self.banner:
             print(self.banner)
         print("Type /help for commands.")
@@ -268,6 +314,23 @@ class Repl:
         finally:
             if installed:
                 self._loop.remove_signal_handler(signal.SIGINT)
+        for proposal in printer.proposals:
+            self._decide(proposal)
+
+    def _decide(self, proposal: ToolProposal) -> None:
+        """Ask the user about one proposed call; run it through the guards only on an explicit yes."""
+        if self._tools is None:
+            print(f"  not run; to run it: {approval_command(proposal)}", file=sys.stderr)
+            return
+        try:
+            answer = self._read(f"Run {describe_call(proposal)}? [y/N] ").strip().casefold()
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if answer not in ("y", "yes"):
+            print("  not run", file=sys.stderr)
+            return
+        outcome = self._loop.run_until_complete(self._tools.run(proposal.call, approved=True))
+        print(f"  [{proposal.call.name} {'ok' if outcome.ok else 'failed'}] {outcome.output}")
 
 
 def describe_session_end(report: dict[str, Any]) -> str:

@@ -27,7 +27,10 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
             services.orchestrator, session_id=args.session, as_json=args.json, limit=args.limit
         )
     if command == "cli":
-        return cli.Repl(services.orchestrator, banner=services.banner(), sessions=services.sessions).run()
+        repl = cli.Repl(
+            services.orchestrator, banner=services.banner(), sessions=services.sessions, tools=services.tools
+        )
+        return repl.run()
     if command == "review":
         from ui.review_cli import review_command
 

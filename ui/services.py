@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from core.providers.pricing import CostLedger
     from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from ui.tools_cli import ToolRunner
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Services:
     sessions: SessionLifecycle | None = None
     review: ReviewQueue | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
+    tools: ToolRunner | None = None  # runs the tool calls the user approves (the REPL's proposals)
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""
