@@ -104,7 +104,7 @@ def git_stats_tool(
     names = ", ".join(sorted(k for k in allowed if "/" not in k))
 
     def git_stats(
-        repo: str,
+        repo: str = "",
         question: Question = "log",
         since: str = "",
         until: str = "",
@@ -115,13 +115,13 @@ def git_stats_tool(
         """Answer a question about one of the user's git repositories (read-only).
 
         Args:
-            repo: the repository's name (or its configured path)
+            repo: the repository's name (or its configured path); may be empty when only one is configured
             question: log (commits), shortlog (commits per author), count (number of commits), diffstat
                 (files changed most, lines added/removed), show (one commit's changed files)
             since: start of the time window: YYYY-MM-DD, "YYYY-MM-DD HH:MM" or "N days/weeks/months ago"
             until: end of the time window, same forms; empty for now
             path: only changes under this path inside the repository
-            revision: the commit for "show" (a hash, a branch or HEAD~N); empty for HEAD
+            revision: the commit to show or to count back from (a hash, a branch or HEAD~N); empty for HEAD
             limit: commits to list for "log", 1 to 100
         """
         root = resolve_repo(repo, allowed)
@@ -151,8 +151,11 @@ def _existing(repos: Sequence[Path]) -> dict[str, Path]:
 
 
 def resolve_repo(repo: str, allowed: Mapping[str, Path]) -> Path:
-    """The configured repository `repo` names (its name or its path); anything else is refused."""
+    """The configured repository `repo` names (its name or its path; empty: the only one configured);
+    anything else is refused."""
     text = repo.strip()
+    if not text and len(set(allowed.values())) == 1:
+        return next(iter(allowed.values()))
     if ".." in PurePosixPath(text.replace("\\", "/")).parts:
         raise ToolError("a repository is named, not reached through '..'")
     found = allowed.get(text) or allowed.get(text.rstrip("/"))
@@ -198,27 +201,33 @@ def _pathspec(path: str) -> list[str]:
 def question_args(
     question: str, window: list[str], pathspec: list[str], revision: str, limit: int
 ) -> list[str]:
-    """The fixed, read-only git arguments of one question."""
+    """The fixed, read-only git arguments of one question, starting from `revision` (default HEAD)."""
+    start = ["--end-of-options", _revision(revision)]
     paths = pathspec or ["--"]
     if question == "log":
         count = f"--max-count={max(1, min(100, limit))}"
         pretty = "--pretty=format:%h %ad %an: %s"
-        return ["log", "--no-show-signature", "--date=short", pretty, count, *window, "HEAD", *paths]
+        return ["log", "--no-show-signature", "--date=short", pretty, count, *window, *start, *paths]
     if question == "shortlog":
-        return ["shortlog", "--summary", "--numbered", "--email", "--no-merges", *window, "HEAD", *paths]
+        return ["shortlog", "--summary", "--numbered", "--email", "--no-merges", *window, *start, *paths]
     if question == "count":
-        return ["rev-list", "--count", *window, "HEAD", *paths]
+        return ["rev-list", "--count", *window, *start, *paths]
     if question == "diffstat":
         diff = ["--no-ext-diff", "--no-textconv", "--no-renames", "--numstat"]
-        return ["log", "--no-show-signature", *diff, "--format=@%h", *window, "HEAD", *paths]
+        return ["log", "--no-show-signature", *diff, "--format=@%h", *window, *start, *paths]
     if question == "show":
-        rev = (revision or "HEAD").strip()
-        if not _REVISION.match(rev) or ".." in rev:
-            raise ToolRetry(f"revision must be one commit (a hash, a branch or HEAD~N), not {revision!r}")
         stat = ["--stat=120", "--no-ext-diff", "--no-textconv", "--no-show-signature"]
-        fmt = "--format=%h %ad %an%n%s%n"
-        return ["show", *stat, "--date=short", fmt, "--end-of-options", f"{rev}^{{commit}}", *paths]
+        return ["show", *stat, "--date=short", "--format=%h %ad %an%n%s%n", *start, *paths]
     raise ToolRetry(f"unknown question {question!r}: log, shortlog, count, diffstat or show")
+
+
+def _revision(revision: str) -> str:
+    """One commit: a hash, a branch or tag, HEAD~N; peeled to a commit (`^{commit}`) so a blob or tree
+    hash never prints file contents. Ranges and option-like text are refused."""
+    rev = (revision or "HEAD").strip()
+    if not _REVISION.match(rev) or ".." in rev:
+        raise ToolRetry(f"revision must be one commit (a hash, a branch or HEAD~N), not {revision!r}")
+    return f"{rev}^{{commit}}"
 
 
 def git_env(base: Mapping[str, str], repo: Path) -> dict[str, str]:

@@ -213,3 +213,11 @@ def test_unavailable_without_repositories_or_git(repo: Path, tmp_path: Path) -> 
     assert isinstance(missing, UnavailableTool) and "exists" in missing.reason
     no_git = git_stats_tool(CONFIG, [repo], env={"PATH": str(tmp_path / "empty-bin")})
     assert isinstance(no_git, UnavailableTool) and "git" in no_git.reason
+
+
+def test_a_revision_is_where_counting_starts_and_one_repository_needs_no_name(repo: Path) -> None:
+    tool = _tool(repo)
+    assert tool.fn(question="count", revision="HEAD~1").endswith("\n3 commits")
+    assert tool.fn(question="log", revision="no-such-branch").endswith(
+        "No such commit (the repository is empty or the revision does not exist)."
+    )
