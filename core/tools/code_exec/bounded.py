@@ -64,10 +64,12 @@ def run_bounded(launch: Launch, *, max_bytes: int, wall_timeout_s: float) -> Pro
         **extra,  # type: ignore[arg-type]
     )
     assert proc.stdout is not None and proc.stderr is not None
+    deadline = time.monotonic() + wall_timeout_s
     try:
-        chunks, reason = _read_until_done(
-            proc.stdout, proc.stderr, max_bytes, time.monotonic() + wall_timeout_s
-        )
+        chunks, reason = _read_until_done(proc.stdout, proc.stderr, max_bytes, deadline)
+        if reason is None:
+            # Both pipes closed, but a program can close them and keep running: the deadline still holds.
+            reason = _wait_until(proc, deadline)
         if reason:
             _kill_group(proc)
             _drain(proc.stdout, proc.stderr, chunks, max_bytes)
@@ -112,6 +114,15 @@ def _read_until_done(
                 if len(keep) < len(data):
                     return chunks, "overflow"
     return chunks, None
+
+
+def _wait_until(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
+    """None when the command exits before the deadline, else "timeout"."""
+    try:
+        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return None
 
 
 def _drain(stdout: IO[bytes], stderr: IO[bytes], chunks: dict[str, list[bytes]], max_bytes: int) -> None:

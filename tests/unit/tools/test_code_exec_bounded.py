@@ -45,6 +45,13 @@ def test_at_the_deadline_the_whole_process_group_is_killed() -> None:
     assert wait_until_dead(grandchild)
 
 
+def test_closing_both_pipes_does_not_escape_the_deadline() -> None:
+    code = "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(600)"
+    out = run_bounded(python(code), max_bytes=1000, wall_timeout_s=1.0)
+    assert out.timed_out
+    assert out.returncode == -9
+
+
 def wait_until_dead(pid: int) -> bool:
     """Whether `pid` is gone or a zombie within a few seconds (SIGKILL is delivered asynchronously)."""
     for _ in range(100):
