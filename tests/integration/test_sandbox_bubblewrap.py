@@ -164,6 +164,22 @@ def test_a_socket_to_a_host_listener_is_refused(execute_python: Tool, listener: 
         listener.accept()
 
 
+def test_an_abstract_unix_socket_on_the_host_is_unreachable(execute_python: Tool) -> None:
+    """Abstract sockets (D-Bus, X11 use them) belong to the network namespace, not to a path."""
+    name = f"\0daemon-sandbox-test-{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(name)
+    server.listen()
+    server.setblocking(False)
+    try:
+        result = run(execute_python, f"import socket; socket.socket(socket.AF_UNIX).connect({name!r})")
+        assert "ConnectionRefusedError" in result
+        with pytest.raises(BlockingIOError):
+            server.accept()
+    finally:
+        server.close()
+
+
 def test_names_do_not_resolve(execute_python: Tool) -> None:
     result = run(execute_python, "import socket; socket.getaddrinfo('example.com', 443)")
     assert "network is not available in the sandbox" in result
