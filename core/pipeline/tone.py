@@ -17,6 +17,12 @@
    bodily emergency) or far above its threshold, and never for a message that opens on someone else;
    otherwise it counts towards ``elevated``. Texts the lexicon has settled (a negated or past-framed crisis
    or elevated cue) keep the lexicon's reading.
+3. **The danger reader** (:mod:`core.pipeline.tone_danger`), if one was injected: frames read from the
+   dependency parse (an attack whose object is the user, signs in the user's own body now, self-injury, an
+   overdose or poison taken, arrangements for not being here), with person, tense, negation and questions
+   taken from the parse. An *acute* frame said of the user is a crisis on its own, like an explicit cue;
+   the other frames are risk evidence for the head (and an arrangement beside a risk term is a crisis:
+   "ctb soon, just sorting my affairs first").
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
@@ -33,6 +39,7 @@ from typing import Protocol
 
 from core.pipeline import tone_lexicon as lex
 from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, attribute_message, clause_bounds
+from core.pipeline.tone_danger import DangerFinding
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +48,12 @@ class ToneVoter(Protocol):
     """A second opinion: each level's probability for a text, keyed by level value (the tone head)."""
 
     def vote(self, text: str) -> Mapping[str, float]: ...
+
+
+class DangerSource(Protocol):
+    """Danger frames read from a message's grammar (`core.pipeline.tone_danger.DangerReader`)."""
+
+    def read(self, text: str) -> Sequence[DangerFinding]: ...
 
 
 CRISIS_SUPPORT = lex.CRISIS_SUPPORT
@@ -104,6 +117,7 @@ class ToneResult:
     head: Mapping[str, float] | None = None  # the head's probabilities, when it was consulted
     risk_evidence: bool = False  # a risk term said of the user (what lets the head read crisis)
     settled: bool = False  # a negated or past crisis/elevated cue: the head was not consulted
+    danger: tuple[str, ...] = ()  # the danger reader's frames ("body (acute): droop, numb")
 
     def explain(self) -> dict[str, object]:
         """Why this level: the counted cues, the lexicon score, the head's probabilities and the filters."""
@@ -115,6 +129,7 @@ class ToneResult:
             "head": {k: round(v, 3) for k, v in self.head.items()} if self.head else None,
             "risk_evidence": self.risk_evidence,
             "settled_by_negation_or_past": self.settled,
+            "danger_frames": list(self.danger),
             "observational": self.observational,
         }
 
@@ -215,6 +230,11 @@ def _about_user(tokens: Sequence[str]) -> bool:
     return attribute_message(tokens) in ("self", "third")
 
 
+def _danger_is_crisis(findings: Sequence[DangerFinding], risk_terms: bool) -> bool:
+    """An acute danger frame, or an arrangement for not being here beside a risk term said of the user."""
+    return any(f.acute or (f.frame == "ending" and risk_terms) for f in findings)
+
+
 def _word_matches(pattern: str, token: str) -> bool:
     return token.startswith(pattern[:-1]) if pattern.endswith("*") else token == pattern
 
@@ -261,11 +281,18 @@ class ToneDetector:
     """Scores a user message on the four tone levels. Pure Python, plus one embedding when a head is given.
 
     ``head`` (the tone head, injected by the composition root: core never imports memory) costs one
-    embedding per message, which retrieval reuses from the embedder's query cache.
+    embedding per message, which retrieval reuses from the embedder's query cache; ``danger`` (the danger
+    reader over the shared spaCy pipeline) one parse.
     """
 
-    def __init__(self, head: ToneVoter | None = None, config: ToneConfig | None = None) -> None:
+    def __init__(
+        self,
+        head: ToneVoter | None = None,
+        config: ToneConfig | None = None,
+        danger: DangerSource | None = None,
+    ) -> None:
         self._head = head
+        self._danger = danger
         self._config = config or ToneConfig()
         self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
         self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
@@ -280,19 +307,35 @@ class ToneDetector:
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
         stage, settled, votes = "lexicon", _settled(cues), None
-        risk = self._risk_evidence(tokens)
+        findings = () if settled else self._read_danger(text)
+        risk_terms = self._risk_evidence(tokens)
+        # A threat, an arrangement or something taken, even when not acute, is evidence of risk for the head.
+        risk = risk_terms or any(f.frame != "body" for f in findings)
+        about_user = _about_user(tokens)
         if self._head is not None and text.strip() and not settled:
             votes = self._vote(text)
-            about_user = _about_user(tokens)
             revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user)
             if revised is not level:
                 level, stage = revised, "head"
+        if level is not ToneLevel.CRISIS and about_user and _danger_is_crisis(findings, risk_terms):
+            level, stage = ToneLevel.CRISIS, "danger"
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
+        shown = tuple(str(f) for f in findings)
         return ToneResult(
-            level, round(score, 3), counted, observational, support, stage, votes, risk, settled
+            level, round(score, 3), counted, observational, support, stage, votes, risk, settled, shown
         )
+
+    def _read_danger(self, text: str) -> Sequence[DangerFinding]:
+        """The danger reader's frames, or none when there is no reader or it fails (never break the turn)."""
+        if self._danger is None or not text.strip():
+            return ()
+        try:
+            return self._danger.read(text)
+        except Exception as exc:
+            log.warning("danger reader skipped: %s", exc)
+            return ()
 
     # -- lexicon stage ---------------------------------------------------------------------------------
     def _cues(self, tokens: list[str]) -> list[_Cue]:

@@ -1,0 +1,506 @@
+"""Danger frames read from the dependency parse: grammar, not phrases, for risk the lexicon cannot list.
+
+A message in crisis often names no crisis word at all: "my face is drooping and my arm is numb", "chugged
+antifreeze 20 minutes ago", "he said he'd kill me if I leave". What makes these dangerous is who does what to
+whom, when: an attack whose object is the user, a sign in the user's own body now, an act the user does to
+themself, an excess of a medicine the user has just taken, arrangements for not being here. Each frame is a
+small class of lemmas (a handful per role) joined by the parse (spaCy, `core.nlp.SpacyPipeline`):
+
+- ``threat``: an attack verb whose object is the user ("he'll stab me", "a man following me", "coming for me")
+  and whose subject is a person, not the user, "you" or a thing ("this deadline is killing me").
+- ``body``: a sign of the user's own body in the present ("my lips are swelling", "can't breathe", "bleeding
+  heavily", "it won't stop bleeding"); one severe sign or two milder ones make it acute.
+- ``self_injury``: an injuring verb whose object is "myself", or a deliberate one into the user's body ("I
+  carved into my thigh").
+- ``ingestion``: the user took, swallowed or drank a poison or an excess of a medicine ("a whole packet",
+  "like 30 of", "too many", "double my dose").
+- ``ending``: arrangements for not being here (sorting one's affairs, updating a will, giving things away,
+  "won't need it after this weekend"); never acute alone.
+
+The parse also says when a frame must not fire: negated ("I didn't take too many"), asked for information
+("how many paracetamol can I take?"), hypothetical ("if I cut myself"), someone else's act ("she cut
+herself"), a settled past ("I used to cut myself, three years clean", "hit my head, I feel fine now"),
+joking or a game ("lol", "my character"), or an arrangement with an ordinary reason ("because I'm moving").
+
+An *acute* finding is evidence enough for a crisis; the others are evidence that lets the tone head's crisis
+vote count (see `core.pipeline.tone`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.pipeline import tone_lexicon as lex
+
+
+class Parser(Protocol):
+    """What the reader needs from `core.nlp.SpacyPipeline`: text in, a spaCy `Doc` out."""
+
+    def __call__(self, text: str, *, disable: tuple[str, ...] = ()) -> Any: ...
+
+
+@dataclass(frozen=True)
+class DangerFinding:
+    """One frame found: its name, the words that make it ("kill → me") and whether it is acute."""
+
+    frame: str
+    evidence: str
+    acute: bool
+
+    def __str__(self) -> str:
+        return f"{self.frame}{' (acute)' if self.acute else ''}: {self.evidence}"
+
+
+# -- word classes (lemmas, and the lower-cased forms the small model lemmatises oddly) ---------------------
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+SELF = _words("i me myself we us ourselves")
+REFLEXIVE = _words("myself ourselves")
+ATTACK = _words(
+    "kill murder stab shoot strangle choke hurt hit beat punch kick rape attack follow stalk grab drag"
+)
+PURSUIT = _words("follow stalk")  # only an attack while it happens ("he's following me")
+WOUNDING = _words("stab stabbed shoot shot strangle choke rape")  # never said in jest
+PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | _words(
+    "man men guy guys woman stranger ex partner bloke lad lads gang someone somebody he she they people "
+    "person stepdad stepmum stepmom stepfather stepmother fiance landlord dealer"
+)
+INJURE = _words(
+    "cut burn hurt harm starve carve scratch bang hit punch stab slice slash choke strangle hang poison drown"
+)
+DELIBERATE_INJURE = _words("carve slash gouge")
+SHARP = _words("blade razor lighter knife glass scissors sharp sharper")
+BODY = _words(
+    "chest throat lip tongue face arm leg heart head mouth hand side skin stomach vision eye body wrist "
+    "thigh word breathing pulse airway neck speech voice"
+)
+# Signs said of the user or of their body ("I'm dizzy", "can't breathe"), and signs only a body part shows
+# ("my lips are going blue", "my throat is closing"; "I'm feeling blue" is a mood).
+SEVERE_SIGNS = _words("unconscious seizure faint slur")
+SEVERE_BODY_SIGNS = _words("droop blue spurt close")
+MILD_SIGNS = _words(
+    "numb dizzy vomit shaky shake shaking confused drowsy sweat shiver clammy breathless bleed double blurry"
+)
+MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong")
+# Signs a panic attack shows as well: two of them are not an emergency without a sign of another kind.
+PANIC_SIGNS = _words("pound race shake shaky shaking tight tingle sweat breathless breathe")
+# Emotion that explains a racing heart or a short breath: a panic attack, crying, shock at news. Bodily signs
+# told with one of these are distress (elevated), not a medical emergency, unless the head says otherwise.
+EMOTION = _words(
+    "panic panicking anxious anxiety cry crying sob sobbing stress stressed overwhelmed meltdown flashback "
+    "nightmare laugh laughing upset angry terrified scared shock shaken news told found heard died lost "
+    "nervous freak freaking calm"
+)
+HEAVY = _words("heavily badly everywhere lot profusely")
+INGEST = _words("take swallow drink chug pop down overdose inject mix mixed snort eat")
+MEDICINE = _words(
+    "pill tablet paracetamol ibuprofen med meds medication antidepressant insulin dose painkiller capsule "
+    "methadone xanax sleeping strip packet bottle"
+)
+POISON = _words("bleach antifreeze poison weedkiller detergent laced spiked")
+EXCESS = _words("whole all entire double twice bunch handful too lot load")
+ALCOHOL = _words("alcohol vodka booze wine drink beer")
+# A known condition that makes one sign an emergency ("I'm allergic ... my tongue feels thick").
+CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic")
+SEVERE_PAIN = _words("crushing excruciating thunderclap")
+ARRANGE = _words("sort update write finish settle put make")
+ARRANGEMENTS = _words("affair will note goodbye funeral")
+PART_WITH = _words("give cancel delete rehome")
+QUESTION_WORDS = _words("how what why when which whether is can should do does would could are")
+CONDITIONAL = _words("if unless whether when once")
+JOKING = _words("lol lmao lmfao haha hahaha jk rofl 😂 💀 🤣")
+DISTANT_PAST = _words("year years month months decade")
+RECOVERED = _words("fine okay ok better recovered healed clean safe alright away")
+REASONS = _words("because since as cause cos")
+ACCIDENT = _words("accident accidentally mistake")
+
+
+def _is(tok: Any, words: frozenset[str]) -> bool:
+    """The token's lemma or its lower-cased form is in `words` (the small model lemmatises slang oddly)."""
+    return tok.lemma_.lower() in words or tok.lower_ in words
+
+
+class DangerReader:
+    """Reads the danger frames of one message from its parse (one spaCy call, ~2 ms for a chat message)."""
+
+    def __init__(self, nlp: Parser) -> None:
+        self._nlp = nlp
+
+    def read(self, text: str) -> tuple[DangerFinding, ...]:
+        """The frames found in `text`, of the user and in force now; empty for a calm or settled message."""
+        if not text.strip():
+            return ()
+        doc = self._nlp(text, disable=("ner",))
+        if _joking_or_fiction(doc) or _recovered(doc):
+            return ()
+        found: list[DangerFinding] = []
+        for sentence in doc.sents:
+            for reader in (_threats, _self_injury, _ingestion, _ending):
+                found.extend(reader(sentence))
+        found.extend(_body(doc))
+        return _combined(found)
+
+
+def _combined(found: list[DangerFinding]) -> tuple[DangerFinding, ...]:
+    """Distinct findings; a milder bodily sign after something taken is acute ("took too much, my heart is
+    racing")."""
+    frames = {f.frame for f in found}
+    if {"ingestion", "body"} <= frames:
+        found = [
+            DangerFinding(f.frame, f.evidence, True) if f.frame in ("ingestion", "body") else f for f in found
+        ]
+    return tuple(dict.fromkeys(found))
+
+
+# -- the frames ------------------------------------------------------------------------------------------
+def _threats(sentence: Any) -> Iterator[DangerFinding]:
+    """An attack on the user by a person: "he said he'd kill me", "a man following me", "coming for me";
+    or told in the passive ("I've been stabbed": acute for a blade or a gun)."""
+    for tok in sentence:
+        if not _in_force(tok):
+            continue
+        if _is(tok, ATTACK) and any(c.dep_ == "nsubjpass" and c.lower_ in SELF for c in tok.children):
+            if not any(c.dep_ == "prt" for c in tok.children):  # "shot down"
+                yield DangerFinding("threat", f"{tok.lower_} (me)", acute=_is(tok, WOUNDING))
+            continue
+        target = _attack_target(tok)
+        agent = _subject(tok, through=("xcomp", "conj", "aux")) if target is not None else None
+        if agent is None or not _is_person(agent) or (tok.lemma_ in PURSUIT and tok.tag_ != "VBG"):
+            continue
+        # Acute: an attack under way ("he's hitting me", "a man following me"; "killing me" is hyperbole)
+        # or a blade, a gun, strangling (no one says "my ex is going to stab me" in jest); a threat to kill
+        # said of a parent or a boss is often a joke, so the head decides those.
+        acute = (tok.tag_ == "VBG" and tok.lemma_ != "kill") or _is(tok, WOUNDING)
+        yield DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {target.lower_}", acute=acute)
+
+
+def _attack_target(tok: Any) -> Any:
+    """The user as the object of an attack verb ("kill me"), or of "come for/after me"."""
+    if _is(tok, ATTACK) and not any(c.dep_ == "prt" for c in tok.children):  # "hit me up"
+        return next((c for c in tok.children if c.dep_ == "dobj" and c.lower_ in ("me", "us")), None)
+    if tok.lemma_ == "come":
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ in ("for", "after"):
+                return next((c for c in prep.children if c.lower_ in ("me", "us")), None)
+    return None
+
+
+def _self_injury(sentence: Any) -> Iterator[DangerFinding]:
+    """The user injuring themself: "cut myself", "burning my arm with a lighter", "carved into my thigh"."""
+    for tok in sentence:
+        if not _is(tok, INJURE | DELIBERATE_INJURE) or tok.pos_ != "VERB" or not _in_force(tok):
+            continue
+        subject = _subject(tok)
+        if subject is not None and subject.lower_ not in SELF:
+            continue
+        objects = [c for c in tok.children if c.dep_ in ("dobj", "pobj")]
+        objects += [g for c in tok.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+        if _accident(tok):
+            continue
+        if any(o.lower_ in REFLEXIVE for o in objects):
+            yield DangerFinding("self_injury", f"{tok.lemma_} → myself", acute=True)
+        elif any(_my_body_part(o) for o in objects) and _deliberate(tok):
+            yield DangerFinding("self_injury", f"{tok.lemma_} → my body", acute=True)
+
+
+def _accident(tok: Any) -> bool:
+    """An injury while doing something else ("cut myself shaving") or by accident."""
+    doing = any(c.dep_ in ("advcl", "xcomp") and c.tag_ == "VBG" for c in tok.children)
+    return doing or any(_is(t, ACCIDENT) for t in tok.sent)
+
+
+def _deliberate(tok: Any) -> bool:
+    """An injury done on purpose: a deliberate verb, a sharp instrument, "on purpose", "again", "deeper"."""
+    return _is(tok, DELIBERATE_INJURE) or any(_is(t, SHARP | {"purpose", "again", "deep"}) for t in tok.sent)
+
+
+def _ingestion(sentence: Any) -> Iterator[DangerFinding]:
+    """The user took a poison or an excess of a medicine: "took a whole packet of paracetamol"."""
+    for tok in sentence:
+        if not _is(tok, INGEST) or not _in_force(tok):
+            continue
+        subject = _subject(tok) if tok.dep_ != "amod" else None  # "mixed xanax and alcohol"
+        if subject is not None and subject.lower_ not in SELF:
+            continue
+        what = _taken(tok)
+        words = {w for t in what for w in (t.lemma_.lower(), t.lower_)}
+        if words & POISON:
+            yield DangerFinding("ingestion", f"{tok.lower_} {sorted(words & POISON)[0]}", acute=True)
+        elif words & MEDICINE and (words & EXCESS or any(_number(t.text) >= 8 for t in what)):
+            yield DangerFinding(
+                "ingestion", f"{tok.lower_} too much {sorted(words & MEDICINE)[0]}", acute=True
+            )
+        elif words & MEDICINE and words & ALCOHOL:
+            yield DangerFinding("ingestion", f"{tok.lower_} with alcohol", acute=True)
+        elif {"too", "much"} <= words or {"too", "many"} <= words:
+            yield DangerFinding("ingestion", f"{tok.lower_} too much", acute=False)
+
+
+def _taken(tok: Any) -> list[Any]:
+    """What was taken: the verb's subtree after it, or, where the small model misparses a fragment
+    ("chugged antifreeze 20 minutes ago"), the words after it up to the clause's end."""
+    after = [t for t in tok.subtree if t.i > tok.i]
+    for t in tok.doc[tok.i + 1 : tok.i + 9]:
+        if t.is_punct or t.dep_ == "cc":
+            break
+        after.append(t)
+    if tok.dep_ == "amod":
+        after += [t for t in tok.head.subtree if t.i > tok.i]
+    return after
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return 0.0
+
+
+def _ending(sentence: Any) -> Iterator[DangerFinding]:
+    """Arrangements for not being here: "sorting my affairs", "giving away my things", "won't need it
+    after this weekend"."""
+    for tok in sentence:
+        if tok.pos_ not in ("VERB", "AUX") or _has_reason(tok) or _asked(tok) or _conditional(tok):
+            continue
+        subject = _subject(tok)
+        if subject is not None and subject.lower_ not in SELF:
+            continue
+        objects = {c.lemma_.lower() for c in tok.children if c.dep_ in ("dobj", "attr")}
+        if tok.lemma_ in ARRANGE and objects & ARRANGEMENTS and _mine(tok):
+            yield DangerFinding("ending", f"{tok.lemma_} → {sorted(objects & ARRANGEMENTS)[0]}", acute=False)
+        elif tok.lemma_ in PART_WITH and (_particle(tok, "away") or tok.lemma_ != "give") and _mine(tok):
+            yield DangerFinding("ending", f"{tok.lemma_} → my things", acute=False)
+        elif tok.lemma_ == "need" and _negated(tok) and _will(tok) and _has_time(tok):
+            yield DangerFinding("ending", "won't need → after", acute=False)
+
+
+def _body(doc: Any) -> Iterator[DangerFinding]:
+    """Signs in the user's own body now: one severe sign (a failing breath, heavy bleeding, crushing pain),
+    two milder ones, or one with a known condition ("I'm allergic", "pregnant") is acute; one mild sign alone
+    is evidence only."""
+    severe, mild = [], []
+    for tok in doc:
+        sign = _sign(tok)
+        if sign and _in_force(tok, settled_past=True) and _of_my_body(tok, sign.endswith("body")):
+            (severe if sign.startswith("severe") else mild).append(_sign_name(tok))
+    condition = any(_is(t, CONDITIONS) for t in doc)
+    emotional = any(_is(t, EMOTION) for t in doc)
+    kinds = {"panic" if m in PANIC_SIGNS else m for m in mild}
+    if not emotional and (severe or (len(kinds) >= 2 and kinds != {"panic"}) or (mild and condition)):
+        yield DangerFinding("body", ", ".join(dict.fromkeys(severe + mild)), acute=True)
+    elif mild:
+        yield DangerFinding("body", mild[0], acute=False)
+
+
+def _sign_name(tok: Any) -> str:
+    """How a sign is shown in `--explain`: its lemma, with its object for an event ("having attack")."""
+    objects = [c.lemma_ for c in tok.children if c.dep_ == "dobj"]
+    return " ".join([tok.lemma_.lower(), *objects[:1]])
+
+
+def _event(tok: Any) -> bool:
+    """The user says a medical event is happening to them: "I think I'm having a heart attack", "I've
+    overdosed" (not "a panic attack")."""
+    if tok.lemma_ == "overdose" and tok.pos_ == "VERB":  # "overdosed on Netflix" is not
+        on = [g for c in tok.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+        return all(_is(g, MEDICINE | POISON) for g in on)
+    if tok.lemma_ != "have" or tok.tag_ != "VBG":
+        return False
+    for obj in (c for c in tok.children if c.dep_ == "dobj"):
+        modifiers = {c.lower_ for c in obj.children}
+        if obj.lemma_ in ("stroke", "seizure") or (
+            obj.lemma_ == "attack" and modifiers & {"heart", "asthma"}
+        ):
+            return True
+        if obj.lemma_ == "reaction" and "allergic" in modifiers:
+            return True
+    return False
+
+
+def _sign(tok: Any) -> str | None:
+    """ "severe", "mild" or None for a token that names a bodily sign."""
+    lemma = tok.lemma_.lower()
+    if _event(tok):
+        return "severe"
+    if lemma == "breathe" and (_negated(tok) or tok.head.lemma_ in ("struggle", "fight")):
+        return "mild"  # a panic attack says it too: it needs another sign
+    if lemma == "bleed" and (
+        {c.lemma_ for c in tok.subtree} & HEAVY
+        or (tok.head.lemma_ == "stop" and any(c.dep_ == "neg" for c in tok.head.children))
+    ):
+        return "severe"
+    if lemma in ("pain", "headache", "pressure") and _severe_pain(tok):
+        return "severe"
+    if any(c.dep_ == "dobj" or (c.dep_ == "prt" and c.lower_ in ("out", "off")) for c in tok.children):
+        return None  # an act, not a sign: "close my eyes", "bleeding money", "burnt out"
+    for words, kind in (
+        (SEVERE_SIGNS, "severe"),
+        (SEVERE_BODY_SIGNS, "severe body"),
+        (MILD_BODY_SIGNS, "mild body"),
+    ):
+        if _is(tok, words) and tok.pos_ in ("VERB", "ADJ"):
+            return kind
+    if lemma == "throw" and any(c.lower_ == "up" for c in tok.children):
+        return "mild"
+    if lemma == "see" and (_negated(tok) or any(c.lower_ == "double" for c in tok.children)):
+        return "mild"
+    if _is(tok, MILD_SIGNS) and tok.pos_ in ("VERB", "ADJ", "NOUN", "ADV"):
+        return "mild"
+    return None
+
+
+def _severe_pain(tok: Any) -> bool:
+    """Pain an emergency is told by: crushing, the worst of one's life, spreading down an arm."""
+    words = {t.lower_ for t in tok.subtree} | {t.lower_ for t in tok.head.subtree if t.dep_ != "conj"}
+    return bool(words & SEVERE_PAIN) or {"worst", "life"} <= words or {"down", "arm"} <= words
+
+
+def _of_my_body(tok: Any, body_only: bool) -> bool:
+    """The sign is said of the user ("I'm dizzy", "can't breathe") or of their body ("my lips are swelling",
+    "my arm's gone numb", "swollen lips" after "my"), not of someone else; `body_only` signs only of a body
+    part ("my lips are going blue", not "I'm feeling blue")."""
+    subject = _subject(tok if tok.dep_ not in ("acomp", "oprd", "xcomp") else tok.head)
+    if subject is None and tok.dep_ == "amod":
+        subject = tok.head
+    if subject is None:  # "can't breathe", "vomiting for hours"
+        return not body_only and tok.sent[0].lower_ not in lex.THIRD_PERSON
+    if subject.lower_ in SELF:
+        return not body_only
+    if tok.lemma_ == "bleed" and subject.lower_ == "it":  # "it won't stop bleeding"
+        return True
+    return _my_body_part(subject) or any(_my_body_part(c) for c in subject.conjuncts)
+
+
+def _my_body_part(tok: Any) -> bool:
+    """A body part owned by the user: "my thigh", "my right arm", "my skin"."""
+    return tok.lemma_.lower() in BODY and any(c.lower_ in ("my", "our") for c in tok.children)
+
+
+# -- grammar checks ----------------------------------------------------------------------------------------
+def _subject(
+    tok: Any, through: tuple[str, ...] = ("xcomp", "conj", "ccomp", "advcl", "acomp", "oprd")
+) -> Any:
+    """The subject of `tok`'s clause: its own, or inherited along xcomp/conj/aux chains, or the noun an acl
+    modifies ("a man following me"); None for a subjectless fragment ("chugged antifreeze")."""
+    seen = 0
+    while tok is not None and seen < 6:
+        for child in tok.children:
+            if child.dep_ in ("nsubj", "nsubjpass", "csubj"):
+                return child
+        if tok.dep_ in ("acl", "relcl", "amod"):
+            return tok.head
+        if tok.dep_ in through and tok.head is not tok:
+            tok, seen = tok.head, seen + 1
+            continue
+        return None
+    return None
+
+
+def _is_person(tok: Any) -> bool:
+    """A person who can attack: a third-person pronoun, someone, a person noun, a named person."""
+    if tok.lower_ in ("i", "we", "you", "it", "this", "that", "what", "which"):
+        return False
+    return tok.lemma_.lower() in PERSON_NOUNS or tok.lower_ in PERSON_NOUNS or tok.ent_type_ == "PERSON"
+
+
+def _in_force(tok: Any, *, settled_past: bool = False) -> bool:
+    """Not negated, not asked about, not hypothetical; with `settled_past`, not a finished past either."""
+    if _negated(tok) and tok.lemma_ != "breathe":
+        return False
+    if _asked(tok) or _conditional(tok):
+        return False
+    return not (settled_past and _distant_past(tok))
+
+
+def _negated(tok: Any) -> bool:
+    """A negation on `tok` or on the auxiliary chain that governs it ("not going to hurt myself")."""
+    for _ in range(3):
+        if tok.lemma_ == "stop":  # "can't stop shivering": the negation is of stopping
+            return False
+        if any(c.dep_ == "neg" or c.lower_ in ("never", "not") for c in tok.children):
+            return True
+        if tok.dep_ not in ("xcomp", "aux") or tok.head is tok:
+            return False
+        tok = tok.head
+    return False
+
+
+def _asked(tok: Any) -> bool:
+    """`tok`'s clause is a question asked for information ("how many can I take?", "do I need a plaster?")."""
+    sentence = tok.sent
+    if not sentence.text.rstrip().endswith("?"):
+        return False
+    head = tok
+    while head.dep_ in ("xcomp", "aux", "conj", "dobj", "pobj", "prep") and head.head is not head:
+        head = head.head
+    first = next((t for t in head.subtree if not t.is_punct), head)
+    clause = list(head.subtree)
+    return first.lower_ in QUESTION_WORDS or any(t.tag_ in ("WDT", "WP", "WRB") for t in clause)
+
+
+def _conditional(tok: Any) -> bool:
+    """`tok` or a clause governing it is hypothetical: "if I cut myself", "what would happen if"."""
+    for _ in range(4):
+        if any(c.dep_ == "mark" and c.lower_ in CONDITIONAL for c in tok.children):
+            return True
+        if tok.head is tok:
+            return False
+        tok = tok.head
+    return False
+
+
+def _distant_past(tok: Any) -> bool:
+    """A past well behind the user: "years ago", "used to", "when I was"."""
+    words = [t.lower_ for t in tok.sent]
+    if "used" in words and "to" in words:
+        return True
+    return "ago" in words and bool(set(words) & DISTANT_PAST)
+
+
+def _recovered(doc: Any) -> bool:
+    """The message says the user is fine now: "it's a bit sore but I feel fine", "I'm okay now"."""
+    for tok in doc:
+        if tok.lemma_.lower() in RECOVERED and tok.dep_ in ("acomp", "oprd", "attr", "advmod", "ROOT"):
+            subject = _subject(tok if tok.dep_ not in ("acomp", "advmod") else tok.head)
+            if (
+                subject is not None
+                and subject.lower_ in SELF
+                and not _negated(tok.head)
+                and not _negated(tok)
+            ):
+                return True
+    return False
+
+
+def _joking_or_fiction(doc: Any) -> bool:
+    """Laughter or a game, a story, a course: the frames are not about the user's body or life."""
+    words = {t.lower_ for t in doc}
+    return bool(words & JOKING) or bool(words & (lex.FICTION_MARKERS | lex.STUDY_NOUNS))
+
+
+def _has_reason(tok: Any) -> bool:
+    """An ordinary reason is given: "because I'm moving abroad"."""
+    return any(t.lower_ in REASONS and t.dep_ in ("mark", "prep") for t in tok.sent)
+
+
+def _mine(tok: Any) -> bool:
+    """The act concerns the user's own things: "my affairs", "my will", "gave my dog"."""
+    return any(t.lower_ in ("my", "our") for t in tok.subtree)
+
+
+def _particle(tok: Any, word: str) -> bool:
+    return any(c.dep_ == "prt" and c.lower_ == word for c in tok.children) or any(
+        t.lower_ == word for t in tok.subtree
+    )
+
+
+def _will(tok: Any) -> bool:
+    return any(c.lemma_ in ("will", "wo") or c.lower_ in ("won't", "wo") for c in tok.children)
+
+
+def _has_time(tok: Any) -> bool:
+    return any(t.lower_ in ("after", "anymore", "soon", "longer") for t in tok.subtree)
