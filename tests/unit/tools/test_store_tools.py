@@ -106,7 +106,9 @@ def open_memory(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) ->
 @pytest.fixture(scope="module")
 def memory(open_memory: MemoryFactory) -> ConversationMemory:
     service, port = open_memory("stores")
-    service.write_turns([_turn(i, text, "s1") for i, text in enumerate(TRIP, start=1)])
+    turns = [_turn(i, text, "s1") for i, text in enumerate(TRIP, start=1)]
+    random.Random(3).shuffle(turns)  # stored out of order: the expansion must order them by time
+    service.write_turns(turns)
     service.write_turns([_turn(20, "User: My sister Jo moved to Lisbon.", "s2")])
     summary = {"created_at": NOW - 5000, "session_id": "s1", "source_ids": ["conv_t4", "conv_t2", "conv_t3"]}
     service.add(
