@@ -260,10 +260,12 @@ def _tool_stores(config: AppConfig, closers: list[Callable[[], None]]) -> dict[s
 
 def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
     """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress."""
+    from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
     from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead, load_head
     from core.pipeline.tone import ToneDetector
+    from core.pipeline.tone_danger import DangerReader
     from core.pipeline.topics import TopicExtractor
 
     heads: dict[str, LinearHead] = {}
@@ -273,7 +275,9 @@ def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> Cont
         except HeadError as exc:  # the cues and the lexicon alone still classify every message
             log.warning("%s head not used: %s", spec.name, exc)
     intent = IntentClassifier(second_opinion=heads.get(INTENT_HEAD.name))
-    return ContextAnalyzer(intent, ToneDetector(head=heads.get(TONE_HEAD.name)), TopicExtractor(nlp))
+    nlp = nlp or SpacyPipeline()  # one spaCy model for topics and the tone's danger reader
+    tone = ToneDetector(head=heads.get(TONE_HEAD.name), danger=DangerReader(nlp))
+    return ContextAnalyzer(intent, tone, TopicExtractor(nlp))
 
 
 def build_knowledge(config: AppConfig) -> KnowledgeService:
