@@ -40,6 +40,8 @@ class ProviderConfig(_Frozen):
     # USD per million [input, output] tokens, over the built-in table (core/providers/pricing.py); needed for
     # a paid model the table does not know while budget.max_usd is set ([0, 0] for a self-hosted server).
     price_per_mtok: tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]] | None = None
+    # kind openai only: which server speaks the API, for what it honours of tool_choice (docs/providers.md).
+    dialect: Literal["openai", "vllm", "ollama", "lmstudio", "llamacpp"] = "openai"
 
 
 class ModelsConfig(_Frozen):

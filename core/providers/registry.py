@@ -30,8 +30,11 @@ def _api_key(cfg: ProviderConfig, env: Mapping[str, str]) -> str | None:
     return key or None
 
 
-def _remote(module: str, class_name: str) -> AdapterFactory:
-    """A factory for an SDK-backed adapter; the module (and so the SDK) is imported only when built."""
+def _remote(module: str, class_name: str, *passed: str) -> AdapterFactory:
+    """A factory for an SDK-backed adapter; the module (and so the SDK) is imported only when built.
+
+    `passed` names further `ProviderConfig` fields handed to the adapter as keyword arguments.
+    """
 
     def build(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
         adapter = getattr(importlib.import_module(module), class_name)
@@ -43,6 +46,7 @@ def _remote(module: str, class_name: str) -> AdapterFactory:
             context_window=cfg.context_window,
             name=name,
             key_env=cfg.api_key_env,
+            **{field: getattr(cfg, field) for field in passed},
         )
 
     return build
@@ -68,7 +72,7 @@ def _echo(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float
 FREE_KINDS = frozenset({"local", "echo"})  # run on this machine: no price, nothing to count
 
 ADAPTERS: Mapping[str, AdapterFactory] = {
-    "openai": _remote("core.providers.openai_compat", "OpenAICompatProvider"),
+    "openai": _remote("core.providers.openai_compat", "OpenAICompatProvider", "dialect"),
     "anthropic": _remote("core.providers.anthropic_provider", "AnthropicProvider"),
     "gemini": _remote("core.providers.gemini_provider", "GeminiProvider"),
     "local": _local,
