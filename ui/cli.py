@@ -42,8 +42,10 @@ HELP = """Commands:
 Ctrl-C while Daemon is answering stops that answer; the session goes on."""
 
 
-def print_json(payload: dict[str, Any], out: TextIO = sys.stdout) -> None:
-    """Exactly one JSON object on stdout, as the CLI contract requires."""
+def print_json(payload: dict[str, Any], out: TextIO | None = None) -> None:
+    """Exactly one JSON object on stdout, as the CLI contract requires (`sys.stdout` as it is when called,
+    so a redirected or captured stdout receives it)."""
+    out = out or sys.stdout
     out.write(json_safe(json.dumps(payload, ensure_ascii=False, default=str)) + "\n")
     out.flush()
 

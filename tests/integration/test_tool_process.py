@@ -1,0 +1,76 @@
+"""`python main.py tool list|run` as a user runs it: real processes, the real catalog and guards."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = ("TAVILY_API_KEY", "WOLFRAM_APP_ID", "E2B_API_KEY", "TAVILY_BASE_URL", "WOLFRAM_BASE_URL")
+
+pytestmark = pytest.mark.integration
+
+
+def run_main(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}  # no key: the web tools are unavailable
+    env["DAEMON_DATA_DIR"] = str(tmp_path / "data")
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
+
+
+def test_tool_run_calculator_prints_one_json_object_and_opens_no_store(tmp_path: Path) -> None:
+    result = run_main(
+        "tool", "run", "calculator", "--args", '{"expression":"2+2"}', "--json", tmp_path=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"ok": True, "output": "4", "error": None}
+    assert not (tmp_path / "data").exists()  # a light tool needs no memory: nothing was opened
+
+
+def test_tool_run_of_an_unavailable_tool_fails_with_its_reason(tmp_path: Path) -> None:
+    result = run_main("tool", "run", "web_search", "--args", '{"query":"news"}', "--json", tmp_path=tmp_path)
+    assert result.returncode == 1
+    payload = json.loads(result.stdout)
+    assert payload["ok"] is False and payload["error"] == "web_search is unavailable: needs TAVILY_API_KEY"
+
+
+def test_tool_run_with_bad_arguments_is_an_input_error(tmp_path: Path) -> None:
+    result = run_main("tool", "run", "calculator", "--args", "[1]", "--json", tmp_path=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith("error:") and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_tool_list_shows_every_tool_with_availability(tmp_path: Path) -> None:
+    result = run_main("tool", "list", "--json", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    tools = {t["name"]: t for t in json.loads(result.stdout)["tools"]}
+    for name in ("calculator", "current_time", "search_memory", "expand_memory", "get_full_document", "done"):
+        assert tools[name]["available"] is True and tools[name]["parameters"]["type"] == "object", name
+        assert tools[name]["description"]
+    assert (
+        tools["web_search"]["available"] is False and tools["web_search"]["reason"] == "needs TAVILY_API_KEY"
+    )
+    assert "WOLFRAM_APP_ID" in tools["wolfram_alpha"]["reason"]
+    assert tools["recall_image"]["reason"] == "no images in memory yet"
+    assert all(t["reason"] for t in tools.values() if not t["available"])
+
+
+@pytest.mark.slow
+def test_tool_run_reaches_the_memory_tools(tmp_path: Path) -> None:
+    result = run_main(
+        "tool", "run", "search_memory", "--args", '{"query":"dentist"}', "--json", tmp_path=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["ok"] is True and payload["output"]
