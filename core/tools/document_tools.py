@@ -142,7 +142,9 @@ def image_tool(memory: MemoryBrowser) -> Tool | UnavailableTool:
             return "No stored image matches that description."
         return "Images (the user's own records):\n" + "\n".join(_image_line(e) for e in found)
 
-    return Tool.from_function(recall_image, use_when=IMAGE_HINT)
+    tool = Tool.from_function(recall_image, description=description, use_when=IMAGE_HINT)
+    tool.parameters["properties"]["limit"].update({"minimum": 1, "maximum": 10})
+    return tool
 
 
 def _image_line(item: MemoryEntry) -> str:

@@ -132,7 +132,10 @@ def git_stats_tool(
         title = f"git {question} of {root.name}{window}"
         return clip(f"{title}:\n{text}", config.max_output_chars, keep_tail=False)
 
-    tool = Tool.from_function(git_stats, timeout_s=config.timeout_s + 5, use_when=GIT_HINT)
+    # Its own timeout (config.timeout_s) kills git first; the loop's is only a backstop.
+    tool = Tool.from_function(
+        git_stats, description=_DESCRIPTION, timeout_s=config.timeout_s + 5, use_when=GIT_HINT
+    )
     properties = tool.parameters["properties"]
     properties["repo"]["description"] = f"one of: {names}"
     properties["limit"].update({"minimum": 1, "maximum": 100})
