@@ -126,7 +126,7 @@ def inventory_items(context: TurnContext) -> tuple[PromptItem, ...]:
     found = ", ".join(f"{n} from {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     searched = f"found {found}" if found else "found nothing relevant"
     passages = sum(counts.get(name, 0) for name in DOCUMENT_COLLECTIONS)
-    documents = f"yes, {passages} passages" if passages else "none matched"
+    documents = f"yes, {passages} passage{'s' if passages != 1 else ''}" if passages else "none matched"
     lines = [
         f"Memory search already ran for this message and {searched}.",
         f"User facts in the profile: {len(context.profile)}.",

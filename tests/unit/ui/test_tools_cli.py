@@ -17,7 +17,7 @@ from core.tools.base import Tool
 from core.tools.builtin import builtin_tools
 from core.tools.catalog import ToolCatalog, UnavailableTool
 from core.types import ToolCall
-from ui.cli import Repl, TurnPrinter
+from ui.cli import Repl, TurnPrinter, ask_payload
 from ui.tools_cli import ToolRunner, list_tools, parse_arguments, run_tool, tool_entries
 
 DELETED: list[str] = []
@@ -161,3 +161,16 @@ def test_the_printer_collects_proposals() -> None:
 def test_runner_is_async_and_reusable() -> None:
     outcome = asyncio.run(runner().run(ToolCall("1", "calculator", {"expression": "3*3"})))
     assert outcome.ok and outcome.output == "9"
+
+
+def test_ask_json_lists_proposals_with_the_command_that_runs_them() -> None:
+    proposal = ToolProposal(ToolCall("p", "forget", {"topic": "it's"}), "Forget.")
+    payload = ask_payload(Done(answer="ok"), [proposal])
+    assert payload["proposals"] == [
+        {
+            "name": "forget",
+            "arguments": {"topic": "it's"},
+            "run_with": 'python main.py tool run forget --args \'{"topic": "it\'"\'"\'s"}\' --approve',
+        }
+    ]
+    assert ask_payload(Done(answer="ok"))["proposals"] == []
