@@ -49,7 +49,7 @@ SERVER_INSTRUCTIONS = (
 
 @dataclass
 class MemoryBridge:
-    """What the MCP tools do, over the stores main.py opened; one lock keeps writes and graph reads apart."""
+    """What the MCP tools do, over the stores main.py opened (the server's tools call these methods)."""
 
     memory: MemoryService
     journal: ConversationLog
@@ -58,8 +58,10 @@ class MemoryBridge:
     knowledge: KnowledgeService
     extractor: FactExtractor
     clock: Callable[[], float] = time.time
-    _session: str | None = None
-    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _session: str | None = field(default=None, init=False)  # this server's journal session, made lazily
+    # Requests may arrive concurrently (HTTP clients, pipelined calls): one at a time keeps a search from
+    # reading an index half-written by a note, and the graph from being read while it learns.
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
 
     async def search(self, query: str, collection: str | None = None, limit: int = 5) -> dict[str, Any]:
         """The normal memory search (dense + BM25, gated and scored) for `query`."""
@@ -72,7 +74,8 @@ class MemoryBridge:
         if not 1 <= limit <= MAX_LIMIT:
             raise UserInputError(f"limit must be from 1 to {MAX_LIMIT}, not {limit}")
         ctx = QueryContext(query=text, now=self.clock(), intent="general")
-        found = await self.memory.search(ctx, collections=[collection] if collection else None, k=limit)
+        async with self._lock:
+            found = await self.memory.search(ctx, collections=[collection] if collection else None, k=limit)
         results = [
             {
                 "id": item.id,
