@@ -304,6 +304,7 @@ async def test_tool_choice_is_sent_only_as_the_server_honours_it(
 
 async def test_openai_dialect_sends_the_named_tool_choice(serve: object) -> None:
     wire = await serve("vllm", "complete")  # type: ignore[operator]
+    await wire.provider.aclose()
     wire.provider = OpenAICompatProvider(model="m", base_url=wire.server.base_url + "/v1", dialect="openai")
     wire.server.script(said("ok"), said("ok"))
     await wire.answer(ask(choice="get_weather"))
