@@ -138,8 +138,9 @@ class MemoryReader:
         return DocumentText(_info(found.metadata), found.text, found.missing)
 
     def counts(self) -> Mapping[str, int]:
-        """Records per collection (all 13)."""
-        return self._service.stats()
+        """Records per collection (all 13), as the lexical index counts them (the store's counts, see
+        `MemoryService.indexed_count`): tools ask this while the app starts, before any collection loads."""
+        return {name: self._service.indexed_count(name) for name in COLLECTION_NAMES}
 
 
 def entry(

@@ -182,6 +182,17 @@ class InMemoryStore:
             self._closed = True
             self._collections.clear()
 
+    def warm(self, collections: Sequence[str]) -> None:
+        """Nothing to load: the rows are in memory."""
+
+    def opened_state(self) -> str | None:
+        """None: nothing persists, so no file state can vouch for it."""
+        return None
+
+    def closed_state(self) -> str | None:
+        """None: nothing persists."""
+        return None
+
     def _check_open(self) -> None:
         if self._closed:
             raise StorageError("the vector store is closed")

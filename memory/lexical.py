@@ -145,6 +145,15 @@ class LexicalIndexes:
             index = self._bare.get(collection)
             return len(index) if index is not None else 0
 
+    def take_clean_marker(self) -> dict[str, Any] | None:
+        """The persisted clean-shutdown marker, removed as it is read (None: in memory only, or none)."""
+        return self._persisted.take_clean_marker() if self._persisted is not None else None
+
+    def mark_clean(self, marker: dict[str, Any]) -> None:
+        """Persist a clean-shutdown marker (nothing for an index kept in memory only)."""
+        if self._persisted is not None:
+            self._persisted.mark_clean(marker)
+
     def close(self) -> None:
         if self._persisted is not None:
             self._persisted.close()

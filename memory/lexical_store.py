@@ -7,16 +7,21 @@ re-tokenising the store's texts through the pure-Python stemmer took about a min
 A document's row keeps its `seq` when it is rewritten, so a reload orders documents as the live index
 did (BM25 ties break by insertion order). `meta.tokenizer` names the tokenizer that produced the rows: when
 it changes, the rows are stale and the caller rebuilds them from the store.
+
+`meta.clean` is the clean-shutdown marker: written by a clean close (what the store's files and the index
+held then), taken out again by the next open, so a process that dies (kill -9, power loss) leaves none
+and its successor verifies the index against the store instead of trusting it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.durable import move_aside
 from core.errors import StorageError
@@ -31,6 +36,7 @@ LEXICAL_FILE = "lexical.sqlite3"
 # Bump when the tokenizer (stopwords, stemmer, word pattern) changes: persisted tokens are then rebuilt.
 TOKENIZER_VERSION = "porter-stopwords-1"
 BARE, CONTEXT = "bare", "context"  # the two views of a document (contextual: previous turn + turn)
+CLEAN_KEY = "clean"  # meta key of the clean-shutdown marker
 
 LEXICAL_MIGRATIONS: list[Migration] = [
     (
@@ -82,9 +88,29 @@ class LexicalStore:
         with self._db.write() as db:
             db.execute("DELETE FROM docs")
             db.execute("DELETE FROM vocab")
+            db.execute("DELETE FROM meta WHERE key = ?", (CLEAN_KEY,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)", (tokenizer,))
         self._term_ids.clear()
         self._vocab.clear()
+
+    def take_clean_marker(self) -> dict[str, Any] | None:
+        """The marker the last clean close left (None: none, or unreadable), removed in the same durable
+        transaction: from here on, until the next clean close, a crash leaves no marker behind."""
+        with self._db.write() as db:
+            found = db.execute("SELECT value FROM meta WHERE key = ?", (CLEAN_KEY,)).fetchall()
+            db.execute("DELETE FROM meta WHERE key = ?", (CLEAN_KEY,))
+        if not found:
+            return None
+        try:
+            marker = json.loads(found[0][0])
+        except ValueError:
+            return None
+        return marker if isinstance(marker, dict) else None
+
+    def mark_clean(self, marker: dict[str, Any]) -> None:
+        """Record a clean close: `marker` says what the store and this index held (the last write)."""
+        with self._db.write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (CLEAN_KEY, json.dumps(marker)))
 
     def load(self) -> tuple[list[str], list[LoadedView]]:
         """The vocabulary (id -> term) and every view's documents."""

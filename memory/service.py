@@ -7,9 +7,10 @@ evidence, per-intent threshold, optional reranker) → composite scoring → per
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -48,27 +49,69 @@ class MemoryService:
         self.lexical = lexical or LexicalIndexes()
         self.payloads = Payloads(store.get_with_vectors)
         self.reindexed: dict[str, int] = {}  # collection -> documents the last open() re-indexed
+        self.verified = False  # whether the last open() compared the index with the store
         self.settings = settings or RetrievalSettings()
         self._retriever = Retriever(store, self.lexical, self.payloads, self.settings)
         self._reranker = reranker or NoReranker()
         self._clock = clock
         self._hidden = hidden  # collection -> ids the user hid (approved dedup); never searched
+        self._opened = False
+        self._in_step = True  # False once a write failed halfway: the store and the index may differ
 
     def open(self) -> None:
         """Create the collections, restore the lexical indexes and re-index only what they lack.
 
-        A collection whose record count matches its index is trusted as is: every write and purge updates
-        both in the same call, so counts can only differ after a crash between the two (or a new, replaced
-        or stale index file), and then the ids are compared and only the difference is re-indexed."""
+        After a clean close (its marker names the store's files as they are now and the index sizes as
+        loaded) nothing can have changed either, so the index is trusted without reading the store, and
+        the collections load in the background. Otherwise (a crash, kill -9, a failed write, a new,
+        damaged or stale index file, a store changed by another process, a server) each collection's
+        record count is compared with its index: counts can only differ after a crash between the two
+        writes, and then the ids are compared and only the difference is re-indexed."""
         self.store.ensure_collections(COLLECTIONS)
         self.lexical.load()
+        marker = self.lexical.take_clean_marker()  # gone from here on: a crash leaves none behind
+        self._opened, self._in_step, self.reindexed = False, True, {}
+        self.verified = not self._trusts(marker)
+        if self.verified:
+            self._verify()
+        else:
+            self.store.warm(COLLECTION_NAMES)  # the first search would otherwise pay for the loads
+        self._opened = True  # only a completed open may leave a clean marker at close
+
+    def _verify(self) -> None:
+        """Compare every collection's record count with its index; reconcile those that differ."""
         counts = self.store.counts()
-        self.reindexed = {}
         for name in COLLECTION_NAMES:
             if counts.get(name, 0) != self.lexical.size(name):
                 self.reindexed[name] = self._reconcile(name)
         if self.reindexed:
             logger.info("lexical index brought in step with the store: %s", self.reindexed)
+
+    def _trusts(self, marker: Mapping[str, Any] | None) -> bool:
+        """Whether a clean-shutdown marker vouches for the store and the index as they are now."""
+        state = self.store.opened_state()
+        if marker is None or state is None or marker.get("store") != state:
+            return False
+        return marker.get("sizes") == self._sizes()
+
+    def _sizes(self) -> dict[str, int]:
+        return {name: self.lexical.size(name) for name in COLLECTION_NAMES}
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Around a write to the store and the index: if it fails halfway they may differ, so this
+        process will not leave a clean-shutdown marker and the next start compares them."""
+        try:
+            yield
+        except BaseException:
+            self._in_step = False
+            raise
+
+    def indexed_count(self, collection: str) -> int:
+        """Records of one collection as the lexical index holds them: the store's count after `open()`
+        (compared, or vouched for by a clean close) and every write since, read without touching the
+        store (Chroma loads a collection's vectors on its first read)."""
+        return self.lexical.size(collection)
 
     def _reconcile(self, name: str, batch: int = 5000) -> int:
         """Index the store's records the lexical index lacks and drop those the store no longer holds."""
@@ -95,9 +138,10 @@ class MemoryService:
         previous = self._previous_texts(records)
         contexts = [contextual_text(previous[r.id], r.text) for r in records]
         vectors = self.embedder.embed(contexts)
-        self.store.upsert(CONVERSATIONS, records, vectors)
-        self.payloads.put(CONVERSATIONS, zip(records, vectors, strict=True))
-        self.lexical.add(CONVERSATIONS, ((r.id, r.text, previous[r.id]) for r in records))
+        with self._writing():
+            self.store.upsert(CONVERSATIONS, records, vectors)
+            self.payloads.put(CONVERSATIONS, zip(records, vectors, strict=True))
+            self.lexical.add(CONVERSATIONS, ((r.id, r.text, previous[r.id]) for r in records))
 
     def _previous_texts(self, records: Sequence[Record]) -> dict[str, str | None]:
         """Previous turn of each record: from the batch itself, else the latest stored turn of its session."""
@@ -126,9 +170,10 @@ class MemoryService:
             self.write_turns(records)
             return
         vectors = self.embedder.embed([r.text for r in records])
-        self.store.upsert(collection, records, vectors)
-        self.payloads.put(collection, zip(records, vectors, strict=True))
-        self.lexical.add(collection, ((r.id, r.text, None) for r in records))
+        with self._writing():
+            self.store.upsert(collection, records, vectors)
+            self.payloads.put(collection, zip(records, vectors, strict=True))
+            self.lexical.add(collection, ((r.id, r.text, None) for r in records))
 
     def update_metadata(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> int:
         """Merge metadata changes into stored records (text and vector unchanged); returns how many."""
@@ -146,9 +191,10 @@ class MemoryService:
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Remove records for good (the explicit purge only): from the store, then from the lexical index
         and the payload mirror, so their text is not found from this moment on (not only after a restart)."""
-        self.store.delete(collection, ids)
-        self.lexical.remove(collection, ids)
-        self.payloads.remove(collection, ids)
+        with self._writing():
+            self.store.delete(collection, ids)
+            self.lexical.remove(collection, ids)
+            self.payloads.remove(collection, ids)
 
     # --- reads --------------------------------------------------------------------------------------
 
@@ -213,8 +259,17 @@ class MemoryService:
         return session[max(0, index - window) : index + window + 1]
 
     def close(self) -> None:
-        self.store.close()
-        self.lexical.close()
+        """Close the store, then, if every write since `open()` reached both the store and the index,
+        leave the clean-shutdown marker (the store's files as closed, the index sizes) so the next start
+        can skip comparing them; then close the index."""
+        clean, self._opened = self._opened and self._in_step, False
+        try:
+            self.store.close()
+            state = self.store.closed_state()
+            if clean and state is not None:
+                self.lexical.mark_clean({"store": state, "sizes": self._sizes()})
+        finally:
+            self.lexical.close()
 
 
 def _shortlist(gated: Sequence[GatedCandidate], limits: Mapping[str, int], k: int) -> list[GatedCandidate]:

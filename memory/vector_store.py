@@ -128,6 +128,21 @@ class VectorStore(Protocol):
         """Release the store's resources; the store is unusable afterwards."""
         ...
 
+    def warm(self, collections: Sequence[str]) -> None:
+        """Load these collections' indexes ahead of their first use, in the background where the store
+        can (stopped by `close`); only a hint: every other method works whether or not it has run."""
+        ...
+
+    def opened_state(self) -> str | None:
+        """A digest of the store's files as this store found them, before opening them; None when
+        something other than this process may change the store (a server) or nothing is on disk."""
+        ...
+
+    def closed_state(self) -> str | None:
+        """The same digest of the files as `close` left them (None before `close`, or as above). When
+        the next process's `opened_state` equals it, nothing changed the store in between."""
+        ...
+
 
 def normalise_where(where: Mapping[str, Any] | None) -> Where | None:
     """Check `where` against the supported subset and return the canonical form Chroma accepts.

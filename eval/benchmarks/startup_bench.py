@@ -6,11 +6,17 @@ folder. Vectors are random unit vectors from an embedder that carries MiniLM's n
 `bench latency`: start-up does not depend on their values, and MiniLM on this 2-core machine embeds these
 texts at ~25-50 a second (an hour for 100k). Each measurement is a fresh Python process that builds the
 whole app as a front end does (`main.build_services`) and reports the moment it returned: "ready". The chat
-model and the embedding model load on first use, so neither is in the figure.
+model and the embedding model load on first use, so neither is in the figure. Each process closes the app
+as a front end does, so the next one starts after a clean close (the case the clean-shutdown marker speeds
+up; `verified_runs` counts the timed starts that compared the store with the index all the same).
 
-Beside it: the time the same process then takes to rebuild the lexical index from the store (the start-up
-path before the index was persisted), and, with `--baseline-tree`, a fresh process of another source tree
-(e.g. `git archive` of an older commit) on the same data dir.
+Beside it, from the same process: the time from ready until one nearest-neighbour query has answered in
+each of the 13 collections ("first read": Chroma loads a collection on its first read, so this is what a
+question asked at once would wait for), and the time to rebuild the lexical index from the store (the
+start-up path before the index was persisted). With `--baseline-tree`, a fresh process of another source
+tree (e.g. `git archive` of an older commit) starts on a copy of the same data dir made before this tree
+first opened it (`<dir>-baseline`): another tree's process changes the store's files, and this tree rightly
+verifies its index after that, so the two must not take turns on one copy.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,7 +47,8 @@ ServiceFactory = Callable[[Path, Embedder], MemoryService]  # (chroma dir, embed
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SESSION_TURNS = 20
 
-# The probe runs in a fresh interpreter: argv = tree root, data dir, mode ("ready" or "rebuild").
+# The probe runs in a fresh interpreter: argv = tree root, data dir, mode ("ready" or "rebuild"); both
+# time the first read of every collection after ready, "rebuild" then the lexical rebuild.
 _PROBE = """
 import json, os, sys, time
 root, data_dir, mode = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -55,11 +63,18 @@ env = merged_environment(os.environ, Path(root) / ".env")
 config = load_config(None, env, {"data_dir": data_dir})
 services = main.build_services(config, env)
 ready = time.time()
-out = {"ready_at": ready}
+out = {"ready_at": ready, "verified": getattr(services.memory, "verified", True)}
+import numpy as np
+from memory.collections import COLLECTIONS
+memory = services.memory
+vector = np.ones(memory.store.embedder.dim, dtype=np.float32) / np.sqrt(memory.store.embedder.dim)
+begin = time.perf_counter()
+for spec in COLLECTIONS:
+    memory.store.query(spec.name, vector, 10)
+out["first_read_s"] = time.perf_counter() - begin
 if mode == "rebuild":
     from memory.lexical import LexicalIndexes
     from memory.service import MemoryService
-    memory = services.memory
     begin = time.perf_counter()
     MemoryService(memory.store, memory.profiles, lexical=LexicalIndexes()).open()
     out["rebuild_s"] = time.perf_counter() - begin
@@ -123,6 +138,18 @@ def populate(service: MemoryService, total: int, seed: int = 7, batch: int = 500
             service.add(name, records)
 
 
+def baseline_copy(data_dir: Path) -> Path:
+    """`<data_dir>-baseline`: a copy for another tree's processes, made once (before this tree opens
+    `data_dir` in this run, so a store built by an older tree is copied as that tree left it)."""
+    copy = data_dir.with_name(f"{data_dir.name}-baseline")
+    if not copy.exists():
+        partial = copy.with_name(f"{copy.name}.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.copytree(data_dir, partial, ignore=shutil.ignore_patterns("daemon.lock"))
+        partial.rename(copy)
+    return copy
+
+
 def _probe(tree: Path, data_dir: Path, mode: str) -> dict[str, float]:
     started = time.time()
     done = subprocess.run(
@@ -136,7 +163,8 @@ def _probe(tree: Path, data_dir: Path, mode: str) -> dict[str, float]:
     if done.returncode != 0:
         raise RuntimeError(f"the start-up probe failed in {tree}: {done.stderr.strip()[-2000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    result = {"ready_s": out["ready_at"] - started}
+    result = {"ready_s": out["ready_at"] - started, "first_read_s": out["first_read_s"]}
+    result["verified"] = float(bool(out["verified"]))
     if "rebuild_s" in out:
         result["rebuild_s"] = out["rebuild_s"]
     return result
@@ -146,27 +174,40 @@ def run_startup_benchmark(
     memories: int, make_service: ServiceFactory, *, runs: int = 3, baseline_tree: Path | None = None
 ) -> dict[str, Any]:
     """Median process start -> ready over `runs` fresh processes (after one warm-up), and beside it the
-    lexical rebuild from the store and, optionally, another tree's start-up on the same data."""
+    first read of every collection, the lexical rebuild from the store and, optionally, another tree's
+    start-up on a copy of the same data."""
     build_started = time.perf_counter()
     data_dir = cached_data_dir(memories, make_service)
     build_s = time.perf_counter() - build_started
+    other = baseline_copy(data_dir) if baseline_tree is not None else None
     _probe(PROJECT_DIR, data_dir, "ready")  # warm-up: the OS file cache, a first reconcile if any
-    ready, rebuild, baseline = [], [], []
+    if baseline_tree is not None and other is not None:
+        _probe(baseline_tree, other, "ready")
+    mine: list[dict[str, float]] = []
+    theirs: list[dict[str, float]] = []
     for _ in range(runs):
-        found = _probe(PROJECT_DIR, data_dir, "rebuild")
-        ready.append(found["ready_s"])
-        rebuild.append(found["rebuild_s"])
-        if baseline_tree is not None:
-            baseline.append(_probe(baseline_tree, data_dir, "ready")["ready_s"])
+        mine.append(_probe(PROJECT_DIR, data_dir, "rebuild"))
+        if baseline_tree is not None and other is not None:
+            theirs.append(_probe(baseline_tree, other, "ready"))
     result: dict[str, Any] = {
         "memories": memories,
-        "ready_s": round(statistics.median(ready), 2),
-        "lexical_rebuild_s": round(statistics.median(rebuild), 2),
+        "ready_s": _median(mine, "ready_s"),
+        "ready_each_s": [round(found["ready_s"], 2) for found in mine],
+        "first_read_s": _median(mine, "first_read_s"),
+        "lexical_rebuild_s": _median(mine, "rebuild_s"),
+        "verified_runs": int(sum(found["verified"] for found in mine)),
         "runs": runs,
         "data_dir": str(data_dir),
         "build_s": round(build_s, 1),
     }
-    if baseline:
-        result["baseline_ready_s"] = round(statistics.median(baseline), 2)
+    if theirs:
+        result["baseline_ready_s"] = _median(theirs, "ready_s")
+        result["baseline_ready_each_s"] = [round(found["ready_s"], 2) for found in theirs]
+        result["baseline_first_read_s"] = _median(theirs, "first_read_s")
         result["baseline_tree"] = str(baseline_tree)
+        result["baseline_data_dir"] = str(other)
     return result
+
+
+def _median(found: list[dict[str, float]], key: str) -> float:
+    return round(statistics.median(item[key] for item in found), 2)

@@ -193,7 +193,8 @@ def open_fact_memory(
         claims=claims,
         restamp=memory.update_metadata,
     )
-    facts.repair_index(memory.stats()[FACTS_COLLECTION])  # a crash between the two writes
+    # a crash between the two writes; counted from the index, so no collection has to load for it
+    facts.repair_index(memory.indexed_count(FACTS_COLLECTION))
 
     def close() -> None:
         claims.close()
