@@ -29,8 +29,10 @@ def _predictor(detector: ToneDetector) -> Callable[[str], str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from core.nlp import SpacyPipeline
     from core.pipeline.linear_head import TONE_HEAD, load_head
     from core.pipeline.tone import ToneConfig, ToneDetector
+    from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -38,12 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     embedder = MiniLMEmbedder(threads=1)
     head = load_head(TONE_HEAD, embedder.embed_query, embedder.name)
+    danger = DangerReader(SpacyPipeline())  # as shipped: the head's thresholds act beside the danger reader
     sets = {path.stem: read_cases(path) for path in args.files}
     print("| crisis_at, alone_at | " + " | ".join(sets) + " |")
     print("|---|" + "---|" * len(sets))
     for with_risk, alone in GRID:
         config = replace(ToneConfig(), head_crisis_at=with_risk, head_crisis_alone_at=alone)
-        predict = _predictor(ToneDetector(head=head, config=config))
+        predict = _predictor(ToneDetector(head=head, config=config, danger=danger))
         cells = []
         for cases in sets.values():
             scored = score(cases, predict)

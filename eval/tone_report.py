@@ -1,19 +1,26 @@
-"""Tone accuracy on a labelled TSV (`text<TAB>level<TAB>observational`), lexicon alone beside lexicon + head.
+"""Tone accuracy on a labelled TSV (`text<TAB>level<TAB>observational`): the lexicon alone, lexicon + head,
+and the shipped detector (lexicon + head + the parse-based danger reader) side by side.
 
     python -m eval.tone_report tests/data/tone_blind.tsv
 
-Both columns come from the same run. Prints accuracy, per-level precision/recall, how many observational
-negatives (distress language about the news, fiction or others) stay conversational, and the confusion
-matrix with the head (the figures in docs/tone_eval.md and the README come from this).
+All columns come from the same run. Prints accuracy, per-level precision/recall, how many observational
+negatives (distress language about the news, fiction or others) stay conversational, the share of calm
+messages read as crisis and as concern or above, and the shipped detector's confusion matrix (the figures in
+docs/tone_eval.md and the README come from this). A file of two columns (`text<TAB>level`, as
+`data/tone_chat_negatives.tsv`) reads as non-observational.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.pipeline.tone import ToneDetector
 
 LEVELS = ("crisis", "elevated", "concern", "conversational")
 
@@ -32,8 +39,8 @@ def read_cases(path: Path) -> list[ToneCase]:
     cases = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            text, level, observational = line.split("\t")
-            cases.append(ToneCase(text, level.strip(), observational.strip() == "1"))
+            text, level, *observational = line.split("\t")
+            cases.append(ToneCase(text, level.strip(), [o.strip() for o in observational] == ["1"]))
     return cases
 
 
@@ -78,54 +85,61 @@ def score(cases: Sequence[ToneCase], predict: Callable[[str], str]) -> ToneScore
     return ToneScore(cases, [predict(case.text) for case in cases])
 
 
-def render(path: Path, plain: ToneScore, headed: ToneScore) -> str:
-    """Markdown: the two columns side by side, then the head's confusion matrix."""
+def render(path: Path, columns: Mapping[str, ToneScore]) -> str:
+    """Markdown: the columns side by side, then the last column's confusion matrix."""
 
     def ratio(pair: tuple[int, int]) -> str:
         return f"{pair[0]}/{pair[1]}" + (f" = {pair[0] / pair[1]:.3f}" if pair[1] else "")
 
-    lines = [
-        f"{path}: {len(plain.cases)} cases",
-        "",
-        "| figure | lexicon | lexicon + head |",
-        "|---|---:|---:|",
-        f"| accuracy | {plain.accuracy:.3f} | {headed.accuracy:.3f} |",
-    ]
+    def row(name: str, cell: Callable[[ToneScore], str]) -> str:
+        return f"| {name} | " + " | ".join(cell(scored) for scored in columns.values()) + " |"
+
+    first = next(iter(columns.values()))
+    lines = [f"{path}: {len(first.cases)} cases", "", "| figure | " + " | ".join(columns) + " |"]
+    lines += ["|---|" + "---:|" * len(columns), row("accuracy", lambda s: f"{s.accuracy:.3f}")]
     for level in LEVELS:
-        for name, figure in (("recall", ToneScore.recall), ("precision", ToneScore.precision)):
-            before, after = ratio(figure(plain, level)), ratio(figure(headed, level))
-            lines.append(f"| {level} {name} | {before} | {after} |")
-    calm = "observational negatives kept conversational"
-    lines.append(f"| {calm} | {ratio(plain.calm_kept())} | {ratio(headed.calm_kept())} |")
+        lines.append(row(f"{level} recall", lambda s, level=level: ratio(s.recall(level))))
+        lines.append(row(f"{level} precision", lambda s, level=level: ratio(s.precision(level))))
+    lines.append(row("observational negatives kept conversational", lambda s: ratio(s.calm_kept())))
     for name, levels in (("crisis", ("crisis",)), ("concern or above", ("crisis", "elevated", "concern"))):
-        before, after = plain.share_read_as(*levels), headed.share_read_as(*levels)
-        lines.append(f"| calm messages read as {name} | {before:.2%} | {after:.2%} |")
-    confusion = headed.confusion()
-    lines += ["", "With the head (rows gold, columns predicted):", ""]
+        lines.append(
+            row(f"calm messages read as {name}", lambda s, levels=levels: f"{s.share_read_as(*levels):.2%}")
+        )
+    confusion = list(columns.values())[-1].confusion()
+    lines += ["", f"{list(columns)[-1]} (rows gold, columns predicted):", ""]
     lines += ["| gold \\ predicted | " + " | ".join(LEVELS) + " |", "|---|" + "---:|" * len(LEVELS)]
     lines += [f"| {gold} | " + " | ".join(str(confusion[gold, p]) for p in LEVELS) + " |" for gold in LEVELS]
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def detectors() -> dict[str, ToneDetector]:
+    """The report's columns: the lexicon alone, with the tone head, and the shipped detector (with the
+    danger reader over spaCy as well), built as `main.build_analyzer` builds it."""
+    from core.nlp import SpacyPipeline
     from core.pipeline.linear_head import TONE_HEAD, load_head
     from core.pipeline.tone import ToneDetector
+    from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
 
+    embedder = MiniLMEmbedder(threads=1)
+    head = load_head(TONE_HEAD, embedder.embed_query, embedder.name)
+    return {
+        "lexicon": ToneDetector(),
+        "lexicon + head": ToneDetector(head=head),
+        "+ danger reader (shipped)": ToneDetector(head=head, danger=DangerReader(SpacyPipeline())),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)
     args = parser.parse_args(argv)
     cases = read_cases(args.file)
-    embedder = MiniLMEmbedder(threads=1)
-    lexicon = ToneDetector()
-    headed = ToneDetector(head=load_head(TONE_HEAD, embedder.embed_query, embedder.name))
-    print(
-        render(
-            args.file,
-            score(cases, lambda text: lexicon.detect(text).level.value),
-            score(cases, lambda text: headed.detect(text).level.value),
-        )
-    )
+    columns = {
+        name: score(cases, lambda text, d=detector: d.detect(text).level.value)
+        for name, detector in detectors().items()
+    }
+    print(render(args.file, columns))
     return 0
 
 

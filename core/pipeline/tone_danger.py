@@ -135,13 +135,16 @@ class DangerReader:
         if not text.strip():
             return ()
         doc = self._nlp(text, disable=("ner",))
-        if _joking_or_fiction(doc) or _recovered(doc):
+        if _joking_or_fiction(doc):
             return ()
-        found: list[DangerFinding] = []
-        for sentence in doc.sents:
-            for reader in (_threats, _self_injury, _ingestion, _ending):
-                found.extend(reader(sentence))
-        found.extend(_body(doc))
+        found: list[DangerFinding] = [f for sentence in doc.sents for f in _ingestion(sentence)]
+        if not _recovered(
+            doc
+        ):  # "feel fine" settles a bump or an attack; an overdose often feels fine at first
+            for sentence in doc.sents:
+                for reader in (_threats, _self_injury, _ending):
+                    found.extend(reader(sentence))
+            found.extend(_body(doc))
         return _combined(found)
 
 

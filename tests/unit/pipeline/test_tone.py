@@ -18,6 +18,7 @@ from core.pipeline.tone import (
     ToneLevel,
     normalise,
 )
+from core.pipeline.tone_danger import DangerFinding
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "tone_labelled.tsv"
 LEVELS = [level.value for level in ToneLevel]
@@ -371,6 +372,83 @@ def test_an_empty_message_does_not_consult_the_head() -> None:
 def test_a_failing_head_falls_back_to_the_lexicon() -> None:
     result = ToneDetector(head=FakeHead(fail=True)).detect(PARAPHRASED_RISK)
     assert (result.level, result.stage) == (ToneLevel.CONVERSATIONAL, "lexicon")
+
+
+# -- the danger reader -------------------------------------------------------------------------------------
+class FakeDanger:
+    """Finds ``found[text]`` (none otherwise); records the texts it was asked about."""
+
+    def __init__(self, found: dict[str, list[DangerFinding]] | None = None, fail: bool = False) -> None:
+        self.found = found or {}
+        self.fail = fail
+        self.calls: list[str] = []
+
+    def read(self, text: str) -> list[DangerFinding]:
+        self.calls.append(text)
+        if self.fail:
+            raise RuntimeError("spaCy model missing")
+        return self.found.get(text, [])
+
+
+SIGNS = "my face is drooping on one side and my arm is numb"
+ACUTE = DangerFinding("body", "droop, numb", acute=True)
+
+
+def test_an_acute_danger_frame_is_a_crisis_without_the_head() -> None:
+    assert ToneDetector().detect(SIGNS).level is not ToneLevel.CRISIS
+    result = ToneDetector(danger=FakeDanger({SIGNS: [ACUTE]})).detect(SIGNS)
+    assert (result.level, result.stage, result.support) == (ToneLevel.CRISIS, "danger", CRISIS_SUPPORT)
+    assert result.explain()["danger_frames"] == ["body (acute): droop, numb"]
+
+
+def test_an_acute_frame_in_a_message_about_someone_else_is_not_the_users_crisis() -> None:
+    text = "my sister says her face is drooping"
+    result = ToneDetector(danger=FakeDanger({text: [ACUTE]})).detect(text)
+    assert result.level is not ToneLevel.CRISIS
+
+
+def test_a_threat_frame_is_risk_evidence_for_the_head() -> None:
+    """ "he said he'd kill me if I leave" names no risk term the head needs; the parse's threat frame is
+    the evidence, so a head at 0.5 reads crisis; without the frame it counts towards elevated."""
+    text = "he said he'd do it if I leave"
+    threat = DangerFinding("threat", "he kill → me", acute=False)
+    head = FakeHead({text: "crisis"}, share=0.5)
+    assert ToneDetector(head=head).detect(text).level is ToneLevel.ELEVATED
+    result = ToneDetector(head=head, danger=FakeDanger({text: [threat]})).detect(text)
+    assert (result.level, result.stage, result.risk_evidence) == (ToneLevel.CRISIS, "head", True)
+
+
+def test_a_mild_bodily_sign_alone_is_no_risk_evidence() -> None:
+    text = "so shaky today"
+    shaky = DangerFinding("body", "shaky", acute=False)
+    result = ToneDetector(
+        head=FakeHead({text: "crisis"}, share=0.6), danger=FakeDanger({text: [shaky]})
+    ).detect(text)
+    assert (result.level, result.risk_evidence) == (ToneLevel.ELEVATED, False)
+
+
+def test_an_arrangement_beside_a_risk_term_is_a_crisis() -> None:
+    """ "ctb" is a risk term, not a cue; sorting one's affairs is an arrangement frame: together, a crisis
+    even when the head hears calm."""
+    text = "ctb soon, just sorting my affairs first"
+    affairs = DangerFinding("ending", "sort → affair", acute=False)
+    result = ToneDetector(
+        head=FakeHead({text: "conversational"}, share=0.95), danger=FakeDanger({text: [affairs]})
+    )
+    assert result.detect(text).level is ToneLevel.CRISIS
+    plain = "just sorting my affairs first"
+    assert ToneDetector(danger=FakeDanger({plain: [affairs]})).detect(plain).level is ToneLevel.CONVERSATIONAL
+
+
+def test_settled_texts_are_not_read_for_danger() -> None:
+    danger = FakeDanger({NEGATED_OR_PAST[0]: [ACUTE]})
+    result = ToneDetector(danger=danger).detect(NEGATED_OR_PAST[0])
+    assert result.level is not ToneLevel.CRISIS and danger.calls == []
+
+
+def test_a_failing_danger_reader_falls_back_to_lexicon_and_head() -> None:
+    result = ToneDetector(danger=FakeDanger(fail=True)).detect(SIGNS)
+    assert (result.stage, result.danger) == ("lexicon", ())
 
 
 # -- the labelled set --------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""The shipped tone head with MiniLM: its weights match its examples, it never saw the held-out sets, with it
-the detector reads paraphrased distress the lexicon misses (`tests/data/tone_blind.tsv`, 160 messages, and
-`tests/data/tone_crisis_blind3.tsv`, 134, both written without reading the lexicon or the training examples),
-and real casual chat nobody here wrote is almost never read as distress (`tests/data/tone_chat_heldout.tsv`:
-1,308 turns of LoCoMo conversations the head never saw; `data/tone_chat_negatives.tsv` holds the other three,
-which it was trained on)."""
+"""The shipped tone detector (lexicon, MiniLM head and the parse-based danger reader): the head's weights
+match its examples and it never saw the held-out sets; the detector reads paraphrased distress the lexicon
+misses (`tests/data/tone_blind.tsv`, 160 messages written without reading the lexicon or the training
+examples) and crisis phrasings written elsewhere (`tests/data/tone_crisis_blind3.tsv`, 134: the danger
+reader's development set since December 2026, see docs/tone_eval.md), and real casual chat nobody here wrote
+is almost never read as distress (`tests/data/tone_chat_heldout.tsv`: 1,308 turns of LoCoMo conversations
+the head never saw; `data/tone_chat_negatives.tsv` holds the other three, which it was trained on)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from core.pipeline.tone import ToneDetector
 from eval.tone_report import ToneScore, read_cases, score
 
 DATA = Path(__file__).resolve().parents[2] / "data"
+TRAINED_CHAT = Path(__file__).resolve().parents[3] / "data" / "tone_chat_negatives.tsv"
 
 
 def key(text: str) -> str:
@@ -40,10 +42,14 @@ def test_no_held_out_message_is_a_training_example(name: str) -> None:
 
 @pytest.fixture(scope="module")
 def detector() -> ToneDetector:
+    """Built as `main.build_analyzer` builds it."""
+    from core.nlp import SpacyPipeline
+    from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
 
     embedder = MiniLMEmbedder(threads=1)
-    return ToneDetector(head=load_head(TONE_HEAD, embedder.embed_query, embedder.name))
+    head = load_head(TONE_HEAD, embedder.embed_query, embedder.name)
+    return ToneDetector(head=head, danger=DangerReader(SpacyPipeline()))
 
 
 def scored(detector: ToneDetector, name: str) -> ToneScore:
@@ -52,7 +58,8 @@ def scored(detector: ToneDetector, name: str) -> ToneScore:
 
 @pytest.mark.slow
 def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> None:
-    """docs/tone_eval.md: lexicon alone 0.594 (crisis 14/30); with the head 0.881 (crisis 28/30)."""
+    """docs/tone_eval.md: lexicon alone 0.594 (crisis 14/30); shipped 0.887 (crisis 29/30), the same with
+    and without the danger reader."""
     blind = scored(detector, "tone_blind.tsv")
     assert len(blind.cases) >= 150
     assert blind.accuracy >= 0.85
@@ -65,8 +72,9 @@ def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> Non
 @pytest.mark.slow
 def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
     """Real chat between friends (no crisis in it): 3/1,308 held-out turns (0.23 %) read as crisis and 21
-    (1.6 %) as concern or above; before the chat negatives and the risk-evidence rule, 9.0 % crisis over all
-    the dev conversations' turns."""
+    (1.6 %) as concern or above, with and without the danger reader (it finds no frame in any of them);
+    before the chat negatives and the risk-evidence rule, 9.0 % crisis over all the dev conversations'
+    turns."""
     chat = scored(detector, "tone_chat_heldout.tsv")
     assert len(chat.cases) >= 1300
     assert chat.share_read_as("crisis") <= 0.003
@@ -74,16 +82,28 @@ def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) 
 
 
 @pytest.mark.slow
-def test_crisis_phrasings_written_elsewhere_are_mostly_caught(detector: ToneDetector) -> None:
+def test_every_dev_conversation_turn_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
+    """All 2,757 turns of the five LoCoMo dev conversations (the held-out two and the three the head was
+    trained on): 3 read as crisis (0.11 %), 21 as concern or above (0.76 %)."""
+    turns = [*read_cases(DATA / "tone_chat_heldout.tsv"), *read_cases(TRAINED_CHAT)]
+    chat = score(turns, lambda text: detector.detect(text).level.value)
+    assert len(chat.cases) >= 2750
+    assert chat.share_read_as("crisis") <= 0.003
+    assert chat.share_read_as("crisis", "elevated", "concern") <= 0.05
+
+
+@pytest.mark.slow
+def test_crisis_phrasings_written_elsewhere_are_caught(detector: ToneDetector) -> None:
     """tone_crisis_blind3.tsv (82 crisis rows: suicidal, self-harm, overdose, danger told as a scene, medical
-    emergencies; 52 hard negatives): crisis recall 72/82 on first measurement, 74/82 after the second blind
-    set joined the training data, 69/82 once questions to an assistant joined as calm examples ("Where did I
-    go on my trip?" had been read as crisis); lexicon alone 17/82. Below 0.95: see docs/tone_eval.md."""
+    emergencies; 52 hard negatives): lexicon alone 17/82; with the head 72/82 on first measurement, 69/82
+    once questions to an assistant joined as calm examples; with the danger reader 79/82 = 0.963, precision
+    79/87 = 0.908 (was 0.896). The set was the danger reader's development set, so these figures are
+    optimistic; the honest measurement is a later, unseen set (docs/tone_eval.md)."""
     blind = scored(detector, "tone_crisis_blind3.tsv")
     hits, total = blind.recall("crisis")
-    assert total >= 80 and hits / total >= 0.8
+    assert total >= 80 and hits / total >= 0.95
     right, said = blind.precision("crisis")
-    assert right / said >= 0.82
+    assert right / said >= 0.9
 
 
 @pytest.mark.slow

@@ -1,0 +1,133 @@
+"""The danger reader over a real spaCy parse: each frame fires on danger said of the user now, and stays quiet
+for someone else's danger, a question asked for information, a hypothetical, a negation, a settled past, a
+joke or an ordinary reason. The messages are written here (none is in a tone data set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.nlp import SpacyPipeline
+from core.pipeline.tone_danger import DangerFinding, DangerReader
+
+
+@pytest.fixture(scope="module")
+def reader() -> DangerReader:
+    return DangerReader(SpacyPipeline())
+
+
+def frames(reader: DangerReader, text: str, *, acute: bool = True) -> set[str]:
+    return {f.frame for f in reader.read(text) if f.acute or not acute}
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        # a threat or an attack whose object is the user, under way or with a blade, a gun, strangling
+        ("my partner is strangling me", "threat"),
+        ("a guy has been following me since the station", "threat"),
+        ("my ex is going to stab me, he's outside", "threat"),
+        ("I've been stabbed", "threat"),
+        # the user's own body, now
+        ("my face is drooping and my arm is numb", "body"),
+        ("I can't breathe and my lips are swelling", "body"),
+        ("my throat is closing up", "body"),
+        ("chest pain spreading down my left arm", "body"),
+        ("I cut my hand and it won't stop bleeding", "body"),
+        ("I'm diabetic and I'm really dizzy and sweaty", "body"),
+        ("I fell down the stairs and now I'm dizzy and throwing up", "body"),
+        ("I think I'm having a heart attack", "body"),
+        # self-injury: the user's act on themself
+        ("I burned myself with a cigarette on purpose", "self_injury"),
+        ("I've been cutting myself again tonight", "self_injury"),
+        ("I slashed my wrist with a razor", "self_injury"),
+        # something taken: a poison, an excess of a medicine
+        ("I swallowed a whole bottle of sleeping pills", "ingestion"),
+        ("took 40 paracetamol an hour ago", "ingestion"),
+        ("I drank some weedkiller", "ingestion"),
+        ("I took too many of my pills and my heart is racing", "ingestion"),
+        ("took a whole packet of paracetamol an hour ago but I feel fine", "ingestion"),
+    ],
+)
+def test_danger_said_of_the_user_now_is_acute(reader: DangerReader, text: str, frame: str) -> None:
+    assert frame in frames(reader, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # someone else's danger
+        "my dad can't breathe and his lips are blue",
+        "she cut herself again and I don't know what to do",
+        "she swallowed a bunch of pills, what do I do",
+        "my nan is having a stroke",
+        # asked for information, or hypothetical
+        "how many ibuprofen can I take at once?",
+        "what are the signs of a stroke, like face drooping?",
+        "if my throat starts closing should I use the epipen?",
+        # negated, or a settled past
+        "I'm not going to hurt myself, I promise",
+        "I didn't take too many, just the normal dose",
+        "I used to cut myself years ago but I'm clean now",
+        "I was dizzy and throwing up yesterday but I'm fine now",
+        # figurative, joking, a game
+        "this deadline is killing me",
+        "I nearly killed myself laughing",
+        "I drank a whole bottle of wine last night lol",
+        "overdosed on Netflix this weekend, no regrets",
+        "I'm feeling a bit blue and burnt out",
+        # ordinary injuries and doses
+        "I burned my hand on the oven",
+        "I cut myself shaving this morning, just a nick",
+        "I took two paracetamol for my headache",
+        "I took my pills this morning as usual",
+        # distress the body shows, not an emergency (a panic attack is elevated, not crisis)
+        "I'm so nervous my heart is racing and my hands are shaking",
+        "I had a panic attack and couldn't breathe",
+        "I can't breathe I'm laughing so hard",
+    ],
+)
+def test_no_acute_frame_for_others_questions_negation_the_past_or_jokes(
+    reader: DangerReader, text: str
+) -> None:
+    assert frames(reader, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        # a threat to kill is often hyperbole ("my mum will kill me"): evidence for the head, not a crisis
+        ("he said he'd kill me if I leave", "threat"),
+        ("my mum is going to kill me when she sees my grades", "threat"),
+        # arrangements for not being here
+        ("I've written my will and sorted out my affairs", "ending"),
+        ("I'm giving away all my things", "ending"),
+    ],
+)
+def test_threats_to_kill_and_arrangements_are_evidence_not_acute(
+    reader: DangerReader, text: str, frame: str
+) -> None:
+    assert frames(reader, text, acute=False) == {frame}
+    assert frames(reader, text) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I wrote my will because we had a baby",
+        "giving away my old clothes since I'm moving house",
+        "this deadline is killing me",
+        "you're killing me with these puns",
+        "he said he'd hit me up later about the gig",
+        "I treated myself to a cake",
+        "Looks like we both need a break, see you at the weekend!",
+    ],
+)
+def test_ordinary_reasons_figures_of_speech_and_chat_find_nothing(reader: DangerReader, text: str) -> None:
+    assert reader.read(text) == ()
+
+
+def test_a_finding_shows_its_frame_its_words_and_whether_it_is_acute(reader: DangerReader) -> None:
+    (finding,) = reader.read("my face is drooping and my arm is numb")
+    assert finding == DangerFinding("body", "droop, numb", acute=True)
+    assert str(finding) == "body (acute): droop, numb"
+    assert reader.read("   ") == ()
