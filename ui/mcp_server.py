@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -263,22 +264,35 @@ def serve_http(server: Any, port: int, token_file: Path) -> int:
 
     token = read_or_create_token(token_file)
     app = BearerAuth(server.streamable_http_app(host="127.0.0.1"), token)
-    anyio.run(_run_uvicorn, app, port, token_file)
+    listener = _listen(port)
+    anyio.run(_run_uvicorn, app, listener, token_file)
     return 0
 
 
-async def _run_uvicorn(app: Any, port: int, token_file: Path) -> None:
+def _listen(port: int) -> socket.socket:
+    """The server's socket on 127.0.0.1 only, bound here so a taken port is a clear error (exit 2)."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(("127.0.0.1", port))
+    except OSError as exc:
+        listener.close()
+        raise UserInputError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    return listener
+
+
+async def _run_uvicorn(app: Any, listener: socket.socket, token_file: Path) -> None:
     import uvicorn
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     web = uvicorn.Server(config)
-    task = asyncio.ensure_future(web.serve())
+    task = asyncio.ensure_future(web.serve(sockets=[listener]))
     while not web.started and not task.done():
         await asyncio.sleep(0.05)
     if web.started:
-        bound = web.servers[0].sockets[0].getsockname()[1]
+        port = listener.getsockname()[1]
         print(
-            f"Daemon MCP server at http://127.0.0.1:{bound}/mcp - clients send "
+            f"Daemon MCP server at http://127.0.0.1:{port}/mcp - clients send "
             f"'Authorization: Bearer <token>' with the token in {token_file}  (Ctrl-C to stop)",
             file=sys.stderr,
             flush=True,

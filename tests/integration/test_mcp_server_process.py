@@ -262,3 +262,26 @@ def test_http_needs_the_bearer_token_from_the_data_dir(
         asyncio.run(session({}))
     assert any("401" in str(leaf) for leaf in _leaves(refused.value))
     assert proc.poll() is None  # refused clients did not bring the server down
+
+
+def test_a_taken_port_is_a_one_line_error(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, *server_args(tmp_path, "--http", str(port))],
+            capture_output=True,
+            text=True,
+            env=server_env(tmp_path),
+            cwd=tmp_path,
+            timeout=START_TIMEOUT_S,
+        )
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip().splitlines()[-1]
+        == f"error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )
+    assert "Traceback" not in result.stderr
