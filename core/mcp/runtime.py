@@ -184,6 +184,10 @@ class McpRuntime:
         task = session.task
         if task is None or task.done():
             return
+        if not session.ready.done():  # still starting, so not waiting for `stop`: cancel the start
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return
         try:
             await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
         except TimeoutError:  # stuck while starting (no `stop` wait reached yet): cancel it

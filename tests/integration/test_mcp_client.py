@@ -177,6 +177,23 @@ def test_a_server_that_fails_to_start_is_unavailable_with_its_reason(
     assert asyncio.run(tool(entries, "fake__add").fn(a=1, b=2)) == "3"  # the others still work
 
 
+HANGING = """
+import os, sys, time
+open(sys.argv[1], "w").write(str(os.getpid()))
+time.sleep(600)  # never answers the handshake
+"""
+
+
+@pytest.mark.slow
+def test_a_server_that_never_answers_is_unavailable_and_stopped(tmp_path: Path, runtime: McpRuntime) -> None:
+    script, pid_file = tmp_path / "hanging.py", tmp_path / "hanging.pid"
+    script.write_text(HANGING)
+    server = stdio("mute", script, str(pid_file), connect_timeout_s=1.0)
+    (mute,) = mcp_tools([server], runtime, {})
+    assert isinstance(mute, UnavailableTool) and "no answer within 1 s" in mute.reason
+    assert gone(int(pid_file.read_text()))
+
+
 @pytest.mark.slow
 def test_no_server_process_outlives_the_runtime(server_script: Path) -> None:
     runtime = McpRuntime()
