@@ -187,16 +187,17 @@ class McpRuntime:
         if not session.ready.done():  # still starting, so not waiting for `stop`: cancel the start
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
-        except TimeoutError:  # stuck while starting (no `stop` wait reached yet): cancel it
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        except Exception:  # noqa: BLE001 - the holder logs its own failure
-            pass
-        if self._sessions.get(session.spec.name) is session:
-            session.client = None
+        else:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
+            except TimeoutError:  # the SDK's shutdown is bounded; this is the last resort
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            except Exception:  # noqa: BLE001 - the holder logs its own failure
+                pass
+        if session.ready.done() and not session.ready.cancelled():
+            session.ready.exception()  # seen: asyncio would otherwise log "never retrieved"
+        session.client = None
 
     async def _stop_all(self) -> None:
         await asyncio.gather(
