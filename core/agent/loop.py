@@ -29,7 +29,7 @@ from core.agent.guardrails import WITHHELD_NOTE, Guardrail, first_tripped
 from core.agent.hooks import streaming_call
 from core.agent.limits import RunLimits, drain
 from core.agent.tool_exec import ToolOutcome, execute_calls
-from core.agent.tool_gate import GateDecision, OfferAll, ToolGate
+from core.agent.tool_gate import GateDecision, OfferAll, ToolGate, requested_in_notes
 from core.agent.turn_signals import TurnSignals, current_signals
 from core.agent.xml_protocol import Decision, ToolProtocol, select_protocol
 from core.cancel import cancel_and_wait, unless_cancelled
@@ -175,7 +175,9 @@ class AgentRunner:
         words = users_words(pinned.content) if pinned else ""
         signals = current_signals()
         try:
-            decision = await self.tool_gate.decide(words, self.toolset, signals, cancel)
+            decision = requested_in_notes(messages, self.toolset) or await self.tool_gate.decide(
+                words, self.toolset, signals, cancel
+            )
         except Exception:  # the gate is an optimisation: a broken one offers nothing rather than failing
             log.exception("tool gate failed; offering no tools")
             decision = GateDecision(Toolset(), "error")

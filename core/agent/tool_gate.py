@@ -13,14 +13,15 @@ the first that says yes:
 
 Otherwise no tools are offered and the model answers from the prompt. When the user is recalling, memory
 search wins over web search: the web tools are withdrawn and the memory tools offered instead, since a
-question about the user's own past is not answered by the web.
+question about the user's own past is not answered by the web. Before the stages, a note from Daemon's own
+code naming a tool (the uncertainty retry: "call the `search_memory` tool") offers that tool.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -158,6 +159,19 @@ class StagedToolGate:
             cancel=cancel,
         )
         return reply.text.casefold().lstrip(" *\"'`").startswith("yes")
+
+
+def requested_in_notes(messages: Sequence[Message], toolset: Toolset) -> GateDecision | None:
+    """The tools a note from Daemon's own code asks for by name (`search_memory` in backticks), when one
+    does: a system message after the first, such as the uncertainty retry's "call the `search_memory`
+    tool". Such a note is ours, not the user's or a tool's, so it opens the gate for the tools it names."""
+    notes = " ".join(m.content for m in messages[1:] if m.role == "system")
+    named = {t.name for t in toolset if f"`{t.name}`" in notes}
+    if not named:
+        return None
+    return GateDecision(
+        toolset.filtered(lambda t: t.name in named), "requested", f"a note asks for {sorted(named)}"
+    )
 
 
 def _listing(tools: Iterable[Tool]) -> str:

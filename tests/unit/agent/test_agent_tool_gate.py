@@ -175,3 +175,20 @@ async def test_a_run_budget_shortens_replies_but_never_lengthens_them() -> None:
 
 def test_toolset_of_the_tests_is_what_the_gate_sees() -> None:
     assert isinstance(TOOLS, Toolset) and "search_memory" in TOOLS
+
+
+async def test_a_note_from_daemon_naming_a_tool_offers_it_whatever_the_stages_say() -> None:
+    from core.agent.tool_gate import requested_in_notes
+
+    note = "Before answering, call the `search_memory` tool with a query."
+    messages = [
+        Message("system", "ctx mentions `web_search`"),
+        Message("system", note),
+        Message("user", "hello"),
+    ]
+    decision = requested_in_notes(messages, TOOLS)
+    assert decision is not None and decision.toolset.names() == ("search_memory",)
+    assert requested_in_notes(messages[:1] + messages[2:], TOOLS) is None  # the context itself asks nothing
+    provider = ScriptedProvider(["fine"])
+    [_ async for _ in AgentRunner(provider, TOOLS, tool_gate=gate()).run(messages)]
+    assert [t.name for t in provider.requests[0].tools] == ["search_memory"]
