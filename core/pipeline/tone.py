@@ -230,9 +230,12 @@ def _about_user(tokens: Sequence[str]) -> bool:
     return attribute_message(tokens) in ("self", "third")
 
 
-def _danger_is_crisis(findings: Sequence[DangerFinding], risk_terms: bool) -> bool:
-    """An acute danger frame, or an arrangement for not being here beside a risk term said of the user."""
-    return any(f.acute or (f.frame == "ending" and risk_terms) for f in findings)
+def _danger_is_crisis(findings: Sequence[DangerFinding], risk_terms: bool, about_user: bool) -> bool:
+    """An acute danger frame in a message about the user (a threat's target is the user by construction:
+    "someone is breaking into my flat"), or an arrangement for not being here beside a risk term."""
+    if any(f.acute and f.frame == "threat" for f in findings):
+        return True
+    return about_user and any(f.acute or (f.frame == "ending" and risk_terms) for f in findings)
 
 
 def _word_matches(pattern: str, token: str) -> bool:
@@ -317,7 +320,7 @@ class ToneDetector:
             revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user)
             if revised is not level:
                 level, stage = revised, "head"
-        if level is not ToneLevel.CRISIS and about_user and _danger_is_crisis(findings, risk_terms):
+        if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
             level, stage = ToneLevel.CRISIS, "danger"
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
         if support is None and self._other_in_danger(cues, tokens):

@@ -101,14 +101,14 @@ MEDICINE = _words(
     "pill tablet paracetamol ibuprofen med meds medication antidepressant insulin dose painkiller capsule "
     "methadone xanax sleeping strip packet bottle"
 )
-POISON = _words("bleach antifreeze poison weedkiller detergent laced spiked")
+POISON = _words("bleach antifreeze poison weedkiller detergent cleaner laced spiked")
 EXCESS = _words("whole all entire double twice bunch handful too lot load")
 ALCOHOL = _words("alcohol vodka booze wine drink beer")
 # A known condition that makes one sign an emergency ("I'm allergic ... my tongue feels thick").
 CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic")
 SEVERE_PAIN = _words("crushing excruciating thunderclap")
-ARRANGE = _words("sort update write finish settle put make")
-ARRANGEMENTS = _words("affair will note goodbye funeral")
+ARRANGE = _words("sort update write finish settle put make tidy tie")
+ARRANGEMENTS = _words("affair will note goodbye funeral end")
 PART_WITH = _words("give cancel delete rehome")
 QUESTION_WORDS = _words("how what why when which whether is can should do does would could are")
 CONDITIONAL = _words("if unless whether when once")
@@ -117,6 +117,9 @@ DISTANT_PAST = _words("year years month months decade")
 RECOVERED = _words("fine okay ok better recovered healed clean safe alright away")
 REASONS = _words("because since as cause cos")
 ACCIDENT = _words("accident accidentally mistake")
+# Functions the body can lose ("can't feel my legs", "can't lift my arm", "can't speak properly").
+LOST_FUNCTIONS = _words("feel lift move speak talk smile walk stand swallow")
+NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see")
 
 
 def _is(tok: Any, words: frozenset[str]) -> bool:
@@ -164,7 +167,7 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
     """An attack on the user by a person: "he said he'd kill me", "a man following me", "coming for me";
     or told in the passive ("I've been stabbed": acute for a blade or a gun)."""
     for tok in sentence:
-        if not _in_force(tok):
+        if not _in_force(tok, settled_past=True):
             continue
         if _is(tok, ATTACK) and any(c.dep_ == "nsubjpass" and c.lower_ in SELF for c in tok.children):
             if not any(c.dep_ == "prt" for c in tok.children):  # "shot down"
@@ -174,11 +177,20 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
         agent = _subject(tok, through=("xcomp", "conj", "aux")) if target is not None else None
         if agent is None or not _is_person(agent) or (tok.lemma_ in PURSUIT and tok.tag_ != "VBG"):
             continue
-        # Acute: an attack under way ("he's hitting me", "a man following me"; "killing me" is hyperbole)
-        # or a blade, a gun, strangling (no one says "my ex is going to stab me" in jest); a threat to kill
-        # said of a parent or a boss is often a joke, so the head decides those.
-        acute = (tok.tag_ == "VBG" and tok.lemma_ != "kill") or _is(tok, WOUNDING)
+        # Acute: an attack under way or threatened ("he's hitting me", "says he'll hurt me", "a man following
+        # me", "breaking into my flat") or with a blade, a gun, strangling (no one says "my ex is going to
+        # stab me" in jest); "killing me" is hyperbole and a threat to kill said of a parent or a boss is
+        # often a joke, so the head decides those, and a past attack.
+        now = tok.tag_ == "VBG" or _future(tok) or (tok.dep_ == "xcomp" and tok.head.tag_ == "VBG")
+        acute = (now and tok.lemma_ not in ("kill", "murder")) or _is(tok, WOUNDING)
         yield DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {target.lower_}", acute=acute)
+
+
+def _future(tok: Any) -> bool:
+    """Said of what is to come: "he'll hurt me", "is going to hit me", "gonna"."""
+    if any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "wo", "shall", "gon") for c in tok.children):
+        return True
+    return tok.dep_ == "xcomp" and tok.head.lemma_ == "go" and tok.head.tag_ == "VBG"
 
 
 def _attack_target(tok: Any) -> Any:
@@ -189,13 +201,18 @@ def _attack_target(tok: Any) -> Any:
         for prep in tok.children:
             if prep.dep_ == "prep" and prep.lower_ in ("for", "after"):
                 return next((c for c in prep.children if c.lower_ in ("me", "us")), None)
+    if tok.lemma_ == "break":  # "trying to break into my flat": the user's home is the target
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ in ("into", "in"):
+                return next((c for c in prep.children if _mine(c) and c.dep_ == "pobj"), None)
     return None
 
 
 def _self_injury(sentence: Any) -> Iterator[DangerFinding]:
     """The user injuring themself: "cut myself", "burning my arm with a lighter", "carved into my thigh"."""
     for tok in sentence:
-        if not _is(tok, INJURE | DELIBERATE_INJURE) or tok.pos_ != "VERB" or not _in_force(tok):
+        injuring = _is(tok, INJURE | DELIBERATE_INJURE) and tok.pos_ == "VERB"
+        if not injuring or not _in_force(tok, settled_past=True):
             continue
         subject = _subject(tok)
         if subject is not None and subject.lower_ not in SELF:
@@ -338,6 +355,8 @@ def _sign(tok: Any) -> str | None:
         return "severe"
     if lemma in ("pain", "headache", "pressure") and _severe_pain(tok):
         return "severe"
+    if _is(tok, LOST_FUNCTIONS) and _cannot(tok):
+        return _lost_function(tok)
     if any(c.dep_ == "dobj" or (c.dep_ == "prt" and c.lower_ in ("out", "off")) for c in tok.children):
         return None  # an act, not a sign: "close my eyes", "bleeding money", "burnt out"
     for words, kind in (
@@ -349,9 +368,9 @@ def _sign(tok: Any) -> str | None:
             return kind
     if lemma == "throw" and any(c.lower_ == "up" for c in tok.children):
         return "mild"
-    if lemma == "see" and (_negated(tok) or any(c.lower_ == "double" for c in tok.children)):
+    if lemma == "see" and (_cannot(tok) or any(c.lower_ == "double" for c in tok.children)):
         return "mild"
-    if _is(tok, MILD_SIGNS) and tok.pos_ in ("VERB", "ADJ", "NOUN", "ADV"):
+    if _is(tok, MILD_SIGNS) and (tok.pos_ in ("VERB", "ADJ", "ADV") or tok.lemma_ in ("sweat", "vomit")):
         return "mild"
     return None
 
@@ -379,8 +398,29 @@ def _of_my_body(tok: Any, body_only: bool) -> bool:
 
 
 def _my_body_part(tok: Any) -> bool:
-    """A body part owned by the user: "my thigh", "my right arm", "my skin"."""
+    """A body part owned by the user: "my thigh", "my right arm", "half my face"."""
+    if tok.lower_ in ("half", "side", "part", "one"):  # "one side of my face": the part's whole
+        return any(_owned_body_part(t) for t in (*tok.children, *tok.doc[tok.i + 1 : tok.i + 2]))
+    return _owned_body_part(tok)
+
+
+def _owned_body_part(tok: Any) -> bool:
     return tok.lemma_.lower() in BODY and any(c.lower_ in ("my", "our") for c in tok.children)
+
+
+def _cannot(tok: Any) -> bool:
+    """ "can't"/"cannot" on the verb itself ("can't wait to see it" is no loss of sight)."""
+    children = list(tok.children)
+    return any(c.dep_ == "neg" for c in children) and any(c.lemma_ in ("can", "could") for c in children)
+
+
+def _lost_function(tok: Any) -> str | None:
+    """A function the body lost: a body part's is severe ("can't feel my legs", "can't lift my arm"; "can't
+    feel anything" is a mood), the user's is mild ("I can't speak properly"; "can't stand him" is none)."""
+    objects = [c for c in tok.children if c.dep_ == "dobj"]
+    if tok.lemma_ in ("feel", "lift", "move"):
+        return "severe" if any(_my_body_part(o) for o in objects) else None
+    return None if objects else "mild"
 
 
 # -- grammar checks ----------------------------------------------------------------------------------------
@@ -412,7 +452,7 @@ def _is_person(tok: Any) -> bool:
 
 def _in_force(tok: Any, *, settled_past: bool = False) -> bool:
     """Not negated, not asked about, not hypothetical; with `settled_past`, not a finished past either."""
-    if _negated(tok) and tok.lemma_ != "breathe":
+    if _negated(tok) and not _is(tok, NEGATED_SIGNS):  # "can't breathe": the negation is the sign
         return False
     if _asked(tok) or _conditional(tok):
         return False
@@ -457,9 +497,12 @@ def _conditional(tok: Any) -> bool:
 
 
 def _distant_past(tok: Any) -> bool:
-    """A past well behind the user: "years ago", "used to", "when I was"."""
+    """A past well behind the user: "years ago", "last year", "used to", "when I was a kid"."""
     words = [t.lower_ for t in tok.sent]
-    if "used" in words and "to" in words:
+    pairs = set(zip(words, words[1:], strict=False))
+    if ("used", "to") in pairs or ("when", "i") in pairs and ("i", "was") in pairs:
+        return True
+    if any(("last", unit) in pairs for unit in DISTANT_PAST):
         return True
     return "ago" in words and bool(set(words) & DISTANT_PAST)
 
@@ -491,8 +534,10 @@ def _has_reason(tok: Any) -> bool:
 
 
 def _mine(tok: Any) -> bool:
-    """The act concerns the user's own things: "my affairs", "my will", "gave my dog"."""
-    return any(t.lower_ in ("my", "our") for t in tok.subtree)
+    """The act concerns the user's own things ("my affairs", "gave my dog", "loose ends"), not someone
+    else's ("his will", "my client's will")."""
+    owners = [t for t in tok.subtree if t.dep_ == "poss"]
+    return all(t.lower_ in ("my", "our") for t in owners)
 
 
 def _particle(tok: Any, word: str) -> bool:

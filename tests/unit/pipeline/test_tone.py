@@ -440,6 +440,13 @@ def test_an_arrangement_beside_a_risk_term_is_a_crisis() -> None:
     assert ToneDetector(danger=FakeDanger({plain: [affairs]})).detect(plain).level is ToneLevel.CONVERSATIONAL
 
 
+def test_an_acute_threat_is_the_users_crisis_even_when_the_message_opens_on_someone() -> None:
+    """The threat frame's target is the user by construction: "someone is breaking into my flat"."""
+    text = "someone is trying to break into my flat right now"
+    threat = DangerFinding("threat", "someone break → flat", acute=True)
+    assert ToneDetector(danger=FakeDanger({text: [threat]})).detect(text).level is ToneLevel.CRISIS
+
+
 def test_settled_texts_are_not_read_for_danger() -> None:
     danger = FakeDanger({NEGATED_OR_PAST[0]: [ACUTE]})
     result = ToneDetector(danger=danger).detect(NEGATED_OR_PAST[0])

@@ -26,6 +26,8 @@ def frames(reader: DangerReader, text: str, *, acute: bool = True) -> set[str]:
         ("my partner is strangling me", "threat"),
         ("a guy has been following me since the station", "threat"),
         ("my ex is going to stab me, he's outside", "threat"),
+        ("my ex keeps turning up at my work and says he'll hurt me", "threat"),
+        ("someone is trying to break into my flat right now", "threat"),
         ("I've been stabbed", "threat"),
         # the user's own body, now
         ("my face is drooping and my arm is numb", "body"),
@@ -36,6 +38,8 @@ def frames(reader: DangerReader, text: str, *, acute: bool = True) -> set[str]:
         ("I'm diabetic and I'm really dizzy and sweaty", "body"),
         ("I fell down the stairs and now I'm dizzy and throwing up", "body"),
         ("I think I'm having a heart attack", "body"),
+        ("half my face feels numb and I can't smile properly", "body"),
+        ("I can't feel my legs after I fell off the ladder", "body"),
         # self-injury: the user's act on themself
         ("I burned myself with a cigarette on purpose", "self_injury"),
         ("I've been cutting myself again tonight", "self_injury"),
@@ -68,6 +72,7 @@ def test_danger_said_of_the_user_now_is_acute(reader: DangerReader, text: str, f
         "I'm not going to hurt myself, I promise",
         "I didn't take too many, just the normal dose",
         "I used to cut myself years ago but I'm clean now",
+        "I cut myself a lot when I was a teenager",
         "I was dizzy and throwing up yesterday but I'm fine now",
         # figurative, joking, a game
         "this deadline is killing me",
@@ -84,6 +89,8 @@ def test_danger_said_of_the_user_now_is_acute(reader: DangerReader, text: str, f
         "I'm so nervous my heart is racing and my hands are shaking",
         "I had a panic attack and couldn't breathe",
         "I can't breathe I'm laughing so hard",
+        "I've been so numb lately, I can't feel anything",
+        "Can't wait to see it all come together!",
     ],
 )
 def test_no_acute_frame_for_others_questions_negation_the_past_or_jokes(
@@ -120,6 +127,8 @@ def test_threats_to_kill_and_arrangements_are_evidence_not_acute(
         "he said he'd hit me up later about the gig",
         "I treated myself to a cake",
         "Looks like we both need a break, see you at the weekend!",
+        "I'm thinking of joining a new team, I'm ready for a shake up.",
+        "someone broke into my car last year",
     ],
 )
 def test_ordinary_reasons_figures_of_speech_and_chat_find_nothing(reader: DangerReader, text: str) -> None:
