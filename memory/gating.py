@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.torch_compat import ensure_torchvision_importable
 from memory.candidates import Candidate, GatedCandidate, QueryContext
 from memory.fusion import minmax
 from memory.profiles import IntentProfile
@@ -48,6 +49,7 @@ class NoReranker:
 
 
 def _load_cross_encoder(path: str) -> Any:
+    ensure_torchvision_importable()  # before sentence_transformers: see core/torch_compat.py
     from sentence_transformers import CrossEncoder
 
     return CrossEncoder(path, device="cpu")

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from core.torch_compat import install_import_hook
+
 _PROVIDER_ENV = (
     "DAEMON_PROVIDER",
     "DAEMON_MODEL",
@@ -22,6 +24,12 @@ _PROVIDER_ENV = (
     "E2B_API_KEY",
     "WOLFRAM_APP_ID",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Session-wide safety net: a test importing transformers, sentence_transformers, open_clip or
+    torchvision directly gets the torchvision shim first (core/torch_compat.py); free until then."""
+    install_import_hook()
 
 
 def _is_loopback(host: object) -> bool:

