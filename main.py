@@ -68,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
     os.umask(PRIVATE_UMASK)  # whatever this process creates (journal, Chroma, logs) is the user's alone
+    from core.torch_compat import install_import_hook
+
+    install_import_hook()  # any import of transformers/torchvision/open_clip gets the torchvision shim first
     # SIGTERM unwinds the main thread like Ctrl-C: the front end's own cleanup (session-end processing,
     # closing files) then runs on its own event loop, never inside a signal handler.
     from ui.termination import install_termination
