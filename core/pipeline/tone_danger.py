@@ -128,7 +128,8 @@ def _is(tok: Any, words: frozenset[str]) -> bool:
 
 
 class DangerReader:
-    """Reads the danger frames of one message from its parse (one spaCy call, ~2 ms for a chat message)."""
+    """Reads the danger frames of one message from its parse (one spaCy call: ~8 ms p50 for a chat message
+    on the 2-core test machine under load)."""
 
     def __init__(self, nlp: Parser) -> None:
         self._nlp = nlp
@@ -141,9 +142,9 @@ class DangerReader:
         if _joking_or_fiction(doc):
             return ()
         found: list[DangerFinding] = [f for sentence in doc.sents for f in _ingestion(sentence)]
-        if not _recovered(
-            doc
-        ):  # "feel fine" settles a bump or an attack; an overdose often feels fine at first
+        # "I feel fine" settles a bump or an attack, not something swallowed: an overdose often feels fine
+        # at first.
+        if not _recovered(doc):
             for sentence in doc.sents:
                 for reader in (_threats, _self_injury, _ending):
                     found.extend(reader(sentence))
@@ -241,7 +242,7 @@ def _deliberate(tok: Any) -> bool:
 def _ingestion(sentence: Any) -> Iterator[DangerFinding]:
     """The user took a poison or an excess of a medicine: "took a whole packet of paracetamol"."""
     for tok in sentence:
-        if not _is(tok, INGEST) or not _in_force(tok):
+        if not _is(tok, INGEST) or not _in_force(tok, settled_past=True):
             continue
         subject = _subject(tok) if tok.dep_ != "amod" else None  # "mixed xanax and alcohol"
         if subject is not None and subject.lower_ not in SELF:

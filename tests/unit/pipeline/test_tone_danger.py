@@ -73,6 +73,7 @@ def test_danger_said_of_the_user_now_is_acute(reader: DangerReader, text: str, f
         "I didn't take too many, just the normal dose",
         "I used to cut myself years ago but I'm clean now",
         "I cut myself a lot when I was a teenager",
+        "I took 40 pills years ago and I'm still here",
         "I was dizzy and throwing up yesterday but I'm fine now",
         # figurative, joking, a game
         "this deadline is killing me",
