@@ -115,7 +115,7 @@ class ToneResult:
     support: str | None
     stage: str = "lexicon"
     head: Mapping[str, float] | None = None  # the head's probabilities, when it was consulted
-    risk_evidence: bool = False  # a risk term said of the user (what lets the head read crisis)
+    risk_evidence: bool = False  # a risk term or danger frame about the user (lets the head read crisis)
     settled: bool = False  # a negated or past crisis/elevated cue: the head was not consulted
     danger: tuple[str, ...] = ()  # the danger reader's frames ("body (acute): droop, numb")
 
