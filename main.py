@@ -143,6 +143,10 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
             if states is not None:
                 states.close()
 
+    if command in ("ingest", "docs"):
+        return _documents_command(args, config)
+    if command == "sync":
+        return _sync_command(args, config)
     from ui.commands import run_front_end
 
     services = build_services(config, env, with_memory=command != "history")
@@ -166,6 +170,110 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
         lambda folder, other: build_memory_service(config, other, folder),
         answering=lambda: _offline_answering(config),
     )
+
+
+def _sync_command(args: argparse.Namespace, config: AppConfig) -> int:
+    """`sync obsidian|git`: the source into memory (and the vault's links into the graph), under the data
+    dir's lock like every writer."""
+    from memory.embeddings import MiniLMEmbedder
+    from memory.lock import DataDirLock
+    from ui.sync_cli import sync_command
+
+    lock = DataDirLock(config.data_dir)
+    try:
+        return sync_command(
+            args.sync_command,
+            config,
+            lambda: build_memory_service(config, MiniLMEmbedder(), config.data_dir / "chroma"),
+            lambda: build_knowledge(config),
+            as_json=args.json,
+        )
+    finally:
+        lock.close()
+
+
+def _documents_command(args: argparse.Namespace, config: AppConfig) -> int:
+    """`ingest` and `docs`: the job ledger always; the memory store (under the data dir's lock) only for
+    the commands that read or write documents (`docs jobs|cancel` work beside a running job)."""
+    from knowledge.jobs import JOBS_FILE, JobLedger
+    from ui.ingest_cli import IngestParts, docs_command, ingest_command
+
+    closers: list[Callable[[], None]] = []
+    try:
+        ledger = JobLedger(config.data_dir / JOBS_FILE)
+        closers.append(ledger.close)
+        needs_store = args.command == "ingest" or args.docs_command not in ("jobs", "cancel")
+        if needs_store:  # a job handed to a detached process waits for this one to let go of the folder
+            closers.append(
+                _hold_data_dir(config.data_dir, wait_s=30.0 if os.environ.get(_JOB_CHILD) else 0.0)
+            )
+
+        def open_ingester() -> Any:
+            return _build_ingester(config, closers)
+
+        spawn = (lambda: _spawn_resume(args, config)) if args.command == "ingest" else None
+        parts = IngestParts(ledger, open_ingester, spawn)
+        return ingest_command(args, parts) if args.command == "ingest" else docs_command(args, parts)
+    finally:
+        while closers:
+            closers.pop()()
+
+
+_JOB_CHILD = "DAEMON_INGEST_CHILD"
+
+
+def _hold_data_dir(data_dir: Path, *, wait_s: float) -> Callable[[], None]:
+    """Take the data dir's lock, retrying for up to `wait_s` seconds; its release function."""
+    import time
+
+    from core.errors import StorageError
+    from memory.lock import DataDirLock
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return DataDirLock(data_dir).close
+        except StorageError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
+
+
+def _build_ingester(config: AppConfig, closers: list[Callable[[], None]]) -> Any:
+    """The document ingester over the data dir's memory store (what the user hid stays unlisted)."""
+    from knowledge.documents.pipeline import DocumentIngester
+    from memory.document_store import ReferenceDocStore, minilm_token_counter
+    from memory.embeddings import MiniLMEmbedder
+    from memory.review import REVIEW_FILE, ReviewQueue
+
+    review = ReviewQueue(config.data_dir / REVIEW_FILE)
+    closers.append(review.close)
+    # No chat shares this process: the embedder may use every core.
+    memory = build_memory_service(
+        config, MiniLMEmbedder(), config.data_dir / "chroma", review.hidden.hidden_ids
+    )
+    closers.append(memory.close)
+    return DocumentIngester(ReferenceDocStore(memory), config.documents, minilm_token_counter())
+
+
+def _spawn_resume(args: argparse.Namespace, config: AppConfig) -> int:
+    """Start `ingest --resume` detached from this terminal (output to nowhere: the ledger has the progress,
+    the data dir's log the failures); returns its pid."""
+    import subprocess
+
+    command = [sys.executable, str(PROJECT_DIR / "main.py"), "--data-dir", str(config.data_dir)]
+    if args.config is not None:
+        command += ["--config", str(Path(args.config).resolve())]
+    child = subprocess.Popen(
+        [*command, "ingest", "--resume", "--json"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, _JOB_CHILD: "1"},
+        cwd=Path.cwd(),
+    )
+    return child.pid
 
 
 def _mcp_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
@@ -369,6 +477,7 @@ def build_memory_service(
     """Chroma (embedded in `chroma_dir`, or the configured server) + the search pipeline, opened. The
     lexical index persists beside the store; `persist_lexical=False` (benchmarks: the old start-up path)
     keeps it in memory only, rebuilt from the store."""
+    from knowledge.wikipedia import WIKI_KNOWLEDGE, load_wikipedia
     from memory.chroma_store import ChromaStore
     from memory.gating import reranker_from_config
     from memory.lexical import LexicalIndexes
@@ -391,8 +500,16 @@ def build_memory_service(
     if persist_lexical:  # a damaged file is moved aside and the index rebuilt from the store
         persisted = open_lexical_store(chroma_dir.parent / f"{chroma_dir.name}_{LEXICAL_FILE}")
         lexical = LexicalIndexes(persisted=persisted)
+    wiki = config.wikipedia  # the user's optional FAISS index answers as `wiki_knowledge`
+    index = load_wikipedia(wiki.index_dir, top_k=wiki.top_k, nprobe=wiki.nprobe)
     service = MemoryService(
-        store, profiles_from_config(cfg), settings, reranker=reranker, hidden=hidden, lexical=lexical
+        store,
+        profiles_from_config(cfg),
+        settings,
+        reranker=reranker,
+        hidden=hidden,
+        lexical=lexical,
+        sources={WIKI_KNOWLEDGE: index} if index is not None else None,
     )
     service.open()
     return service

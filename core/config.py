@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
+from core.config_documents import DocumentsConfig
 from core.config_mcp import McpServers
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
 from core.config_tools import ToolsConfig
@@ -139,6 +140,7 @@ class AppConfig(_Frozen):
     gui: GuiConfig = GuiConfig()
     memory: MemoryConfig  # no default: the profiles' values live only in config.yaml
     tools: ToolsConfig  # no default: the values live only in config.yaml
+    documents: DocumentsConfig  # no default: document ingestion's limits live only in config.yaml
     mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
 
 

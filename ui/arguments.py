@@ -44,6 +44,8 @@ def build_parser(version: str) -> argparse.ArgumentParser:
 
     _add_memory_commands(commands)
     _add_truth_commands(commands)
+    _add_document_commands(commands)
+    _add_sync_commands(commands)
 
     mcp = commands.add_parser("mcp", help="serve your memory to MCP clients (stdio; --http for HTTP)")
     http_help = "streamable HTTP on 127.0.0.1:PORT (0: any port); bearer token in the data dir's mcp_token"
@@ -122,6 +124,50 @@ def _add_memory_commands(commands: Any) -> None:
         "--baseline-tree", type=Path, help="another source tree (e.g. an older commit) timed on the same data"
     )
     startup.add_argument("--json", action="store_true")
+
+
+def _add_document_commands(commands: Any) -> None:
+    """`ingest` and `docs`: the user's documents in `reference_docs` (docs/knowledge.md)."""
+    ingest = commands.add_parser(
+        "ingest", help="add documents to memory: txt, md, pdf, docx, html, source code"
+    )
+    ingest.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="files or folders (folders: walked)"
+    )
+    ingest.add_argument("--resume", action="store_true", help="finish ingest jobs a crash or error cut short")
+    background = "run the job in a detached process and return at once (`docs jobs` shows its progress)"
+    ingest.add_argument("--background", action="store_true", help=background)
+    ingest.add_argument("--json", action="store_true", help="print only the summary, as one JSON object")
+
+    docs = commands.add_parser("docs", help="list, remove or re-ingest stored documents; ingest jobs")
+    docs_commands = docs.add_subparsers(dest="docs_command", metavar="ACTION", required=True)
+    docs_list = docs_commands.add_parser("list", help="the stored documents (newest version of each)")
+    docs_list.add_argument("--json", action="store_true")
+    for action, text in (
+        ("remove", "remove a document (every version) from memory"),
+        ("reingest", "read a document's file again; a changed file replaces the stored version"),
+    ):
+        command = docs_commands.add_parser(action, help=text)
+        command.add_argument("id", type=user_text, help="the document id (`docs list`)")
+        command.add_argument("--json", action="store_true")
+    jobs = docs_commands.add_parser("jobs", help="ingest jobs and their progress (works while one runs)")
+    jobs.add_argument("--json", action="store_true")
+    cancel = docs_commands.add_parser("cancel", help="stop a running job after the file under way")
+    cancel.add_argument("job", type=user_text, help="the job id (`docs jobs`)")
+
+
+def _add_sync_commands(commands: Any) -> None:
+    """`sync obsidian|git`: the knowledge sources read incrementally (docs/knowledge.md)."""
+    sync = commands.add_parser(
+        "sync", help="read your Obsidian vault or your repositories' commits into memory"
+    )
+    sources = sync.add_subparsers(dest="sync_command", metavar="SOURCE", required=True)
+    vault = sources.add_parser("obsidian", help="the vault of obsidian.vault: changed notes, links and tags")
+    vault.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    git = sources.add_parser(
+        "git", help="the commit history of session.git_repos (backfill, then new commits)"
+    )
+    git.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
 
 def _add_truth_commands(commands: Any) -> None:
