@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError
 from core.config_documents import DocumentsConfig
 from core.config_mcp import McpServers
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
+from core.config_sources import ObsidianConfig, WikipediaConfig
 from core.config_tools import ToolsConfig
 from core.errors import ConfigError
 
@@ -141,6 +142,8 @@ class AppConfig(_Frozen):
     memory: MemoryConfig  # no default: the profiles' values live only in config.yaml
     tools: ToolsConfig  # no default: the values live only in config.yaml
     documents: DocumentsConfig  # no default: document ingestion's limits live only in config.yaml
+    obsidian: ObsidianConfig  # no default: the vault and its exclusions live only in config.yaml
+    wikipedia: WikipediaConfig  # no default: the optional FAISS index lives only in config.yaml
     mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
 
 

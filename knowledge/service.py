@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from core.ports import ExtractedFact, GraphContext
 from core.relations import USER_ID, VAGUE_TYPES, canonical_relation
@@ -20,6 +21,7 @@ from knowledge.graph_store import GraphStore
 from knowledge.ingest import Triple, ingest_triples
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class KnowledgeService:
@@ -71,6 +73,16 @@ class KnowledgeService:
             if self._graph.revision != revision:
                 self._store.save(self._graph)
         return report.edges + report.attributes + ended
+
+    def edit(self, change: Callable[[KnowledgeGraph], T]) -> T:
+        """Run `change` on the graph under the lock and save the graph if it changed (the source syncs'
+        `knowledge.source_sync.GraphEditor`: a vault's links and tags)."""
+        with self._lock:
+            revision = self._graph.revision
+            result = change(self._graph)
+            if self._graph.revision != revision:
+                self._store.save(self._graph)
+        return result
 
     def entity_type(self, name: str) -> str | None:
         """`core.ports.EntityTypes`: the graph's type of the entity so named (None: unknown or vague)."""

@@ -97,10 +97,12 @@ def parse_fields(text: str) -> tuple[FieldSpec, ...]:
 # Fields every collection accepts. `created_at` (epoch seconds) is required: recency needs it everywhere.
 # session_id: session that produced it; source: turn | shutdown | user | ingest | wizard | tool;
 # external_id: id in the source system (dialog id, file path, commit hash); importance, truth: 0..1;
-# tags: list of tags (topic:cooking); superseded_by: id of the record that replaced it (nothing is deleted).
+# tags: list of tags (topic:cooking); superseded_by: id of the record that replaced it (nothing is deleted);
+# deleted_at: when its source went away (a deleted note, a commit rewritten out of history): a tombstone,
+# kept in the store but never searched.
 COMMON_FIELDS = parse_fields(
     "created_at:float! updated_at:float session_id:str source:str external_id:str importance:float "
-    "truth:float tags:json access_count:int last_accessed:float superseded_by:str"
+    "truth:float tags:json access_count:int last_accessed:float superseded_by:str deleted_at:float"
 )
 _STALENESS = "claims:json stale_claims:json staleness_ratio:float resolution_note:str"
 _CHUNK = "title:str section:str chunk_index:int total_chunks:int content_hash:str file_mtime:float"

@@ -4,20 +4,25 @@ Each collection task runs the dense nearest-neighbour query and the lexical (BM2
 the evidence of each candidate: BM25 scores for dense hits, and the stored vector's cosine for lexical-only
 hits (from the in-process payload mirror: no re-embedding, no extra store read). The query is embedded
 once by the caller. A slow or failing collection is reported and skipped; it never fails the request.
+
+A collection that holds nothing is not searched at all: its record count is the lexical index's size, kept in
+step with every write (no store read), so a turn does not pay for the collections no source has filled. A
+collection may also be answered by a `CandidateSource` outside the vector store (the user's Wikipedia FAISS
+index as `wiki_knowledge`): its hits are dense evidence only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memory.candidates import Candidate
 from memory.lexical import LexicalIndexes
 from memory.payloads import Payloads
-from memory.vector_store import VectorStore, Where
+from memory.vector_store import VectorStore, Where, normalise_where, where_matches
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +37,35 @@ class RetrievalSettings:
     dense_candidates: int = 50
     lexical_candidates: int = 50
     timeout_s: float = 5.0
+    skip_empty: bool = True  # False only for `bench latency`'s same-run baseline (every collection searched)
+
+
+class SourceHit(Protocol):
+    """One passage a `CandidateSource` found: its record id, text, metadata and cosine similarity."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
+
+    @property
+    def similarity(self) -> float: ...
+
+
+class CandidateSource(Protocol):
+    """Records searched outside the vector store, answered as one collection (built by main.py)."""
+
+    def size(self) -> int:
+        """How many records it holds (cheap: read on every search)."""
+        ...
+
+    def search(self, query_vector: np.ndarray, k: int) -> Sequence[SourceHit]:
+        """The `k` nearest passages to a unit query vector, most similar first."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -44,12 +78,24 @@ class Retriever:
     """Finds candidates in several collections at once."""
 
     def __init__(
-        self, store: VectorStore, lexical: LexicalIndexes, payloads: Payloads, settings: RetrievalSettings
+        self,
+        store: VectorStore,
+        lexical: LexicalIndexes,
+        payloads: Payloads,
+        settings: RetrievalSettings,
+        *,
+        sources: Mapping[str, CandidateSource] | None = None,
     ) -> None:
         self._store = store
         self._lexical = lexical
         self._payloads = payloads
         self._settings = settings
+        self._sources = dict(sources or {})
+
+    def holds_records(self, collection: str) -> bool:
+        """Whether a search of `collection` can find anything: records indexed, or a source with some."""
+        source = self._sources.get(collection)
+        return self._lexical.size(collection) > 0 or (source is not None and source.size() > 0)
 
     async def candidates(
         self,
@@ -58,8 +104,14 @@ class Retriever:
         collections: Mapping[str, int],
         where: Mapping[str, Where] | None = None,
     ) -> RetrievalResult:
-        """Search the collections whose limit is above 0, concurrently, each bounded by the timeout."""
-        names = [name for name, limit in collections.items() if limit > 0]
+        """Search the collections whose limit is above 0 and that hold records, concurrently, each bounded
+        by the timeout."""
+        skip = self._settings.skip_empty
+        names = [
+            name
+            for name, limit in collections.items()
+            if limit > 0 and (not skip or self.holds_records(name))
+        ]
         tasks = [
             asyncio.wait_for(
                 asyncio.to_thread(
@@ -102,6 +154,17 @@ class Retriever:
 
         Lexical-only candidates cost a store read, so a collection that may contribute `limit` results
         proposes at most twice that many (never fewer than 10, never more than `lexical_candidates`)."""
+        source = self._sources.get(collection)
+        out: list[Candidate] = []
+        if source is None or self._lexical.size(collection) > 0:
+            out = self._from_store(collection, query, query_vector, where, limit)
+        if source is not None:
+            out.extend(self._from_source(source, collection, query_vector, where))
+        return out
+
+    def _from_store(
+        self, collection: str, query: str, query_vector: np.ndarray, where: Where | None, limit: int | None
+    ) -> list[Candidate]:
         settings = self._settings
         lexical_n = settings.lexical_candidates if limit is None else max(10, 2 * limit)
         hits = self._store.query(collection, query_vector, settings.dense_candidates, where)
@@ -116,6 +179,17 @@ class Retriever:
         ]
         out.extend(self._lexical_only(collection, query_vector, lexical, dense_ids, where))
         return out
+
+    def _from_source(
+        self, source: CandidateSource, collection: str, query_vector: np.ndarray, where: Where | None
+    ) -> list[Candidate]:
+        """A source's nearest passages as dense-only candidates (it has no lexical index of its own)."""
+        clause = normalise_where(where)
+        return [
+            Candidate(hit.id, collection, hit.text, dict(hit.metadata), float(hit.similarity))
+            for hit in source.search(query_vector, self._settings.dense_candidates)
+            if where_matches(clause, hit.metadata)
+        ]
 
     def _lexical_only(
         self,

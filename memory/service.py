@@ -21,7 +21,7 @@ from memory.gating import NoReranker, Reranker, gate
 from memory.lexical import CONTEXT_VIEW_COLLECTIONS, LexicalIndexes, contextual_text, previous_texts
 from memory.payloads import Payloads
 from memory.profiles import IntentProfiles
-from memory.retrieval import RetrievalResult, RetrievalSettings, Retriever
+from memory.retrieval import CandidateSource, RetrievalResult, RetrievalSettings, Retriever
 from memory.scoring import score
 from memory.vector_store import Record, VectorStore
 
@@ -41,8 +41,10 @@ class MemoryService:
         clock: Callable[[], float] = time.time,
         hidden: Callable[[str], set[str]] | None = None,
         lexical: LexicalIndexes | None = None,
+        sources: Mapping[str, CandidateSource] | None = None,
     ) -> None:
-        """`lexical` is the (persisted) lexical index main.py opened; by default one in memory only."""
+        """`lexical` is the (persisted) lexical index main.py opened; by default one in memory only.
+        `sources` answer collections from outside the store (the Wikipedia index as `wiki_knowledge`)."""
         self.store = store
         self.embedder: Embedder = store.embedder
         self.profiles = profiles
@@ -51,7 +53,7 @@ class MemoryService:
         self.reindexed: dict[str, int] = {}  # collection -> documents the last open() re-indexed
         self.verified = False  # whether the last open() compared the index with the store
         self.settings = settings or RetrievalSettings()
-        self._retriever = Retriever(store, self.lexical, self.payloads, self.settings)
+        self._retriever = Retriever(store, self.lexical, self.payloads, self.settings, sources=sources)
         self._reranker = reranker or NoReranker()
         self._clock = clock
         self._hidden = hidden  # collection -> ids the user hid (approved dedup); never searched
@@ -220,11 +222,13 @@ class MemoryService:
         return _cap_per_collection(ranked, limits, k)
 
     def _visible(self, candidates: Sequence[Candidate]) -> list[Candidate]:
-        """Candidates minus the records the user hid (kept in the store until an explicit purge)."""
+        """Candidates minus the records the user hid (kept in the store until an explicit purge) and the
+        tombstones of sources that went away (a deleted note: kept, never searched)."""
+        live = [c for c in candidates if c.metadata.get("deleted_at") is None]
         if self._hidden is None:
-            return list(candidates)
-        hidden = {name: self._hidden(name) for name in {c.collection for c in candidates}}
-        return [c for c in candidates if c.id not in hidden[c.collection]]
+            return live
+        hidden = {name: self._hidden(name) for name in {c.collection for c in live}}
+        return [c for c in live if c.id not in hidden[c.collection]]
 
     async def candidates(self, query: str, collections: Mapping[str, int]) -> RetrievalResult:
         """Raw candidates (no gating or scoring): the baselines of the benchmarks use this."""
@@ -232,10 +236,11 @@ class MemoryService:
         return await self._retriever.candidates(query, vector, collections)
 
     def latest(self, collection: str, limit: int, where: Mapping[str, Any] | None = None) -> list[Record]:
-        """The newest `limit` records of a collection matching `where`, newest first; hidden ones left out."""
+        """The newest `limit` records of a collection matching `where`, newest first; hidden ones and
+        tombstones left out."""
         records = self.store.get(collection, where=where)
         hidden = self._hidden(collection) if self._hidden is not None else set()
-        visible = [r for r in records if r.id not in hidden]
+        visible = [r for r in records if r.id not in hidden and r.metadata.get("deleted_at") is None]
         visible.sort(key=lambda r: float(r.metadata.get("created_at", 0.0)), reverse=True)
         return visible[: max(0, limit)]
 

@@ -107,6 +107,8 @@ async def test_a_slow_collection_is_skipped_and_reported(tmp_path: Path) -> None
     service = MemoryService(store, committed_profiles())
     service.open()
     service.write_turns([turn(1, "fast answer here")])
+    fact = {"subject": "user", "predicate": "likes", "object": "answers", "created_at": 1.0}
+    service.add("facts", [Record("fact_1", "slow answer", fact)])  # an empty collection is not searched
     real_query = store.query
 
     def slow_query(collection, vector, k, where=None):  # type: ignore[no-untyped-def]

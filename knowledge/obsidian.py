@@ -1,0 +1,345 @@
+"""`sync obsidian`: the user's vault into `obsidian_notes`, its wikilinks and tags into the knowledge graph.
+
+Incremental by mtime: a note whose mtime and size equal the ledger's is not opened; one whose text hashes
+the same is not re-embedded. A changed note's sections replace its records (ids from the note's path and
+the section's position, so a re-sync overwrites rather than adds); records it no longer fills, and every
+record of a note that is gone, are tombstoned (`deleted_at` set: kept in the store, never searched). A
+renamed note is a deleted one plus a new one. Dot-folders (`.obsidian/`, `.trash/`), non-Markdown files
+(attachments), the configured exclusions, notes over the size limit and text that is not UTF-8 are not
+read; the last two are named in the report.
+
+Graph: each note is an entity `note:<path without .md>` (type `thing`, named by its title); `[[Other]]`
+gives `note -links_to-> note:other` (the note of that name in the vault, else a placeholder named so), a
+`#tag` gives `note -tagged-> tag:<tag>` (type `concept`). A note's edges follow its text: a link it drops
+is ended (kept as history), a deleted note's edges all end. Graph changes and ledger rows are written per
+batch after the batch's records: a crash before them only makes the next sync redo that batch.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from core.errors import UserInputError
+from knowledge.obsidian_markdown import SECTION_SEPARATOR, ParsedNote, parse_note
+from knowledge.source_sync import (
+    CancelToken,
+    GraphEditor,
+    Progress,
+    ProgressFn,
+    RecordSink,
+    SourceRecord,
+    SyncReport,
+    cancelled,
+    record_id,
+)
+from knowledge.sync_ledger import NoteEntry, SyncLedger
+
+if TYPE_CHECKING:
+    from knowledge.graph import KnowledgeGraph
+
+OBSIDIAN_NOTES = "obsidian_notes"
+LINKS_TO = "links_to"
+TAGGED = "tagged"
+BATCH = 50  # notes between two graph saves and ledger writes
+_SUFFIX = ".md"
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    """A note found in the vault: its vault-relative POSIX path, where it is, its mtime and size."""
+
+    rel: str
+    path: Path
+    mtime: float
+    size: int
+
+
+@dataclass(frozen=True)
+class _GraphUpdate:
+    """A note's edges as its current text says (none when the note is gone)."""
+
+    node: str
+    title: str
+    rel: str
+    version: str
+    links: tuple[tuple[str, str], ...] = ()  # (node id, name) of each linked note
+    tags: tuple[str, ...] = ()
+    deleted: bool = False
+
+
+@dataclass
+class _Batch:
+    entries: list[NoteEntry] = field(default_factory=list)
+    graph: list[_GraphUpdate] = field(default_factory=list)
+
+
+def scan_vault(vault: Path, exclude: Sequence[str] = ()) -> tuple[list[NoteFile], int]:
+    """The vault's notes (sorted by path) and how many other files (attachments) were passed over.
+
+    Dot-folders and dot-files are never entered, links are not followed (a symlinked note pointing out of
+    the vault is left out), and a path matching one of the `exclude` globs is left out."""
+    root = vault.resolve()
+    notes: list[NoteFile] = []
+    attachments = 0
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if name.startswith(".") or _excluded(rel, exclude):
+                continue
+            if not name.lower().endswith(_SUFFIX):
+                attachments += 1
+                continue
+            found = _note_file(root, path, rel)
+            if found is not None:
+                notes.append(found)
+    return notes, attachments
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") for p in patterns)
+
+
+def _note_file(root: Path, path: Path, rel: str) -> NoteFile | None:
+    try:
+        if path.is_symlink() and not path.resolve().is_relative_to(root):
+            return None
+        stat = path.stat()
+    except OSError:
+        return None
+    return NoteFile(rel, path, stat.st_mtime, stat.st_size) if path.is_file() else None
+
+
+class ObsidianSync:
+    """One vault's sync; `run()` may be called again (from a job runner) and goes on from the ledger."""
+
+    def __init__(
+        self,
+        vault: Path,
+        sink: RecordSink,
+        ledger: SyncLedger,
+        graph: GraphEditor | None = None,
+        *,
+        exclude: Sequence[str] = (),
+        max_note_bytes: int = 2 * 2**20,
+        chunk_chars: int = 900,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.vault = vault.expanduser()
+        self._sink = sink
+        self._ledger = ledger
+        self._graph = graph
+        self._exclude = tuple(exclude)
+        self._max_bytes = max_note_bytes
+        self._chunk_chars = chunk_chars
+        self._clock = clock
+
+    def run(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> SyncReport:
+        """Bring the store, the graph and the ledger in step with the vault; the report says what changed."""
+        if not self.vault.is_dir():
+            raise UserInputError(f"the Obsidian vault {self.vault} is not a folder (obsidian.vault)")
+        files, attachments = scan_vault(self.vault, self._exclude)
+        known = self._ledger.notes()
+        names = _name_index(f.rel for f in files)
+        report = SyncReport("obsidian")
+        report.details.append({"vault": str(self.vault), "notes": len(files), "attachments": attachments})
+        batch, read = _Batch(), 0
+        for done, note in enumerate(files, start=1):
+            if cancelled(cancel):
+                report.cancelled = True
+                break
+            self._sync_note(note, known.get(note.rel), names, report, batch)
+            read += note.size
+            if len(batch.entries) >= BATCH:
+                self._flush(batch, report)
+            if progress is not None:
+                progress(Progress(done, len(files), read, note.rel))
+        if not report.cancelled:
+            self._tombstone_missing(known, {f.rel for f in files}, report, batch)
+        self._flush(batch, report)
+        return report
+
+    # --- one note -----------------------------------------------------------------------------------------
+    def _sync_note(
+        self,
+        note: NoteFile,
+        entry: NoteEntry | None,
+        names: Mapping[str, str],
+        report: SyncReport,
+        batch: _Batch,
+    ) -> None:
+        live = entry is not None and entry.deleted_at is None
+        if live and entry is not None and (entry.mtime, entry.size) == (note.mtime, note.size):
+            report.unchanged += 1
+            return
+        text = self._read(note, report)
+        if text is None:
+            return
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if live and entry is not None and entry.content_hash == digest:  # touched, not changed
+            report.unchanged += 1
+            batch.entries.append(replace(entry, mtime=note.mtime, size=note.size))
+            return
+        parsed = parse_note(text, self._chunk_chars)
+        title = PurePosixPath(note.rel).stem
+        records = self._records(note, title, digest, parsed)
+        ids = tuple(r.id for r in records)
+        self._sink.upsert(OBSIDIAN_NOTES, records)
+        self._tombstone_records(set(entry.record_ids if entry else ()) - set(ids))
+        report.records += len(records)
+        if live:
+            report.updated += 1
+        else:
+            report.added += 1
+        batch.entries.append(NoteEntry(note.rel, note.mtime, note.size, digest, ids, title, None))
+        links = tuple((_link_node(t, names), t.rsplit("/", 1)[-1]) for t in parsed.links)
+        batch.graph.append(_GraphUpdate(_node_id(note.rel), title, note.rel, digest[:12], links, parsed.tags))
+
+    def _read(self, note: NoteFile, report: SyncReport) -> str | None:
+        if note.size > self._max_bytes:
+            limit = self._max_bytes // 1024
+            report.skipped.append(
+                {"path": note.rel, "reason": f"larger than {limit} KB (obsidian.max_note_kb)"}
+            )
+            return None
+        try:
+            raw = note.path.read_bytes()
+        except OSError as error:
+            report.skipped.append({"path": note.rel, "reason": f"cannot be read: {error.strerror or error}"})
+            return None
+        try:
+            return raw.decode("utf-8-sig").replace("\r\n", "\n")
+        except UnicodeDecodeError as error:
+            where = f"byte 0x{raw[error.start]:02x} at offset {error.start}"
+            reason = f"not UTF-8 text ({where}); save it as UTF-8 to have it read"
+            report.skipped.append({"path": note.rel, "reason": reason})
+            return None
+
+    def _records(self, note: NoteFile, title: str, digest: str, parsed: ParsedNote) -> list[SourceRecord]:
+        now = self._clock()
+        path_key = hashlib.sha256(note.rel.encode("utf-8")).hexdigest()
+        total = len(parsed.sections)
+        out = []
+        for index, section in enumerate(parsed.sections):
+            head = f"{title}{SECTION_SEPARATOR}{section.heading}" if section.heading else title
+            meta = {
+                "created_at": note.mtime,
+                "updated_at": now,
+                "source": "obsidian",
+                "external_id": note.rel,
+                "file_path": note.rel,
+                "title": title,
+                "section": section.heading,
+                "chunk_index": index,
+                "total_chunks": total,
+                "content_hash": digest,
+                "file_mtime": note.mtime,
+                "note_tags": list(parsed.tags),
+                "related_notes": list(parsed.links),
+            }
+            out.append(
+                SourceRecord(
+                    record_id("note", OBSIDIAN_NOTES, path_key, index), f"{head}\n{section.text}", meta
+                )
+            )
+        return out
+
+    # --- deletions ----------------------------------------------------------------------------------------
+    def _tombstone_records(self, ids: Iterable[str]) -> None:
+        at = self._clock()
+        updates = {rid: {"deleted_at": at} for rid in sorted(ids)}
+        if updates:
+            self._sink.mark(OBSIDIAN_NOTES, updates)
+
+    def _tombstone_missing(
+        self, known: Mapping[str, NoteEntry], present: set[str], report: SyncReport, batch: _Batch
+    ) -> None:
+        at = self._clock()
+        for rel, entry in sorted(known.items()):
+            if entry.deleted_at is not None or rel in present:
+                continue
+            self._tombstone_records(entry.record_ids)
+            report.deleted += 1
+            batch.entries.append(replace(entry, deleted_at=at))
+            batch.graph.append(_GraphUpdate(_node_id(rel), entry.title, rel, "", deleted=True))
+
+    # --- graph and ledger ---------------------------------------------------------------------------------
+    def _flush(self, batch: _Batch, report: SyncReport) -> None:
+        if self._graph is not None and batch.graph:
+            updates, at = list(batch.graph), self._clock()
+            added, ended = self._graph.edit(lambda graph: _apply_all(graph, updates, at))
+            report.edges_added += added
+            report.edges_ended += ended
+        if batch.entries:
+            self._ledger.put_notes(batch.entries)
+        batch.entries.clear()
+        batch.graph.clear()
+
+
+def _node_id(rel: str) -> str:
+    stem = rel[: -len(_SUFFIX)] if rel.lower().endswith(_SUFFIX) else rel
+    return f"note:{stem.casefold()}"
+
+
+def _name_index(rels: Iterable[str]) -> dict[str, str]:
+    """Link text (casefolded) -> note path: by bare name (the shortest path wins, as in Obsidian) and by
+    path without `.md`."""
+    index: dict[str, str] = {}
+    for rel in sorted(rels, key=lambda r: (r.count("/"), r)):
+        stem = rel[: -len(_SUFFIX)]
+        index.setdefault(PurePosixPath(stem).name.casefold(), rel)
+        index.setdefault(stem.casefold(), rel)
+    return index
+
+
+def _link_node(target: str, names: Mapping[str, str]) -> str:
+    found = names.get(target.casefold())
+    return _node_id(found) if found is not None else f"note:{target.casefold()}"
+
+
+def _apply_all(graph: KnowledgeGraph, updates: Sequence[_GraphUpdate], at: float) -> tuple[int, int]:
+    added = ended = 0
+    for update in updates:
+        a, e = _apply(graph, update, at)
+        added, ended = added + a, ended + e
+    return added, ended
+
+
+def _apply(graph: KnowledgeGraph, update: _GraphUpdate, at: float) -> tuple[int, int]:
+    """Make the note's current links_to/tagged edges what its text says; returns (added, ended)."""
+    node = _ensure(graph, update.node, update.title, "thing")
+    desired: set[tuple[str, str]] = set()
+    for target, name in update.links:
+        if target != node:
+            desired.add((LINKS_TO, _ensure(graph, target, name, "thing")))
+    for tag in update.tags:
+        desired.add((TAGGED, _ensure(graph, f"tag:{tag}", f"#{tag}", "concept")))
+    current = [e for e in graph.edges(node) if e.relation in (LINKS_TO, TAGGED)]
+    stale = [e for e in current if (e.relation, e.target) not in desired]
+    for edge in stale:
+        graph.end_relation(edge, at=at)
+    missing = sorted(desired - {(e.relation, e.target) for e in current})
+    fact = f"obsidian:{update.rel}@{update.version}:{at:.3f}"  # unique per sync: an ended edge never matches
+    for relation, target in missing:
+        graph.add_relation(node, relation, target, truth=1.0, fact_id=fact, at=at)
+    entity = graph.entity(node)
+    attributes = dict(entity.attributes) if entity is not None else {}
+    wanted = {"path": update.rel, "deleted_at": at if update.deleted else None}
+    for key, value in wanted.items():
+        if attributes.get(key) != value and not (value is None and key not in attributes):
+            graph.set_attribute(node, key, value, at=at)
+    return len(missing), len(stale)
+
+
+def _ensure(graph: KnowledgeGraph, node: str, name: str, kind: str) -> str:
+    if node not in graph:
+        graph.add_entity(name, kind, entity_id=node)
+    return node
