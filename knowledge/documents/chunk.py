@@ -45,6 +45,7 @@ class _Block:
     end: int
     section: str
     hard: bool = False  # starts a new chunk (a header, a new page)
+    heading: bool = False  # a header line alone: the block after it joins its chunk
 
 
 def estimate_tokens(text: str) -> int:
@@ -155,7 +156,8 @@ class _MarkdownReader:
 
     def _cut(self, at: int, hard: bool = False) -> None:
         if at > self.begin:
-            self.blocks.append(_Block(self.begin, at, self._section(), self.hard))
+            heading = bool(_HEADING.fullmatch(self.text[self.begin : at].strip("\n")))
+            self.blocks.append(_Block(self.begin, at, self._section(), self.hard, heading))
             self.begin = at
             self.hard = hard
         else:
@@ -198,7 +200,7 @@ def _pack(
 ) -> list[Chunk]:
     """Consecutive blocks merged up to the targets; a hard block starts a chunk; long blocks are cut."""
     chunks: list[Chunk] = []
-    start, tokens, section = -1, 0, ""
+    start, tokens, section, lonely = -1, 0, "", False
     for block in blocks:
         for piece_start, piece_end, piece_tokens in _pieces(text, block.start, block.end, count, max_tokens):
             fits = (
@@ -206,14 +208,14 @@ def _pack(
                 and not (block.hard and piece_start == block.start)
                 and tokens + piece_tokens <= max_tokens
                 # a header alone (or a scrap) takes the block after it even past the target
-                and (piece_end - start <= target_chars or piece_start - start < target_chars // 4)
+                and (piece_end - start <= target_chars or lonely or piece_start - start < target_chars // 4)
             )
             if fits:
-                tokens += piece_tokens
+                tokens, lonely = tokens + piece_tokens, False
                 continue
             if start >= 0:
                 chunks.append(Chunk(start, piece_start, section))
-            start, tokens, section = piece_start, piece_tokens, block.section
+            start, tokens, section, lonely = piece_start, piece_tokens, block.section, block.heading
     if start >= 0:
         chunks.append(Chunk(start, len(text), section))
     return chunks

@@ -1,0 +1,133 @@
+"""Real small documents for the ingestion tests, written by the tests themselves (no fixture files)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def pdf_bytes(pages: list[list[str]]) -> bytes:
+    """A minimal valid PDF 1.4: one Helvetica text page per entry of `pages`, one line per string, with a
+    correct cross-reference table (so no reader has to repair it)."""
+    count = len(pages)
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + b" ".join(f"{4 + 2 * i} 0 R".encode() for i in range(count)) + b"]"
+        + f" /Count {count} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]  # fmt: skip
+    for i, lines in enumerate(pages):
+        body = (
+            "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(f"({_escape(line)}) Tj T*" for line in lines) + " ET"
+        )
+        stream = body.encode("latin-1")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
+            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
+        )
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
+    for offset in offsets:
+        out.write(f"{offset:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def encrypted_pdf_bytes(text: str, password: str = "secret") -> bytes:
+    """A PDF that needs `password` to be read (pypdf's writer, AES)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes([[text]]))))
+    writer.encrypt(user_password=password, owner_password=password + "-owner", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def write_docx(path: Path, title: str, sections: list[tuple[str, list[str]]]) -> Path:
+    """A Word document: a title, then per section a `Heading 1` and its paragraphs, and a small table."""
+    from docx import Document
+
+    document = Document()
+    document.core_properties.title = title
+    for heading, paragraphs in sections:
+        document.add_heading(heading, level=1)
+        for paragraph in paragraphs:
+            document.add_paragraph(paragraph)
+    table = document.add_table(rows=2, cols=2)
+    for r, row in enumerate((("item", "price"), ("kayak", "420"))):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    document.save(str(path))
+    return path
+
+
+def zip_bytes() -> bytes:
+    """A small ZIP archive (what a .docx is, and what a renamed archive looks like)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("notes.txt", "not a pdf")
+    return out.getvalue()
+
+
+HTML_PAGE = """<!doctype html>
+<html><head><title>Harbour guide</title><style>body { color: red }</style>
+<script>var tracking = "SCRIPT-TEXT";</script></head>
+<body>
+<nav><a href="/">Home</a> | <a href="/menu">NAV-TEXT</a></nav>
+<h1>Harbour guide</h1>
+<p>The ferry to the island leaves at <b>07:40</b> from pier 3.</p>
+<h2>Code</h2>
+<pre>def ferry():
+    return "07:40"</pre>
+<ul><li>life jackets</li><li>tickets</li></ul>
+<noscript>NOSCRIPT-TEXT</noscript>
+</body></html>
+"""
+
+MARKDOWN = """# Boathouse
+
+The boathouse is on the north shore of the lake.
+
+## Access
+
+The access code for the boathouse door is 7319, changed every spring.
+
+## Setup
+
+```python
+def open_door(code: int) -> bool:
+    return code == 7319
+```
+
+Keep the oars dry.
+"""
+
+PYTHON = '''"""A module."""
+
+import os
+
+
+def first(x: int) -> int:
+    """Double it."""
+    y = x * 2
+
+    return y
+
+
+class Second:
+    def method(self) -> str:
+        return "ok"
+'''
