@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from core.generation.extractive import ExtractiveRecall
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
-    from core.ports import FactExtractor, FactPort, MemoryBrowser, MemoryPort
+    from core.ports import FactExtractor, FactPort, ImageFinder, MemoryBrowser, MemoryPort
     from core.prompt.builder import PromptBuilder
     from core.providers.base import ChatProvider
     from core.providers.registry import ProviderFactory
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from memory.shutdown.processor import Step
     from memory.shutdown.session_end import SessionEnd
+    from memory.visual.store import VisualMemory
     from ui.inventory import Inventory
     from ui.services import Services
 
@@ -121,6 +122,8 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return _tool_command(args, config, env)
     if command == "bench":
         return _bench_command(args, config)
+    if command == "image":
+        return _image_command(args, config, env)
     if command == "mcp":
         return _mcp_command(args, config, env)
     if command == "analyze":
@@ -276,6 +279,74 @@ def _spawn_resume(args: argparse.Namespace, config: AppConfig) -> int:
     return child.pid
 
 
+def _image_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    """`image add|list|remove|search`: visual memory over the data dir's stores (held like any front end);
+    the vision model captions only for `add`."""
+    from memory.embeddings import MiniLMEmbedder
+    from memory.lock import DataDirLock
+    from memory.review import REVIEW_FILE, ReviewQueue
+    from ui.image_cli import image_command
+
+    closers: list[Callable[[], None]] = [DataDirLock(config.data_dir).close]
+    try:
+        review = ReviewQueue(config.data_dir / REVIEW_FILE)
+        closers.append(review.close)
+
+        def open_visual() -> VisualMemory:
+            chroma = config.data_dir / "chroma"
+            memory = build_memory_service(config, MiniLMEmbedder(threads=1), chroma, review.hidden.hidden_ids)
+            closers.append(memory.close)
+            captions = args.image_command == "add"
+            visual = build_visual(config, memory, build_knowledge(config), env, captions=captions)
+            closers.append(visual.close)
+            return visual
+
+        return image_command(args, open_visual, config.visual.min_clip_score)
+    finally:
+        while closers:
+            closers.pop()()
+
+
+def build_visual(
+    config: AppConfig,
+    memory: MemoryService,
+    knowledge: KnowledgeService,
+    env: Mapping[str, str],
+    *,
+    captions: bool = False,
+) -> VisualMemory:
+    """Visual memory over `memory`: CLIP vectors in a FAISS index of the data dir when `visual.weights` is
+    set (else caption/tag search only), tags resolved through the graph, captions from `models.vision` when
+    `captions` (adding images) and it is set."""
+    from core.providers.vision_caption import build_captioner
+    from knowledge.visual_entities import GraphEntities
+    from memory.visual.decode import ImageLimits
+    from memory.visual.encoder import ClipEncoder
+    from memory.visual.index import FaissImageIndex
+    from memory.visual.store import VisualMemory
+
+    cfg = config.visual
+    limits = ImageLimits(int(cfg.max_file_mb * 1_000_000), cfg.max_pixels, cfg.max_side)
+    encoder = ClipEncoder(cfg.model, cfg.weights, threads=cfg.threads) if cfg.weights else None
+    index = FaissImageIndex(config.data_dir / cfg.index_file, encoder.name, encoder.dim) if encoder else None
+    return VisualMemory(
+        memory,
+        limits,
+        index=index,
+        encoder=encoder,
+        captioner=build_captioner(config, env) if captions else None,
+        entities=GraphEntities(knowledge.graph),
+    )
+
+
+def _image_recall(config: AppConfig, memory: MemoryService, knowledge: KnowledgeService) -> ImageFinder:
+    """What `recall_image` searches through: visual memory's entity, CLIP and caption retrieval."""
+    from memory.visual.retrieval import ImageRecall
+
+    visual = build_visual(config, memory, knowledge, {})
+    return ImageRecall(visual, min_clip_score=config.visual.min_clip_score)
+
+
 def _mcp_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     """`mcp`: the memory tools for MCP clients, over the stores of the data dir (held like any front end)."""
     from core.providers.pricing import CostLedger
@@ -366,7 +437,7 @@ def _tool_stores(config: AppConfig, closers: list[Callable[[], None]]) -> dict[s
     closers.append(memory.close)
     facts, close_facts = open_fact_memory(config.data_dir, memory)
     closers.append(close_facts)
-    return {"memory": port, "facts": facts}
+    return {"memory": port, "facts": facts, "images": _image_recall(config, memory, build_knowledge(config))}
 
 
 def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
@@ -422,6 +493,7 @@ def build_tool_catalog(
     nlp: SpacyPipeline | None = None,
     side: ChatProvider | None = None,
     stores_unavailable: str | None = None,
+    images: ImageFinder | None = None,
 ) -> ToolCatalog:
     """Every tool Daemon knows, available or with the reason it is not: the built-in ones (config-level
     timeout and retries), the store tools over `memory` and `facts` (left out without `memory`; listed as
@@ -439,7 +511,7 @@ def build_tool_catalog(
         replace(t, timeout_s=agent.tool_timeout_s, retries=agent.tool_retries) for t in builtin_tools()
     ]
     if memory is not None:
-        entries += store_tools(memory, facts, tools.git_stats, config.session.git_repos)
+        entries += store_tools(memory, facts, tools.git_stats, config.session.git_repos, images=images)
     elif stores_unavailable is not None:
         about = "A tool over your memory."
         entries += [UnavailableTool(n, about, stores_unavailable) for n in sorted(MEMORY_TOOL_NAMES)]
@@ -567,7 +639,10 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
-    catalog = build_tool_catalog(config, env, memory=parts.port, facts=parts.facts, nlp=parts.nlp, side=side)
+    images = _image_recall(config, parts.memory, parts.knowledge)
+    catalog = build_tool_catalog(
+        config, env, memory=parts.port, facts=parts.facts, nlp=parts.nlp, side=side, images=images
+    )
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
     general = catalog.available.filtered(lambda t: t.name not in stores)

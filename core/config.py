@@ -19,6 +19,7 @@ from core.config_mcp import McpServers
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
 from core.config_sources import ObsidianConfig, WikipediaConfig
 from core.config_tools import ToolsConfig
+from core.config_visual import VisualConfig
 from core.errors import ConfigError
 
 DEFAULT_CONFIG_FILE = Path(__file__).resolve().parent.parent / "config.yaml"
@@ -50,8 +51,8 @@ class ModelsConfig(_Frozen):
     main: str = "auto"
     fast: str | None = None
     judge: str | None = None
-    # Nothing reads this yet (visual memory, issue 15, will). It stays because unknown keys are refused, so
-    # dropping it would stop existing config files that set it from loading.
+    # The provider that captions images added to visual memory (core/providers/vision_caption.py: kinds
+    # openai, incl. compatible servers, and anthropic); None: captions from the user, file name and EXIF.
     vision: str | None = None
     fallback_to_local: bool = True
 
@@ -144,6 +145,7 @@ class AppConfig(_Frozen):
     documents: DocumentsConfig  # no default: document ingestion's limits live only in config.yaml
     obsidian: ObsidianConfig  # no default: the vault and its exclusions live only in config.yaml
     wikipedia: WikipediaConfig  # no default: the optional FAISS index lives only in config.yaml
+    visual: VisualConfig  # no default: image limits and the CLIP weights live only in config.yaml
     mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
 
 

@@ -369,3 +369,20 @@ class MemoryBrowser(Protocol):
     def counts(self) -> Mapping[str, int]:
         """Records per collection (all 13, zeros included)."""
         ...
+
+
+@dataclass(frozen=True)
+class ImageMatches:
+    """Images found for a query (`visual_memories` entries, best first) and how they were found."""
+
+    entries: tuple[MemoryEntry, ...]
+    how: str
+
+
+class ImageFinder(Protocol):
+    """Visual memory's retrieval as `recall_image` reads it (memory/visual/retrieval.py implements it):
+    by the entity the query names, then CLIP similarity, else captions and tags."""
+
+    async def find_images(self, query: str, limit: int) -> ImageMatches:
+        """Up to `limit` images for `query`, best first, with a line saying how they were found."""
+        ...

@@ -45,6 +45,7 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     _add_memory_commands(commands)
     _add_truth_commands(commands)
     _add_document_commands(commands)
+    _add_image_commands(commands)
     _add_sync_commands(commands)
 
     mcp = commands.add_parser("mcp", help="serve your memory to MCP clients (stdio; --http for HTTP)")
@@ -124,6 +125,29 @@ def _add_memory_commands(commands: Any) -> None:
         "--baseline-tree", type=Path, help="another source tree (e.g. an older commit) timed on the same data"
     )
     startup.add_argument("--json", action="store_true")
+    images = bench_commands.add_parser("images", help="image encode latency beside decode+resize alone")
+    images.add_argument("--images", type=count_arg(1, 10_000), default=40, help="generated images (40)")
+    images.add_argument("--json", action="store_true")
+
+
+def _add_image_commands(commands: Any) -> None:
+    """`image add|list|remove|search`: visual memory (docs/knowledge.md, "Images")."""
+    image = commands.add_parser("image", help="add, list, remove or search the images you keep in memory")
+    image_commands = image.add_subparsers(dest="image_command", metavar="ACTION", required=True)
+    add = image_commands.add_parser("add", help="store an image (the same bytes are stored once)")
+    add.add_argument("path", type=Path, help="a PNG, JPEG, GIF, WebP, BMP or TIFF file")
+    add.add_argument("--caption", type=user_text, help="what it shows (default: a vision model or the name)")
+    add.add_argument("--tags", type=user_text, help='comma-separated, e.g. "my sister, beach"')
+    add.add_argument("--json", action="store_true")
+    listing = image_commands.add_parser("list", help="the stored images, newest first")
+    listing.add_argument("--json", action="store_true")
+    remove = image_commands.add_parser("remove", help="forget one image (the file itself is untouched)")
+    remove.add_argument("key", type=user_text, help="its id, SHA-256 (8+ hex digits) or path")
+    remove.add_argument("--json", action="store_true")
+    search = image_commands.add_parser("search", help="find images as the recall_image tool does")
+    search.add_argument("query", type=user_text)
+    search.add_argument("--k", type=count_arg(1, 50), default=5)
+    search.add_argument("--json", action="store_true")
 
 
 def _add_document_commands(commands: Any) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.errors import ToolRetry
-from core.ports import DocumentInfo, MemoryBrowser, MemoryEntry
+from core.ports import DocumentInfo, ImageFinder, MemoryBrowser, MemoryEntry
 from core.tools.base import Tool
 from core.tools.catalog import UnavailableTool
 
@@ -124,8 +124,9 @@ def _page(info: DocumentInfo, text: str, missing: tuple[int, ...], part: int, si
     return f"{header}:\n{text[start : start + size]}{footer}"
 
 
-def image_tool(memory: MemoryBrowser) -> Tool | UnavailableTool:
-    """`recall_image` over `visual_memories`; unavailable while that collection is empty."""
+def image_tool(memory: MemoryBrowser, images: ImageFinder | None = None) -> Tool | UnavailableTool:
+    """`recall_image` over `visual_memories`; unavailable while that collection is empty. With `images`
+    (visual memory's retrieval: entity, then CLIP, else captions) it searches through that and says how."""
     description = "Find images the user saved in memory by what they show: file path, caption and date."
     if memory.counts().get("visual_memories", 0) == 0:
         return UnavailableTool("recall_image", description, "no images in memory yet")
@@ -137,10 +138,16 @@ def image_tool(memory: MemoryBrowser) -> Tool | UnavailableTool:
             query: what the image shows or its file name, in plain words
             limit: how many images to return, 1 to 10
         """
-        found = await memory.find(query, "visual_memories", max(1, min(10, limit)))
+        limit = max(1, min(10, limit))
+        how = ""
+        if images is not None:
+            matches = await images.find_images(query, limit)
+            found, how = list(matches.entries), f" (found {matches.how})"
+        else:
+            found = await memory.find(query, "visual_memories", limit)
         if not found:
-            return "No stored image matches that description."
-        return "Images (the user's own records):\n" + "\n".join(_image_line(e) for e in found)
+            return "No stored image matches that description" + how + "."
+        return f"Images (the user's own records){how}:\n" + "\n".join(_image_line(e) for e in found)
 
     tool = Tool.from_function(recall_image, description=description, use_when=IMAGE_HINT)
     tool.parameters["properties"]["limit"].update({"minimum": 1, "maximum": 10})

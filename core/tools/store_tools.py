@@ -24,7 +24,7 @@ from typing import Literal
 from core.config_memory import MEMORY_COLLECTION_NAMES
 from core.config_tools import GitStatsConfig
 from core.errors import ToolRetry
-from core.ports import FactPort, MemoryBrowser, MemoryEntry, MemoryExpansion
+from core.ports import FactPort, ImageFinder, MemoryBrowser, MemoryEntry, MemoryExpansion
 from core.relations import fact_sentence
 from core.tools.base import Tool
 from core.tools.catalog import UnavailableTool
@@ -54,17 +54,18 @@ def store_tools(
     *,
     git_program: str | None = None,
     page_chars: int = 6000,
+    images: ImageFinder | None = None,
 ) -> tuple[Tool | UnavailableTool, ...]:
     """Every store tool bound to this user's stores, available or with the reason it is not.
 
     `repos` are `session.git_repos`; `git_program` overrides the git found on PATH; `page_chars` bounds one
-    page of `get_full_document`.
+    page of `get_full_document`; `images` is visual memory's retrieval for `recall_image`.
     """
     made: list[Tool | UnavailableTool] = [
         _search_tool(memory),
         _expand_tool(memory),
         document_tool(memory, page_chars=page_chars),
-        image_tool(memory),
+        image_tool(memory, images),
     ]
     if facts is not None:
         made.append(_facts_tool(facts))
