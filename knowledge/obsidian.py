@@ -68,7 +68,6 @@ class _GraphUpdate:
     node: str
     title: str
     rel: str
-    version: str
     links: tuple[tuple[str, str], ...] = ()  # (node id, name) of each linked note
     tags: tuple[str, ...] = ()
     deleted: bool = False
@@ -201,7 +200,7 @@ class ObsidianSync:
             report.added += 1
         batch.entries.append(NoteEntry(note.rel, note.mtime, note.size, digest, ids, title, None))
         links = tuple((_link_node(t, names), t.rsplit("/", 1)[-1]) for t in parsed.links)
-        batch.graph.append(_GraphUpdate(_node_id(note.rel), title, note.rel, digest[:12], links, parsed.tags))
+        batch.graph.append(_GraphUpdate(_node_id(note.rel), title, note.rel, links, parsed.tags))
 
     def _read(self, note: NoteFile, report: SyncReport) -> str | None:
         if note.size > self._max_bytes:
@@ -269,7 +268,7 @@ class ObsidianSync:
             self._tombstone_records(entry.record_ids)
             report.deleted += 1
             batch.entries.append(replace(entry, deleted_at=at))
-            batch.graph.append(_GraphUpdate(_node_id(rel), entry.title, rel, "", deleted=True))
+            batch.graph.append(_GraphUpdate(_node_id(rel), entry.title, rel, deleted=True))
 
     # --- graph and ledger ---------------------------------------------------------------------------------
     def _flush(self, batch: _Batch, report: SyncReport) -> None:
@@ -327,9 +326,8 @@ def _apply(graph: KnowledgeGraph, update: _GraphUpdate, at: float) -> tuple[int,
     for edge in stale:
         graph.end_relation(edge, at=at)
     missing = sorted(desired - {(e.relation, e.target) for e in current})
-    fact = f"obsidian:{update.rel}@{update.version}:{at:.3f}"  # unique per sync: an ended edge never matches
-    for relation, target in missing:
-        graph.add_relation(node, relation, target, truth=1.0, fact_id=fact, at=at)
+    for relation, target in missing:  # no fact id: an ended edge must never be matched and revived as is
+        graph.add_relation(node, relation, target, truth=1.0, at=at)
     entity = graph.entity(node)
     attributes = dict(entity.attributes) if entity is not None else {}
     wanted = {"path": update.rel, "deleted_at": at if update.deleted else None}
