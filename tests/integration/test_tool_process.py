@@ -74,3 +74,21 @@ def test_tool_run_reaches_the_memory_tools(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["ok"] is True and payload["output"]
+
+
+def test_tool_list_while_another_process_holds_the_data_folder(tmp_path: Path) -> None:
+    from memory.lock import DataDirLock
+
+    (tmp_path / "data").mkdir(mode=0o700)
+    lock = DataDirLock(tmp_path / "data")  # as the GUI or a chat would
+    try:
+        result = run_main("tool", "list", "--json", tmp_path=tmp_path)
+    finally:
+        lock.close()
+    assert result.returncode == 0, result.stderr
+    tools = {t["name"]: t for t in json.loads(result.stdout)["tools"]}
+    assert tools["calculator"]["available"] is True
+    assert (
+        tools["search_memory"]["available"] is False
+        and "data folder is in use" in tools["search_memory"]["reason"]
+    )
