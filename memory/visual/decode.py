@@ -106,8 +106,9 @@ def decode_image(data: bytes, limits: ImageLimits, name: str = "image") -> Decod
         raise
     except UnidentifiedImageError:
         raise ImageRejected(f"{name} is not an image Daemon can read ({ACCEPTED})") from None
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageRejected(f"{name} decodes to too many pixels (a decompression bomb?)") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
+        # Pillow's own guard, at open: far beyond any limit of ours (its message gives the pixel count)
+        raise ImageRejected(f"{name} decodes to too many pixels ({error})") from None
     except (OSError, SyntaxError, ValueError, EOFError) as error:
         raise ImageRejected(f"{name} is damaged and cannot be decoded ({error})") from None
     return DecodedImage(digest, MEDIA_TYPES[fmt], width, height, len(data), taken, preview)

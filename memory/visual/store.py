@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ class StoredImage:
     tags: tuple[str, ...]
     created_at: float
     caption_source: str
-    metadata: dict[str, Any]
+    metadata: dict[str, Any] = field(compare=False)  # as stored (json fields as JSON text) or as written
 
     def as_json(self) -> dict[str, Any]:
         """The `--json` view."""
