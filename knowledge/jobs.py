@@ -104,6 +104,7 @@ class JobReport:
     progress: Progress
     items: tuple[Mapping[str, Any], ...]
     resumed: int = 0  # items already done before this run
+    ran: tuple[str, ...] = ()  # keys of the items this run processed, in order
 
 
 ProcessItem = Callable[[JobItem], ItemOutcome]
@@ -301,7 +302,7 @@ def run_job(
     rows = ledger.items(job_id)
     tracker = tracker or _Tracker(job_id, info["kind"], rows, clock)
     ledger.set_state(job_id, RUNNING)
-    state = DONE
+    state, ran = DONE, []
     try:
         for row in rows:
             if row["state"] != PENDING:
@@ -311,6 +312,7 @@ def run_job(
                 break
             _notify(on_progress, tracker.update(current=row["key"]))
             _one(ledger, job_id, JobItem(row["key"], int(row["size"])), process, tracker)
+            ran.append(row["key"])
             _notify(on_progress, tracker.snapshot())
     except BaseException:
         ledger.set_state(job_id, FAILED)  # its pending items stay pending: `resumable` lists it
@@ -319,7 +321,7 @@ def run_job(
     final = tracker.update(state=state, current="")
     _notify(on_progress, final)
     done = tuple({"key": r["key"], "state": r["state"], **r["detail"]} for r in ledger.items(job_id))
-    return JobReport(final, done, tracker.resumed)
+    return JobReport(final, done, tracker.resumed, tuple(ran))
 
 
 def _one(ledger: JobLedger, job_id: str, item: JobItem, process: ProcessItem, tracker: _Tracker) -> None:

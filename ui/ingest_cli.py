@@ -163,7 +163,8 @@ def _finish(
     report: JobReport, missing: Sequence[Mapping[str, Any]], passed_over: int, *, as_json: bool
 ) -> int:
     """Print the summary; exit 2 when a document was refused, 130 when the job was cancelled."""
-    entries = [*missing, *report.items]
+    ran = set(report.ran)
+    entries = [*missing, *({**e, "this_run": e.get("key") in ran} for e in report.items)]
     counts: dict[str, int] = {}
     for entry in entries:
         status = _status(entry)

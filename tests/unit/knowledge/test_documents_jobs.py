@@ -96,6 +96,7 @@ def test_a_crash_mid_job_resumes_at_the_first_unfinished_item(ledger: JobLedger,
     report = run_job(reopened, job, lambda item: (calls.append(item.key), ItemOutcome("h"))[1])
     assert calls == ["/docs/a.md", "/docs/b.md", "/docs/b.md", "/docs/c.md"]  # a once; b retried once
     assert report.resumed == 1 and report.progress.state == DONE
+    assert report.ran == ("/docs/b.md", "/docs/c.md")
     assert reopened.resumable("ingest") == []
     reopened.close()
 
