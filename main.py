@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from core.agent.factory import AgentGuards
     from core.config import AppConfig
     from core.generation.extractive import ExtractiveRecall
+    from core.mcp.runtime import McpRuntime
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, FactPort, ImageFinder, MemoryBrowser, MemoryPort
@@ -397,9 +398,10 @@ def _tool_command(args: argparse.Namespace, config: AppConfig, env: dict[str, st
 
     closers: list[Callable[[], None]] = []
     try:
-        catalog = build_tool_catalog(config, env)
+        mcp = _mcp_runtime(config, closers)
+        catalog = build_tool_catalog(config, env, mcp=mcp)
         if args.tool_command == "list" or args.name not in _catalog_names(catalog):
-            catalog = build_tool_catalog(config, env, **_tool_stores(config, closers))
+            catalog = build_tool_catalog(config, env, mcp=mcp, **_tool_stores(config, closers))
         if args.tool_command == "list":
             return list_tools(catalog, as_json=args.json)
         runner = ToolRunner(catalog, build_tool_policy(config).policy)
@@ -494,10 +496,12 @@ def build_tool_catalog(
     side: ChatProvider | None = None,
     stores_unavailable: str | None = None,
     images: ImageFinder | None = None,
+    mcp: McpRuntime | None = None,
 ) -> ToolCatalog:
     """Every tool Daemon knows, available or with the reason it is not: the built-in ones (config-level
     timeout and retries), the store tools over `memory` and `facts` (left out without `memory`; listed as
-    unavailable when `stores_unavailable` says why), web search and Wolfram|Alpha, Python execution."""
+    unavailable when `stores_unavailable` says why), web search and Wolfram|Alpha, Python execution, and
+    the tools of the configured MCP servers (started through `mcp`, which the caller closes)."""
     from dataclasses import replace
 
     from core.tools.builtin import builtin_tools
@@ -517,7 +521,23 @@ def build_tool_catalog(
         entries += [UnavailableTool(n, about, stores_unavailable) for n in sorted(MEMORY_TOOL_NAMES)]
     entries += web_tools(tools, env, config.data_dir, nlp=nlp, side_model=side)
     entries += code_tools(tools.execute_python, env)
+    if mcp is not None and config.mcp_servers:
+        from core.mcp.tools import mcp_tools
+
+        entries += mcp_tools(config.mcp_servers, mcp, env)
     return ToolCatalog.of(entries)
+
+
+def _mcp_runtime(config: AppConfig, closers: list[Callable[[], None]]) -> McpRuntime | None:
+    """The runtime that holds the configured MCP servers' sessions (none configured: None); the caller's
+    closers stop their processes."""
+    if not config.mcp_servers:
+        return None
+    from core.mcp.runtime import McpRuntime
+
+    runtime = McpRuntime()
+    closers.append(runtime.close)
+    return runtime
 
 
 def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> AgentGuards:
@@ -641,7 +661,14 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     parts = _build_remembering(config, journal, history, side, closers)
     images = _image_recall(config, parts.memory, parts.knowledge)
     catalog = build_tool_catalog(
-        config, env, memory=parts.port, facts=parts.facts, nlp=parts.nlp, side=side, images=images
+        config,
+        env,
+        memory=parts.port,
+        facts=parts.facts,
+        nlp=parts.nlp,
+        side=side,
+        images=images,
+        mcp=_mcp_runtime(config, closers),
     )
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)

@@ -102,8 +102,25 @@ def wrap_tools(
             out.append(UnavailableTool(name, description, f"its argument schema cannot be used: {problem}"))
             continue
         call = _caller(runtime, server, str(remote.name))
-        out.append(Tool(name, description, dict(remote.input_schema), call, timeout_s=server.timeout_s))
+        out.append(
+            Tool(
+                name,
+                description,
+                dict(remote.input_schema),
+                call,
+                timeout_s=server.timeout_s,
+                side_effects=not declares_read_only(remote),
+            )
+        )
     return out
+
+
+def declares_read_only(remote: Any) -> bool:
+    """Whether the server says the tool changes nothing (`readOnlyHint`). MCP's default is "may change
+    things", so a tool without the hint is treated as having side effects: the agent only proposes a call to
+    it and the user approves. The hint comes from a server the user chose to configure, so it is trusted."""
+    annotations = getattr(remote, "annotations", None)
+    return bool(annotations is not None and getattr(annotations, "read_only_hint", None) is True)
 
 
 def tool_name(server: str, remote: str, taken: set[str] | frozenset[str] = frozenset()) -> str:

@@ -92,3 +92,55 @@ def test_tool_list_while_another_process_holds_the_data_folder(tmp_path: Path) -
         tools["search_memory"]["available"] is False
         and "data folder is in use" in tools["search_memory"]["reason"]
     )
+
+
+MCP_SERVER = '''
+import sys
+from pathlib import Path
+from mcp.server import MCPServer
+from mcp_types import ToolAnnotations
+
+server = MCPServer("notes")
+MARK = Path(sys.argv[1])
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def count(text: str) -> int:
+    """Count the words of a text."""
+    return len(text.split())
+
+@server.tool()
+def forget(topic: str) -> str:
+    """Forget everything about a topic (changes the server's data)."""
+    MARK.write_text(topic)
+    return "forgotten"
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+@pytest.mark.slow
+def test_a_configured_mcp_servers_tools_run_through_the_same_guards(tmp_path: Path) -> None:
+    script, mark = tmp_path / "notes_server.py", tmp_path / "forgot.txt"
+    script.write_text(MCP_SERVER)
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "mcp_servers:\n"
+        f"  - name: notes\n    transport: stdio\n    command: {json.dumps(sys.executable)}\n"
+        f"    args: [{json.dumps(str(script))}, {json.dumps(str(mark))}]\n"
+    )
+
+    def tool(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_main("--config", str(config), "tool", *args, "--json", tmp_path=tmp_path)
+
+    counted = tool("run", "notes__count", "--args", '{"text": "one two three"}')
+    assert counted.returncode == 0, counted.stderr
+    assert json.loads(counted.stdout)["output"] == "3"  # declared read-only: runs without asking
+
+    refused = tool("run", "notes__forget", "--args", '{"topic": "Jo"}')
+    assert refused.returncode == 1 and "approval" in json.loads(refused.stdout)["error"]
+    assert not mark.exists()  # not declared read-only: the guard stopped it before the server saw it
+
+    approved = tool("run", "notes__forget", "--args", '{"topic": "Jo"}', "--approve")
+    assert approved.returncode == 0, approved.stderr
+    assert mark.read_text() == "Jo"

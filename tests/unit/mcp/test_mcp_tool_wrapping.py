@@ -108,3 +108,20 @@ def test_secrets_come_from_the_environment_by_name_only() -> None:
     assert dict(server_spec(http, {"R_TOKEN": "abc"}).headers) == {"Authorization": "Bearer abc"}
     open_http = McpServerConfig(name="o", transport="http", url="http://127.0.0.1:9/mcp")
     assert dict(server_spec(open_http, {}).headers) == {}
+
+
+def test_a_tool_not_declared_read_only_needs_the_users_approval() -> None:
+    from mcp_types import ToolAnnotations
+
+    server = McpServerConfig(name="kb", transport="stdio", command="kb-server")
+    schema = {"type": "object", "properties": {}}
+    listed = [
+        RemoteTool(name="read", input_schema=schema, annotations=ToolAnnotations(read_only_hint=True)),
+        RemoteTool(name="write", input_schema=schema, annotations=ToolAnnotations(read_only_hint=False)),
+        RemoteTool(name="unsaid", input_schema=schema),
+    ]
+    runtime = McpRuntime()
+    read, write, unsaid = wrap_tools(server, listed, runtime)
+    assert isinstance(read, Tool) and isinstance(write, Tool) and isinstance(unsaid, Tool)
+    assert (read.side_effects, write.side_effects, unsaid.side_effects) == (False, True, True)
+    runtime.close()
