@@ -43,6 +43,7 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
 
     _add_memory_commands(commands)
+    _add_bench_commands(commands)
     _add_truth_commands(commands)
     _add_document_commands(commands)
     _add_image_commands(commands)
@@ -66,7 +67,7 @@ def build_parser(version: str) -> argparse.ArgumentParser:
 
 
 def _add_memory_commands(commands: Any) -> None:
-    """`analyze`, `memory` and `bench`: the understanding and memory commands."""
+    """`analyze` and `memory`: the understanding and memory commands."""
     analyze = commands.add_parser("analyze", help="intent, tone, topics and entities of a message (no LLM)")
     analyze.add_argument("text", nargs="?", type=message_arg, help="the message")
     analyze.add_argument("--file", type=Path, help="one message per line; prints {results: [...]} in order")
@@ -87,6 +88,9 @@ def _add_memory_commands(commands: Any) -> None:
     stats = memory_commands.add_parser("stats", help="records per collection")
     stats.add_argument("--json", action="store_true")
 
+
+def _add_bench_commands(commands: Any) -> None:
+    """`bench`: the README's figures (docs/architecture.md, "Benchmark rules")."""
     bench = commands.add_parser("bench", help="retrieval quality and latency benchmarks")
     bench_commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
     retrieval = bench_commands.add_parser(
@@ -118,6 +122,11 @@ def _add_memory_commands(commands: Any) -> None:
     latency.add_argument("--memories", type=int, default=10_000)
     latency.add_argument("--queries", type=int, default=40)
     latency.add_argument("--json", action="store_true")
+    ingest = bench_commands.add_parser("ingest", help="document ingestion pages/s and MB/s beside extraction")
+    ingest.add_argument("--docs", type=count_arg(1, 1000), default=10, help="PDFs and as many markdown files")
+    ingest.add_argument("--pages", type=count_arg(1, 500), default=10, help="pages per document (default 10)")
+    ingest.add_argument("--runs", type=count_arg(1, 50), default=3)
+    ingest.add_argument("--json", action="store_true")
     startup = bench_commands.add_parser("startup", help="process start to ready on a data dir of N memories")
     startup.add_argument("--memories", type=int, default=10_000)
     startup.add_argument("--runs", type=int, default=3)

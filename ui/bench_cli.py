@@ -71,6 +71,15 @@ def bench_command(
             raise UserInputError(f"dataset not found: {args.dataset}")
         run = lambda: run_retrieval_benchmark(args.dataset, memory_in, embedder, args.k)  # noqa: E731
         return bench(run, as_json=as_json, headline=retrieval_headline)
+    if args.bench_command == "images":
+        from eval.benchmarks.image_bench import image_headline, run_image_benchmark
+        from memory.visual.encoder import ClipEncoder
+
+        visual = config.visual
+        encoder = ClipEncoder(visual.model, visual.weights, threads=visual.threads)
+        return bench(
+            lambda: run_image_benchmark(encoder, args.images), as_json=as_json, headline=image_headline
+        )
     if args.bench_command == "startup":
         from eval.benchmarks.startup_bench import run_startup_benchmark
 

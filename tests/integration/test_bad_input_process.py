@@ -303,6 +303,9 @@ def test_sigterm_during_ask_json_prints_a_cancelled_object(tmp_path: Path) -> No
         "from core.providers import fake\n"
         "async def slow(self, request):\n"
         "    yield fake.TextPart('partial ')\n"
+        # The text passes through the agent loop and the orchestrator's tasks before `ask` holds it: let
+        # those hand-offs (no work, only awaits) happen before telling the test the text was streamed.
+        "    await asyncio.sleep(1)\n"
         "    print('STREAMING', file=sys.stderr, flush=True)\n"
         "    await asyncio.sleep(120)\n"
         "fake.EchoProvider.stream = slow\n"
