@@ -121,6 +121,9 @@ def _add_bench_commands(commands: Any) -> None:
     latency = bench_commands.add_parser("latency", help="search latency against its floor on N memories")
     latency.add_argument("--memories", type=int, default=10_000)
     latency.add_argument("--queries", type=int, default=40)
+    latency.add_argument(
+        "--empty-sources", action="store_true", help="5 source collections empty; beside a search of them all"
+    )
     latency.add_argument("--json", action="store_true")
     ingest = bench_commands.add_parser("ingest", help="document ingestion pages/s and MB/s beside extraction")
     ingest.add_argument("--docs", type=count_arg(1, 1000), default=10, help="PDFs and as many markdown files")

@@ -92,7 +92,11 @@ def bench_command(
     from eval.benchmarks.latency_bench import run_latency_benchmark
 
     return bench(
-        lambda: run_latency_benchmark(memory_in, args.memories, args.queries), as_json=as_json, headline=_dump
+        lambda: run_latency_benchmark(
+            memory_in, args.memories, args.queries, empty_sources=getattr(args, "empty_sources", False)
+        ),
+        as_json=as_json,
+        headline=_dump,
     )
 
 

@@ -6,6 +6,10 @@ floor    = query embedding + one nearest-neighbour query per collection for 10 n
            so this floor is the stricter one). Both use fresh query texts, so no cache helps either side.
 Vectors of the synthetic memories are random unit vectors (latency does not depend on their meaning);
 texts are random sentences over a fixed vocabulary so BM25 has realistic postings.
+
+With `empty_sources` the five collections only knowledge sources fill (Wikipedia, git, documents, Obsidian,
+images) stay empty, as on a fresh install, and the pipeline is timed beside itself searching every enabled
+collection anyway (`pipeline_all`: `RetrievalSettings.skip_empty=False`), in the same run on the same data.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import resource
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +32,7 @@ from memory.service import MemoryService
 from memory.vector_store import Record
 
 ServiceFactory = Callable[[Path], MemoryService]
+SOURCE_COLLECTIONS = ("wiki_knowledge", "git_commits", "reference_docs", "obsidian_notes", "visual_memories")
 _SYLLABLES = (
     "ka",
     "lo",
@@ -71,15 +77,18 @@ def _metadata(collection: str, index: int, rng: random.Random, now: float) -> di
     return meta
 
 
-def populate(service: MemoryService, total: int, seed: int = 7, batch: int = 2000) -> None:
-    """Write `total` synthetic memories spread evenly over the 13 collections (random unit vectors)."""
+def populate(
+    service: MemoryService, total: int, seed: int = 7, batch: int = 2000, empty: Sequence[str] = ()
+) -> None:
+    """Write `total` synthetic memories spread evenly over the 13 collections but `empty` (random unit
+    vectors)."""
     import numpy as np
 
     rng = random.Random(seed)
     vectors_rng = np.random.default_rng(seed)
     words = vocabulary(rng)
     now = time.time()
-    names = [spec.name for spec in COLLECTIONS]
+    names = [spec.name for spec in COLLECTIONS if spec.name not in empty]
     per = {name: total // len(names) + (1 if i < total % len(names) else 0) for i, name in enumerate(names)}
     for name, count in per.items():
         for start in range(0, count, batch):
@@ -111,27 +120,40 @@ def _rss_mb() -> float:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
-def run_latency_benchmark(make_service: ServiceFactory, memories: int, queries: int = 40) -> dict[str, Any]:
-    """p50/p95 of the pipeline and the floor, their ratio, RSS, on `memories` synthetic memories."""
+def run_latency_benchmark(
+    make_service: ServiceFactory, memories: int, queries: int = 40, *, empty_sources: bool = False
+) -> dict[str, Any]:
+    """p50/p95 of the pipeline and the floor, their ratio, RSS, on `memories` synthetic memories; with
+    `empty_sources`, also the pipeline searching the empty source collections (`pipeline_all`)."""
     rng = random.Random(11)
     with tempfile.TemporaryDirectory(prefix="daemon-latency-") as folder:
         service = make_service(Path(folder))
         started = time.perf_counter()
-        populate(service, memories)
+        populate(service, memories, empty=SOURCE_COLLECTIONS if empty_sources else ())
         load_s = time.perf_counter() - started
+        runs = {"pipeline": lambda q: _pipeline(service, q), "floor": lambda q: _floor(service, q)}
+        if empty_sources:  # the same store, index and payloads; only the skip is off
+            every = MemoryService(
+                service.store,
+                service.profiles,
+                replace(service.settings, skip_empty=False),
+                lexical=service.lexical,
+            )
+            runs["pipeline_all"] = lambda q: _pipeline(every, q)
         words = vocabulary(random.Random(7))
         texts = [sentence(rng, words, 4, 12) for _ in range(2 * queries + 4)]
         loop = asyncio.new_event_loop()
         try:
             for text in texts[:4]:  # warm-up: model load, first queries
-                loop.run_until_complete(_pipeline(service, text + " warm"))
-            timings: dict[str, list[float]] = {"pipeline": [], "floor": []}
+                for run in runs.values():
+                    loop.run_until_complete(run(text + " warm"))
+            timings: dict[str, list[float]] = {kind: [] for kind in runs}
+            kinds = list(runs)
             for i, text in enumerate(texts[4:]):
-                # alternate which runs first, so neither side always finds warm caches
-                for kind in ("pipeline", "floor") if i % 2 else ("floor", "pipeline"):
-                    run = _pipeline if kind == "pipeline" else _floor
+                # rotate which runs first, so no side always finds warm caches
+                for kind in kinds[i % len(kinds) :] + kinds[: i % len(kinds)]:
                     begin = time.perf_counter()
-                    loop.run_until_complete(run(service, f"{text} {kind}"))
+                    loop.run_until_complete(runs[kind](f"{text} {kind}"))
                     timings[kind].append((time.perf_counter() - begin) * 1000)
         finally:
             loop.close()
@@ -146,4 +168,14 @@ def run_latency_benchmark(make_service: ServiceFactory, memories: int, queries: 
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "load_s": round(load_s, 1),
         "queries": len(timings["pipeline"]),
+        **(_skip_figures(timings, pipeline) if empty_sources else {}),
+    }
+
+
+def _skip_figures(timings: dict[str, list[float]], pipeline: dict[str, float]) -> dict[str, Any]:
+    every = percentiles(timings["pipeline_all"])
+    return {
+        "empty_collections": list(SOURCE_COLLECTIONS),
+        "pipeline_all_ms": every,
+        "skip_ratio_p50": round(pipeline["p50"] / every["p50"], 2) if every["p50"] else None,
     }
