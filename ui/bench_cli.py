@@ -1,4 +1,4 @@
-"""`bench retrieval | latency | session-end | prompt | startup`: the README's figures, reproducible."""
+"""`bench retrieval | latency | session-end | prompt | startup | ingest`: the README's figures."""
 
 from __future__ import annotations
 
@@ -102,3 +102,15 @@ def bench_command(
 
 def _dump(result: dict[str, Any]) -> str:
     return json.dumps(result, indent=2)
+
+
+def bench_ingest(
+    args: argparse.Namespace, config: AppConfig, memory_in: Callable[[Path], MemoryService]
+) -> int:
+    """`bench ingest`: document ingestion throughput beside plain text extraction (eval/benchmarks)."""
+    from eval.benchmarks.ingest_bench import ingest_headline, run_ingest_benchmark
+
+    run = lambda: run_ingest_benchmark(  # noqa: E731
+        memory_in, config.documents, docs=args.docs, pages=args.pages, runs=args.runs
+    )
+    return bench(run, as_json=args.json, headline=ingest_headline)

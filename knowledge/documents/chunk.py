@@ -15,11 +15,13 @@ contract requires. `token_count` is the embedding model's own tokenizer (MiniLM 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 TokenCount = Callable[[str], int]
+SpanCount = Callable[[int, int], int]  # word pieces of text[start:end] of the text being chunked
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r" {0,3}(```+|~~~+)")
 _SPLITTERS = (
@@ -63,11 +65,27 @@ def chunk_text(
     target_chars: int,
     pages: Sequence[int] = (),
 ) -> list[Chunk]:
-    """Cut `text` into chunks (see the module docstring); [] for an empty text."""
+    """Cut `text` into chunks (see the module docstring); [] for an empty text.
+
+    When `token_count` also has `starts(text)` (the start offset of every word piece), the text is
+    tokenized once and a span's count is read from those offsets; every chunk is still counted by
+    `token_count` itself at the end."""
     if not text:
         return []
-    packed = _pack(text, _blocks(text, file_type, pages), token_count, max_tokens, target_chars)
+    count = _span_counter(text, token_count)
+    packed = _pack(text, _blocks(text, file_type, pages), count, max_tokens, target_chars)
     return _verified(text, packed, token_count, max_tokens)
+
+
+def _span_counter(text: str, token_count: TokenCount) -> SpanCount:
+    """Word pieces of `text[start:end]`: from the offsets of the whole text's word pieces when the counter
+    gives them (exact for spans cut at whitespace, where BERT's pre-tokenizer cuts too; the final check
+    covers the rest), else by counting the slice."""
+    starts_of = getattr(token_count, "starts", None)
+    if starts_of is None:
+        return lambda start, end: token_count(text[start:end])
+    starts = list(starts_of(text))
+    return lambda start, end: bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
 
 
 def _blocks(text: str, file_type: str, pages: Sequence[int]) -> list[_Block]:
@@ -196,7 +214,7 @@ class _MarkdownReader:
 
 
 def _pack(
-    text: str, blocks: Sequence[_Block], count: TokenCount, max_tokens: int, target_chars: int
+    text: str, blocks: Sequence[_Block], count: SpanCount, max_tokens: int, target_chars: int
 ) -> list[Chunk]:
     """Consecutive blocks merged up to the targets; a hard block starts a chunk; long blocks are cut."""
     chunks: list[Chunk] = []
@@ -222,10 +240,10 @@ def _pack(
 
 
 def _pieces(
-    text: str, start: int, end: int, count: TokenCount, max_tokens: int, level: int = 0
+    text: str, start: int, end: int, count: SpanCount, max_tokens: int, level: int = 0
 ) -> list[tuple[int, int, int]]:
     """`text[start:end]` as spans of at most `max_tokens` each, cut at the coarsest boundary that works."""
-    tokens = count(text[start:end])
+    tokens = count(start, end)
     if tokens <= max_tokens:
         return [(start, end, tokens)]
     if level >= len(_SPLITTERS):
@@ -237,7 +255,7 @@ def _pieces(
     for unit_start, unit_end in zip([start, *cuts], [*cuts, end], strict=True):
         for piece in _pieces(text, unit_start, unit_end, count, max_tokens, level + 1):
             if out and out[-1][2] + piece[2] <= max_tokens:
-                merged_tokens = count(text[out[-1][0] : piece[1]])
+                merged_tokens = count(out[-1][0], piece[1])
                 if merged_tokens <= max_tokens:
                     out[-1] = (out[-1][0], piece[1], merged_tokens)
                     continue
@@ -246,26 +264,28 @@ def _pieces(
 
 
 def _hard_cut(
-    text: str, start: int, end: int, count: TokenCount, max_tokens: int
+    text: str, start: int, end: int, count: SpanCount, max_tokens: int
 ) -> list[tuple[int, int, int]]:
     """A run with no space in it (a long URL, base64): characters, as many as fit, then the rest."""
     out = []
     while start < end:
         size = min(end - start, max(1, max_tokens * 2))
-        while size > 1 and count(text[start : start + size]) > max_tokens:
+        while size > 1 and count(start, start + size) > max_tokens:
             size = max(1, size * 3 // 4)
-        out.append((start, start + size, count(text[start : start + size])))
+        out.append((start, start + size, count(start, start + size)))
         start += size
     return out
 
 
-def _verified(text: str, chunks: list[Chunk], count: TokenCount, max_tokens: int) -> list[Chunk]:
-    """Merged pieces count their tokens as a sum; a chunk the tokenizer finds too long is cut again."""
+def _verified(text: str, chunks: list[Chunk], token_count: TokenCount, max_tokens: int) -> list[Chunk]:
+    """Every chunk counted by the tokenizer itself (merged pieces were counted as sums, spans from the
+    whole text's offsets); one it finds too long is cut again, counting each slice exactly."""
+    exact: SpanCount = lambda start, end: token_count(text[start:end])  # noqa: E731
     out: list[Chunk] = []
     for chunk in chunks:
-        if count(text[chunk.start : chunk.end]) <= max_tokens:
+        if exact(chunk.start, chunk.end) <= max_tokens:
             out.append(chunk)
             continue
-        for start, end, _ in _pieces(text, chunk.start, chunk.end, count, max_tokens):
+        for start, end, _ in _pieces(text, chunk.start, chunk.end, exact, max_tokens):
             out.append(Chunk(start, end, chunk.section))
     return out
