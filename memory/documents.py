@@ -16,8 +16,9 @@ This module is the one place the contract lives; writers build records with `chu
 Chunks are consecutive, non-overlapping slices of the document text, so joining them in `chunk_index`
 order gives the document back exactly and its sha256 equals `content_hash` (a reader can tell a complete
 version from a damaged one). Record ids derive from (document id, content hash, chunk index): writing the
-same version twice adds nothing, and a changed document is a new version beside the old one (nothing is
-deleted automatically); readers take the newest version (latest `created_at`).
+same version twice adds nothing, and a changed document is a new version beside the old one; readers take
+the newest version (latest `created_at`). The ingester (knowledge/documents/pipeline.py) removes the old
+version's records only once the new one is written.
 """
 
 from __future__ import annotations
