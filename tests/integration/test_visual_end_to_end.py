@@ -14,6 +14,7 @@ import pytest
 
 from core.config import load_config
 from core.config_tools import GitStatsConfig
+from core.errors import ConfigError
 from core.providers.vision_caption import build_captioner
 from core.tools.store_tools import store_tools
 from knowledge.graph import KnowledgeGraph
@@ -23,7 +24,7 @@ from memory.browse import MemoryReader
 from memory.visual.encoder import ClipEncoder
 from memory.visual.retrieval import NO_CLIP, ImageRecall
 from memory.visual.store import VisualMemory
-from tests.contract.fake_servers import FakeOpenAIServer, reply
+from tests.contract.fake_servers import FakeAnthropicServer, FakeOpenAIServer, reply
 from tests.unit.memory.visual_helpers import close, consistent, draw, open_visual
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +121,30 @@ def test_a_vision_model_captions_an_image_added_without_one(
     content = server.requests[0].body["messages"][0]["content"]
     assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
     server.assert_done()
+
+
+def test_an_anthropic_vision_model_gets_the_image_as_a_base64_block(tmp_path: Path) -> None:
+    server = FakeAnthropicServer().script(reply("A green triangle on white paper.")).start()
+    try:
+        config = load_config(overrides={"models.vision": "anthropic"})
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.base_url}
+        visual = open_visual(tmp_path / "data", captioner=build_captioner(config, env))
+        try:
+            stored = visual.add(draw(tmp_path / "IMG_9.png", (0, 200, 0), "triangle")).image
+        finally:
+            close(visual)
+    finally:
+        server.stop()
+    assert stored.caption_source == "vision" and stored.text == "A green triangle on white paper."
+    image = server.requests[0].body["messages"][0]["content"][0]
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+    headers = server.requests[0].headers  # this SDK sends the key as a bearer token, older ones as x-api-key
+    assert "test-key" in headers.get("x-api-key", "") + headers.get("authorization", "")
+
+
+def test_a_vision_provider_without_its_key_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
+        build_captioner(load_config(overrides={"models.vision": "anthropic"}), {})
 
 
 def test_a_failing_vision_model_falls_back_to_the_file_name(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from core.errors import UserInputError
+from core.config import load_config
+from core.errors import ConfigError, UserInputError
 from memory.visual.decode import ImageRejected
 from memory.visual.index import faiss_id
 from memory.visual.retrieval import target_entities
@@ -229,6 +230,15 @@ def test_record_metadata_fits_the_collection_schema(visual: VisualMemory, tmp_pa
     raw = visual.memory.store.get(VISUAL, ids=[stored.id])[0].metadata
     assert raw["index_position"] == faiss_id(stored.sha256)
     assert json.loads(str(raw["entity_ids"])) == [] and raw["width"] == 96 and raw["height"] == 64
+
+
+def test_the_visual_settings_live_in_config_yaml_and_bad_values_are_refused() -> None:
+    settings = load_config().visual
+    assert settings.weights is None and settings.model == "ViT-B-32" and settings.max_pixels >= 1
+    with pytest.raises(ConfigError, match="visual.max_side"):
+        load_config(overrides={"visual.max_side": 3})
+    with pytest.raises(ConfigError, match="visual.colour"):
+        load_config(overrides={"visual.colour": "red"})
 
 
 def test_tags_are_split_trimmed_and_deduplicated() -> None:
