@@ -193,3 +193,27 @@ def test_kill_9_mid_job_then_resume_does_every_file_once(tmp_path: Path) -> None
     assert (
         one_json(run_main("ingest", "--resume", "--json", tmp_path=tmp_path))["state"] == "nothing to resume"
     )
+
+
+@pytest.mark.slow
+def test_background_ingest_returns_at_once_and_docs_jobs_follows_it(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"n{i}.md").write_text(f"# Note {i}\n\nThe tide table for pier {i} is on the wall.\n")
+    started = run_main("ingest", str(folder), "--background", "--json", tmp_path=tmp_path)
+    assert started.returncode == 0, started.stderr
+    job = one_json(started)
+    assert job["state"] == "started" and job["items"] == 4 and job["pid"] > 0
+    deadline = time.monotonic() + 240
+    state = ""
+    while time.monotonic() < deadline:
+        jobs = one_json(run_main("docs", "jobs", "--json", tmp_path=tmp_path))["jobs"]
+        state = next(j["state"] for j in jobs if j["job_id"] == job["job_id"])
+        if state != "running":
+            break
+        time.sleep(1)
+    assert state == "done"
+    assert one_json(run_main("docs", "list", "--json", tmp_path=tmp_path))["total"] == 4
+    cancel = run_main("docs", "cancel", job["job_id"], tmp_path=tmp_path)
+    assert cancel.returncode == 2 and "no running job" in cancel.stderr  # it has finished
