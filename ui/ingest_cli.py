@@ -64,21 +64,26 @@ def ingest_command(args: argparse.Namespace, parts: IngestParts) -> int:
 
 
 def _resume(parts: IngestParts, *, as_json: bool) -> int:
+    """Every interrupted ingest job, oldest first; `--json`: one object, `jobs` holding each summary."""
     jobs = parts.ledger.resumable(INGEST)
     if not jobs:
         if as_json:
-            print_json({"jobs": [], "documents": [], "state": "nothing to resume"})
+            print_json({"jobs": []})
         else:
             print("nothing to resume")
         return 0
     ingester = parts.ingester()
-    reports = [_run(parts.ledger, job_id, ingester, show_bar=not as_json) for job_id in jobs]
-    code = 0
-    for job_id, report in zip(jobs, reports, strict=True):
+    summaries, code = [], 0
+    for job_id in jobs:
+        report = _run(parts.ledger, job_id, ingester, show_bar=not as_json)
         meta = (parts.ledger.job(job_id) or {}).get("meta", {})
-        code = max(
-            code, _finish(report, meta.get("missing", []), meta.get("passed_over", 0), as_json=as_json)
-        )
+        summary = _summary(report, meta.get("missing", []), meta.get("passed_over", 0))
+        summaries.append(summary)
+        if not as_json:
+            _print_summary(summary)
+        code = max(code, _exit_code(summary))
+    if as_json:
+        print_json({"jobs": summaries})
     return code
 
 
@@ -162,31 +167,41 @@ class _Bar:
 def _finish(
     report: JobReport, missing: Sequence[Mapping[str, Any]], passed_over: int, *, as_json: bool
 ) -> int:
-    """Print the summary; exit 2 when a document was refused, 130 when the job was cancelled."""
+    """Print one job's summary (one JSON object with `--json`) and return the exit code."""
+    summary = _summary(report, missing, passed_over)
+    if as_json:
+        print_json(summary)
+    else:
+        _print_summary(summary)
+    return _exit_code(summary)
+
+
+def _summary(report: JobReport, missing: Sequence[Mapping[str, Any]], passed_over: int) -> dict[str, Any]:
+    """A job's `--json` summary: its progress, counts per status and one entry per document."""
     ran = set(report.ran)
     entries = [*missing, *({**e, "this_run": e.get("key") in ran} for e in report.items)]
     counts: dict[str, int] = {}
     for entry in entries:
         status = _status(entry)
         counts[status] = counts.get(status, 0) + 1
-    progress = report.progress
-    summary = {
-        **progress.to_json(),
+    return {
+        **report.progress.to_json(),
         "counts": counts,
         "resumed": report.resumed,
         "passed_over": passed_over,
         "documents": [_document(e) for e in entries],
     }
-    failed = [e for e in entries if _status(e) == "failed"]
-    if as_json:
-        print_json(summary)
-    else:
-        _print_summary(entries, counts, progress)
-    if progress.state == CANCELLED:
-        print(f"cancelled: `ingest --resume` continues job {progress.job_id}", file=sys.stderr)
+
+
+def _exit_code(summary: Mapping[str, Any]) -> int:
+    """130 when the job was cancelled (saying how to go on), 2 when a document was refused, else 0."""
+    if summary["state"] == CANCELLED:
+        print(f"cancelled: `ingest --resume` continues job {summary['job_id']}", file=sys.stderr)
         return 130
+    failed = summary["counts"].get("failed", 0)
     if failed:
-        print(f"error: {len(failed)} of {len(entries)} documents could not be ingested", file=sys.stderr)
+        total = len(summary["documents"])
+        print(f"error: {failed} of {total} documents could not be ingested", file=sys.stderr)
         return 2
     return 0
 
@@ -204,18 +219,16 @@ def _document(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {"path": entry.get("key", ""), **out, "status": _status(entry)}
 
 
-def _print_summary(
-    entries: Sequence[Mapping[str, Any]], counts: Mapping[str, int], progress: Progress
-) -> None:
-    for entry in entries:
-        status = _status(entry)
+def _print_summary(summary: Mapping[str, Any]) -> None:
+    for entry in summary["documents"]:
+        status = entry["status"]
         if status == "failed":
             print(f"failed     {entry.get('error', '')}")
         elif status != "pending":
             kind = f"{entry.get('file_type', '')}, {entry.get('chunks', 0)} chunks"
-            print(f"{status:<10} {entry.get('title', '')} ({kind}) {entry.get('key', '')}")
-    totals = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    print(f"{totals or 'nothing to do'} in {progress.elapsed_s:.1f} s")
+            print(f"{status:<10} {entry.get('title', '')} ({kind}) {entry.get('path', '')}")
+    totals = ", ".join(f"{n} {s}" for s, n in sorted(summary["counts"].items()))
+    print(f"{totals or 'nothing to do'} in {summary['elapsed_s']:.1f} s")
 
 
 def docs_command(args: argparse.Namespace, parts: IngestParts) -> int:
