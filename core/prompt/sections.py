@@ -111,7 +111,9 @@ _KNOWLEDGE = frozenset({"background_knowledge", "web_search_results", "documenta
 # technical help gets no reflections; meta questions about Daemon get its features and proposals.
 INTENT_SECTIONS: Mapping[str, frozenset[str]] = MappingProxyType(
     {
-        "factual_recall": _PERSONAL | {"personal_notes", "visual_memories", "uploaded_items"},
+        # a fact may be in a document the user ingested (memory.profiles give reference_docs 8 results)
+        "factual_recall": _PERSONAL
+        | {"personal_notes", "visual_memories", "uploaded_items", "documentation"},
         "temporal_recall": _PERSONAL | {"personal_notes", "visual_memories"},
         "emotional_support": (_PERSONAL - {"temporal_grounding"}) | {"proactive_insights"},
         "casual_social": frozenset({"relevant_memories", "knowledge_graph", "recent_summaries"}),

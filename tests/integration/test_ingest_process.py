@@ -114,7 +114,9 @@ def test_bad_files_are_one_error_line_and_exit_2_and_change_nothing(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_a_fact_only_in_a_document_is_found_by_memory_search_and_get_full_document(tmp_path: Path) -> None:
+def test_a_fact_only_in_a_document_is_found_by_search_the_prompt_and_get_full_document(
+    tmp_path: Path,
+) -> None:
     doc = tmp_path / "boathouse-manual.md"
     doc.write_text(MARKDOWN)
     assert run_main("ingest", str(doc), tmp_path=tmp_path).returncode == 0
@@ -125,6 +127,17 @@ def test_a_fact_only_in_a_document_is_found_by_memory_search_and_get_full_docume
     assert search.returncode == 0, search.stderr
     results = one_json(search)["results"]
     assert results and results[0]["collection"] == "reference_docs" and "7319" in results[0]["text"]
+    prompt = run_main(
+        "prompt", "What is the access code for the boathouse door?", "--json", tmp_path=tmp_path
+    )
+    assert prompt.returncode == 0, prompt.stderr
+    sections = {s["key"]: s for s in one_json(prompt)["sections"]}
+    assert "documentation" in sections  # the model is shown the passage (a factual_recall question)
+    preview = run_main(
+        "prompt", "What is the access code for the boathouse door?", "--json", "--explain", tmp_path=tmp_path
+    )
+    items = {s["key"]: s["items"] for s in one_json(preview)["sections"]}
+    assert any("7319" in item["text"] for item in items["documentation"])
     tool = run_main(
         "tool",
         "run",
