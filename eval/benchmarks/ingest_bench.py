@@ -152,8 +152,8 @@ def run_ingest_benchmark(
         _extract_only(files, settings)  # warm-up, untimed: imports (pypdf) and the file cache
         base = _timed(lambda: _extract_only(files, settings), runs)
         probe = DocumentIngester(_NoStore(), settings, count)
-        chunks = _timed(lambda: [probe._prepare(p.read_bytes(), p.name, str(p), None) for p in files], runs)
-        chunk_count = sum(len(probe._prepare(p.read_bytes(), p.name, str(p), None).texts) for p in files)
+        chunks = _timed(lambda: [probe.prepare(p.read_bytes(), p.name, str(p)) for p in files], runs)
+        chunk_count = sum(len(probe.prepare(p.read_bytes(), p.name, str(p)).texts) for p in files)
         full = []
         for run in range(runs):
             service = memory_in(root / f"store{run}" / "chroma")

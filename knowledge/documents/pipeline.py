@@ -57,8 +57,8 @@ class IngestResult:
 
 
 @dataclass(frozen=True)
-class _Prepared:
-    """A document ready to write: its chunks' texts and sections, and where it came from."""
+class PreparedDocument:
+    """A document ready to write: its text, its chunks' texts and sections, and where it came from."""
 
     name: str
     source_path: str
@@ -125,7 +125,7 @@ class DocumentIngester:
         data = _read(path, size, safe_name(name or path.name))
         source = safe_name(name) if name is not None else str(path.resolve())
         mtime = None if name is not None else path.stat().st_mtime
-        return self._store(self._prepare(data, name or path.name, source, mtime))
+        return self._store(self.prepare(data, name or path.name, source, mtime))
 
     def ingest_bytes(self, data: bytes, name: str, *, source_path: str | None = None) -> IngestResult:
         """Ingest a document held in memory under the (untrusted) file name `name`."""
@@ -133,9 +133,13 @@ class DocumentIngester:
             raise DocumentError(f"{safe_name(name)}: over the limit of {self.settings.max_file_mb:g} MB")
         if not data:
             raise DocumentError(f"{safe_name(name)}: the file is empty")
-        return self._store(self._prepare(data, name, source_path or safe_name(name), None))
+        return self._store(self.prepare(data, name, source_path or safe_name(name), None))
 
-    def _prepare(self, data: bytes, raw_name: str, source_path: str, mtime: float | None) -> _Prepared:
+    def prepare(
+        self, data: bytes, raw_name: str, source_path: str, mtime: float | None = None
+    ) -> PreparedDocument:
+        """Everything before the store: the name made safe, the type checked against the bytes, the text
+        extracted and cut into chunks (a `DocumentError` for a file that cannot be ingested)."""
         name = safe_name(raw_name)
         stem, extension = stem_and_extension(name)
         file_type = detect_type(name, extension, data[:SNIFF_BYTES], self.settings.code_extensions)
@@ -159,11 +163,11 @@ class DocumentIngester:
         texts = tuple(extracted.text[c.start : c.end] for c in chunks)
         title = safe_name(extracted.title) if extracted.title.strip() else stem
         extracted = Extracted(extracted.text, file_type, title, extracted.pages, extracted.notes)
-        return _Prepared(
+        return PreparedDocument(
             name, source_path, extracted, texts, tuple(c.section for c in chunks), len(data), mtime
         )
 
-    def _store(self, doc: _Prepared) -> IngestResult:
+    def _store(self, doc: PreparedDocument) -> IngestResult:
         document_id = self.store.document_id(doc.source_path)
         digest = doc.content_hash
         with self._lock:
@@ -212,7 +216,7 @@ def _read(path: Path, size: int, name: str) -> bytes:
 
 
 def _result(
-    doc: _Prepared, status: str, document_id: str, *, removed: int = 0, same_as: str = ""
+    doc: PreparedDocument, status: str, document_id: str, *, removed: int = 0, same_as: str = ""
 ) -> IngestResult:
     extracted = doc.extracted
     return IngestResult(

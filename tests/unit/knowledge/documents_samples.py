@@ -46,11 +46,12 @@ def pdf_bytes(pages: list[list[str]]) -> bytes:
 
 
 def encrypted_pdf_bytes(text: str, password: str = "secret") -> bytes:
-    """A PDF that needs `password` to be read (pypdf's writer, AES)."""
+    """A PDF that needs `password` to be read (pypdf's writer, AES); with `password=""` it is encrypted
+    but opens without one (an owner password only: printing or copying restricted)."""
     from pypdf import PdfReader, PdfWriter
 
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes([[text]]))))
-    writer.encrypt(user_password=password, owner_password=password + "-owner", algorithm="AES-128")
+    writer.encrypt(user_password=password, owner_password="owner-" + password, algorithm="AES-128")
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()

@@ -77,6 +77,10 @@ def test_an_encrypted_pdf_asks_for_an_unencrypted_copy() -> None:
         read("locked.pdf", encrypted_pdf_bytes("secret text"))
 
 
+def test_a_pdf_with_only_an_owner_password_is_read() -> None:
+    assert "free to read" in read("restricted.pdf", encrypted_pdf_bytes("free to read", password="")).text
+
+
 def test_a_damaged_docx_and_a_text_docx_are_refused() -> None:
     with pytest.raises(DocumentError, match="damaged|cannot be read"):
         read("notes.docx", zip_bytes())
