@@ -127,6 +127,10 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return _image_command(args, config, env)
     if command == "mcp":
         return _mcp_command(args, config, env)
+    if command == "api":
+        from ui.api_cli import api_command
+
+        return api_command(args, env, lambda: build_services(config, env))
     if command == "analyze":
         from memory.embeddings import MiniLMEmbedder
         from memory.session_state import read_session_states

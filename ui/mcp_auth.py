@@ -23,28 +23,29 @@ UNAUTHORIZED = (
 _MIN_TOKEN_CHARS = 16
 
 
-def read_or_create_token(path: Path) -> str:
+def read_or_create_token(path: Path, what: str = "MCP") -> str:
     """The token in `path`, written there first (mode 0600, never replacing an existing file) if absent.
-    A file that others may read is made private; one too short to be a secret is refused."""
+    A file that others may read is made private; one too short to be a secret is refused. `what` names the
+    server in error messages (the HTTP API keeps its own token file the same way)."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return _read(path)
+        return _read(path, what)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(secrets.token_urlsafe(32) + "\n")
-    return _read(path)
+    return _read(path, what)
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, what: str) -> str:
     try:
         if path.stat().st_mode & 0o077:
             path.chmod(0o600)
         token = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the MCP token file {path}: {exc}") from None
+        raise ConfigError(f"cannot read the {what} token file {path}: {exc}") from None
     if len(token) < _MIN_TOKEN_CHARS or any(ch.isspace() for ch in token):
         raise ConfigError(
-            f"the MCP token in {path} must be one word of at least {_MIN_TOKEN_CHARS} characters; "
+            f"the {what} token in {path} must be one word of at least {_MIN_TOKEN_CHARS} characters; "
             "delete the file to get a new random one"
         )
     return token
@@ -59,7 +60,7 @@ class BearerAuth:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
-            await _unauthorized(send)
+            await self._reject(send)
             return
         await self._app(scope, receive, send)
 
@@ -67,6 +68,10 @@ class BearerAuth:
         given = [value for name, value in scope.get("headers", ()) if name.lower() == b"authorization"]
         # compare_digest: the time taken does not tell how much of a guess was right
         return len(given) == 1 and hmac.compare_digest(given[0], self._expected)
+
+    async def _reject(self, send: Any) -> None:
+        """The 401 answer; a subclass gives its own protocol's error body."""
+        await _unauthorized(send)
 
 
 async def _unauthorized(send: Any) -> None:
