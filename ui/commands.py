@@ -87,7 +87,11 @@ def run_gui(services: Services) -> int:
     check_bind(gui.host, auth)
     # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
     os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
-    app = build_app(services.orchestrator, model_notice=services.model_notice())
+    from ui.gui_backends import from_services
+    from ui.gui_status import health_payload
+
+    parts = from_services(services)
+    app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     started = time.time()
     idle = None
@@ -95,7 +99,16 @@ def run_gui(services: Services) -> int:
         idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
         idle.start()
     try:
-        launch(app, gui.host, gui.port, auth, blocked_paths=[services.config.data_dir], quiet=True)
+        launch(
+            app,
+            gui.host,
+            gui.port,
+            auth,
+            blocked_paths=[services.config.data_dir],
+            quiet=True,
+            health=lambda: health_payload(services.orchestrator, parts),
+            max_file_mb=parts.upload_mb,
+        )
     finally:
         if idle is not None and services.sessions is not None:  # the sessions this GUI served end with it
             idle.stop()

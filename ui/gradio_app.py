@@ -1,19 +1,26 @@
-"""The Gradio chat page: a thin streaming view over `Orchestrator.run_turn`.
+"""The Gradio GUI: the Chat, Memory, Documents, Status and Sessions tabs (ui/gui_*.py) on one page.
 
-`build_app` wires a `ChatController` (ui/chat_controller.py, no Gradio) to components; Gradio is imported
-lazily there. `launch` serves the page on a checked address. Per-browser state lives in
-`gr.State(ChatSession())`; nothing is module-global.
+`build_app` lays the tabs out over the orchestrator and the services in `GuiBackends`; Gradio is imported
+lazily there. `launch` serves the page on a checked address, with a `/health` route for Docker. Per-browser
+state lives in `gr.State` (and the chat's session id in the browser's own storage); nothing is
+module-global. docs/gui.md describes the page.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ui.chat_controller import ChatBackend, ChatController, ChatSession, ChatUpdate
+from ui.chat_controller import ChatBackend
+from ui.gui_backends import GuiBackends
+from ui.gui_chat import build_chat_tab, restore
+from ui.gui_documents import build_documents_tab
+from ui.gui_memory import build_memory_tab
+from ui.gui_sessions import build_sessions_tab
+from ui.gui_status import build_status_tab
 from ui.security import HostAllowlist, allowed_hosts_for, check_bind
 
 if TYPE_CHECKING:
@@ -28,126 +35,51 @@ _CSS = """
 """
 
 
-def _outputs(update: ChatUpdate, gr: Any) -> tuple[Any, Any, Any]:
-    return tuple(gr.skip() if value is None else value for value in update)  # type: ignore[return-value]
-
-
 def build_app(
     orchestrator: ChatBackend,
     *,
     title: str = "Daemon",
     model_notice: str | None = None,
     concurrency_limit: int = 4,
+    backends: GuiBackends | None = None,
 ) -> gr.Blocks:
-    """Build the chat page (not yet served; see `launch`). Gradio is imported here, not at module load."""
+    """Build the page with its tabs (not yet served; see `launch`). Gradio is imported here, not at module
+    load. Without `backends` only the chat works; the other tabs say what is missing."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # main sets it; never let it default on
     import gradio as gr
 
-    controller = ChatController(orchestrator)
+    parts = backends or GuiBackends()
     with gr.Blocks(title=title, analytics_enabled=False, fill_height=True) as app:
         gr.Markdown(f"# {title}", elem_id="title")
-        if model_notice:
-            gr.Markdown(model_notice, elem_id="notice")
-        session = gr.State(ChatSession())
-        with gr.Row(equal_height=True):
-            model = gr.Dropdown(
-                choices=orchestrator.model_names,
-                value=orchestrator.default_model,
-                elem_id="model",
-                label="Model",
-                show_label=False,
-                container=False,
-                scale=4,
-            )
-            new = gr.Button("New chat", elem_id="new", size="md", scale=1, min_width=100)
-        chatbot = gr.Chatbot(
-            elem_id="chatbot",
-            label="Chat",
-            show_label=False,
-            height=520,
-            sanitize_html=True,
-            allow_tags=False,
-            feedback_options=None,
-            buttons=["copy"],
-            placeholder="Ask me anything.",
-            allow_file_downloads=False,
+        with gr.Tabs(elem_id="tabs"):
+            with gr.Tab("Chat", id="chat", elem_id="tab-chat"):
+                chat = build_chat_tab(gr, orchestrator, parts, model_notice)
+            with gr.Tab("Memory", id="memory", elem_id="tab-memory") as memory_tab:
+                memory = build_memory_tab(gr, parts)
+            with gr.Tab("Documents", id="documents", elem_id="tab-documents") as documents_tab:
+                documents = build_documents_tab(gr, parts)
+            with gr.Tab("Status", id="status", elem_id="tab-status") as status_tab:
+                status = build_status_tab(gr, orchestrator, parts)
+            with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
+                sessions = build_sessions_tab(gr, orchestrator, parts, chat)
+        _refresh_on_open(
+            gr, memory_tab, memory, documents_tab, documents, status_tab, status, sessions_tab, sessions
         )
-        with gr.Row(equal_height=True):
-            msg = gr.Textbox(
-                elem_id="msg",
-                show_label=False,
-                container=False,
-                lines=1,
-                max_lines=8,
-                scale=8,
-                autofocus=True,
-                placeholder="Message (Enter to send, Shift+Enter for a new line)",
-            )
-            send = gr.Button("Send", elem_id="send", variant="primary", size="md", scale=1, min_width=80)
-            stop = gr.Button("Stop", elem_id="stop", variant="stop", size="md", scale=1, min_width=80)
-        status = gr.Markdown("", elem_id="status")
-        _wire(
-            gr,
-            controller,
-            session=session,
-            chatbot=chatbot,
-            msg=msg,
-            status=status,
-            model=model,
-            send=send,
-            stop=stop,
-            new=new,
-        )
+
+        async def on_load(stored_id: str, session: Any) -> Any:
+            messages = await asyncio.to_thread(restore, orchestrator, stored_id, session)
+            return messages or gr.skip()
+
+        app.load(on_load, [chat.browser_id, chat.session], [chat.chatbot], show_progress="hidden")
     app.queue(default_concurrency_limit=concurrency_limit)
     return app
 
 
-def _wire(gr: Any, controller: ChatController, **c: Any) -> None:
-    """Connect the components to the controller."""
-
-    async def on_submit(
-        text: str, history: list[Any], session: ChatSession, model: str
-    ) -> AsyncIterator[Any]:
-        yielded = False
-        async with contextlib.aclosing(controller.submit(text, history, session, model)) as updates:
-            async for update in updates:
-                yielded = True
-                yield _outputs(update, gr)
-        if not yielded:
-            yield _outputs(ChatUpdate(), gr)
-
-    async def on_stop(session: ChatSession) -> Any:  # async: sets an asyncio.Event on the server's loop
-        status = controller.stop(session)
-        return gr.skip() if status is None else status
-
-    async def on_new(session: ChatSession) -> tuple[Any, Any, Any]:
-        return _outputs(controller.new_chat(session), gr)
-
-    gr.on(
-        triggers=[c["send"].click, c["msg"].submit],
-        fn=on_submit,
-        inputs=[c["msg"], c["chatbot"], c["session"], c["model"]],
-        outputs=[c["chatbot"], c["msg"], c["status"]],
-        api_name="chat",
-        show_progress="hidden",
-    )
-    c["stop"].click(
-        on_stop,
-        inputs=[c["session"]],
-        outputs=[c["status"]],
-        concurrency_limit=None,
-        api_name="stop",
-        show_progress="hidden",
-    )
-    gr.on(  # the Chatbot's own clear (trash) button means New chat too, so page and session agree
-        triggers=[c["new"].click, c["chatbot"].clear],
-        fn=on_new,
-        inputs=[c["session"]],
-        outputs=[c["chatbot"], c["msg"], c["status"]],
-        concurrency_limit=None,
-        api_name="new_chat",
-        show_progress="hidden",
-    )
+def _refresh_on_open(gr: Any, *pairs: Any) -> None:
+    """Each tab reads its tables afresh when it is opened (what the chat just learned shows at once)."""
+    for tab, parts in zip(pairs[0::2], pairs[1::2], strict=True):
+        if parts is not None:
+            tab.select(parts["reload"], None, parts["reload_outputs"], show_progress="hidden")
 
 
 def launch(
@@ -159,12 +91,15 @@ def launch(
     block: bool = True,
     blocked_paths: Sequence[str | Path] = (),
     quiet: bool = False,
+    health: Callable[[], dict[str, Any]] | None = None,
+    max_file_mb: float = 1.0,
 ) -> str:
     """Serve `app` on host:port and return its local URL.
 
     Refuses a non-loopback `host` without `auth` (`ConfigError`). Never creates a share link; a loopback
     server only answers loopback Host names. `block=False` returns at once (call `app.close()` to stop);
-    put the data directory in `blocked_paths` so no file route can ever reach it.
+    put the data directory in `blocked_paths` so no file route can ever reach it. `health` answers
+    `GET /health` as JSON without a login (Docker's health check); uploads above `max_file_mb` are refused.
     """
     from starlette.middleware import Middleware
 
@@ -184,12 +119,25 @@ def launch(
         mcp_server=False,
         pwa=False,
         enable_monitoring=False,
-        max_file_size="1mb",
+        max_file_size=f"{max_file_mb:g}mb",
         strict_cors=True,
         footer_links=[],
         blocked_paths=[str(path) for path in blocked_paths],
         allowed_paths=[],
-        app_kwargs={"middleware": middleware},
+        app_kwargs={"middleware": middleware, "routes": _health_routes(health)},
         css=_CSS,
     )
     return local_url
+
+
+def _health_routes(health: Callable[[], dict[str, Any]] | None) -> list[Any]:
+    """`GET /health`: the payload as JSON, 200 when ok and 503 when a subsystem fails (no login: it says
+    only which parts answer). Registered before Gradio's own routes."""
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    def endpoint(_request: Any) -> JSONResponse:  # sync: Starlette runs it in its thread pool
+        payload = health() if health is not None else {"ok": True}
+        return JSONResponse(payload, status_code=200 if payload.get("ok") else 503)
+
+    return [Route("/health", endpoint, methods=["GET"])]

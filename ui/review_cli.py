@@ -24,9 +24,8 @@ def review_command(
     if item is None:
         raise UserInputError(f"no review item {args.item!r}; `review list` shows the open ones")
     if action == "approve":
-        keep = args.keep or _newest(item, memory)
-        decided = queue.approve(item.id, keep)
-        _retire_facts(decided, facts, current=False)
+        decided = approve_item(queue, memory, facts, item.id, args.keep)
+        keep = decided.keep
         print(f"kept {keep}; hid {', '.join(decided.hidden)} (undo with `review undo {item.id}`)")
     elif action == "dismiss":
         queue.dismiss(item.id)
@@ -38,9 +37,26 @@ def review_command(
     return 0
 
 
+def approve_item(
+    queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, item_id: str, keep: str | None = None
+) -> ReviewItem:
+    """Approve an open item (the CLI's and the GUI's one path): keep `keep` (default: the newest record),
+    hide the others, and retire the fact not kept when it resolves a contradiction."""
+    item = queue.get(item_id)
+    if item is None:
+        raise UserInputError(f"no review item {item_id!r}; `review list` shows the open ones")
+    decided = queue.approve(item.id, keep or _newest(item, memory))
+    _retire_facts(decided, facts, current=False)
+    return decided
+
+
+def review_rows(queue: ReviewQueue, memory: MemoryService) -> list[dict[str, Any]]:
+    """The open items as `review list --json` shows them, with their records' text."""
+    return [_row(item, memory) for item in queue.open_items()]
+
+
 def _list(queue: ReviewQueue, memory: MemoryService, *, as_json: bool) -> int:
-    items = queue.open_items()
-    rows = [_row(item, memory) for item in items]
+    rows = review_rows(queue, memory)
     if as_json:
         print_json({"items": rows})
         return 0

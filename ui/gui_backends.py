@@ -1,0 +1,60 @@
+"""What the GUI's tabs work with besides the orchestrator: the same service objects the CLIs use.
+
+Each field is optional so a tab whose back end is missing (a `history`-only build, a test) says so instead
+of failing; `from_services` takes them from what main.py built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.ports import FactPort, SessionLifecycle
+    from memory.review import ReviewQueue
+    from memory.service import MemoryService
+    from ui.gui_documents import DocumentDesk
+    from ui.services import Services
+    from ui.tools_cli import ToolRunner
+
+
+@dataclass
+class GuiBackends:
+    """The services behind the Memory, Documents, Status and Sessions tabs and the chat's approvals."""
+
+    memory: MemoryService | None = None
+    facts: FactPort | None = None
+    review: ReviewQueue | None = None
+    sessions: SessionLifecycle | None = None
+    tools: ToolRunner | None = None  # runs an approved proposal through the REPL's guards
+    documents: DocumentDesk | None = None
+    version: str = ""
+    provider: str = ""
+    upload_mb: float = 50.0  # Gradio refuses a bigger upload before it reaches a handler
+    browser_secret: str = "daemon"  # keys the browser's stored session id (an id, not a secret)
+
+
+def from_services(services: Services) -> GuiBackends:
+    """The GUI's back ends from the services main.py built; the document desk shares their memory store."""
+    from ui.gui_documents import open_document_desk
+
+    config = services.config
+    desk = None
+    if services.memory is not None:
+        desk = open_document_desk(config, services.memory)
+        services.closers.append(desk.close)
+    return GuiBackends(
+        memory=services.memory,
+        facts=services.facts,
+        review=services.review,
+        sessions=services.sessions,
+        tools=services.tools,
+        documents=desk,
+        version=services.version,
+        provider=services.main_provider,
+        upload_mb=config.documents.max_file_mb,
+        # Stable across restarts so reopening the page continues its session; per data dir so two Daemons
+        # on one machine never read each other's stored id.
+        browser_secret=hashlib.sha256(str(config.data_dir).encode()).hexdigest()[:32],
+    )

@@ -1,0 +1,233 @@
+"""The Chat tab: streamed turns, live tool lines, Stop, clickable sources, the approve/reject bar and a
+session that survives a reload (its id kept in the browser's own storage, so two browsers never share).
+
+Gradio is handed in (`gr`) by `ui.gradio_app.build_app`, which imports it lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from ui import render
+from ui.chat_controller import ChatBackend, ChatController, ChatUpdate
+from ui.gui_backends import GuiBackends
+from ui.gui_chat_logic import (
+    GuiChatSession,
+    RecordingBackend,
+    describe_proposal,
+    history_messages,
+    source_choices,
+)
+from ui.gui_items import open_citation
+
+SESSION_KEY = "daemon-chat-session"
+
+
+@dataclass
+class ChatTab:
+    """The components other tabs reach (the Sessions tab opens a past session into the chat)."""
+
+    session: Any
+    chatbot: Any
+    browser_id: Any
+    status: Any
+
+
+def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_notice: str | None) -> ChatTab:
+    """Lay out the chat and wire it; call inside a `gr.Blocks` (and a tab)."""
+    if model_notice:
+        gr.Markdown(model_notice, elem_id="notice")
+    c: dict[str, Any] = {"session": gr.State(GuiChatSession())}
+    c["browser_id"] = gr.BrowserState("", storage_key=SESSION_KEY, secret=parts.browser_secret)
+    with gr.Row(equal_height=True):
+        c["model"] = gr.Dropdown(
+            choices=backend.model_names,
+            value=backend.default_model,
+            elem_id="model",
+            label="Model",
+            show_label=False,
+            container=False,
+            scale=4,
+        )
+        c["new"] = gr.Button("New chat", elem_id="new", size="md", scale=1, min_width=100)
+    c["chatbot"] = gr.Chatbot(
+        elem_id="chatbot",
+        label="Chat",
+        show_label=False,
+        height=480,
+        sanitize_html=True,
+        allow_tags=False,
+        feedback_options=None,
+        buttons=["copy"],
+        placeholder="Ask me anything.",
+        allow_file_downloads=False,
+    )
+    with gr.Group(visible=False, elem_id="proposal") as c["proposal"]:
+        c["proposal_text"] = gr.Markdown("", elem_id="proposal-text")
+        with gr.Row():
+            c["approve"] = gr.Button("Approve", elem_id="approve", variant="primary", size="sm")
+            c["reject"] = gr.Button("Reject", elem_id="reject", size="sm")
+    with gr.Row(equal_height=True):
+        c["msg"] = gr.Textbox(
+            elem_id="msg",
+            show_label=False,
+            container=False,
+            lines=1,
+            max_lines=8,
+            scale=8,
+            autofocus=True,
+            placeholder="Message (Enter to send, Shift+Enter for a new line)",
+        )
+        c["send"] = gr.Button("Send", elem_id="send", variant="primary", size="md", scale=1, min_width=80)
+        c["stop"] = gr.Button("Stop", elem_id="stop", variant="stop", size="md", scale=1, min_width=80)
+    c["status"] = gr.Markdown("", elem_id="status")
+    with gr.Accordion("Sources", open=True, visible=False, elem_id="sources-box") as c["sources_box"]:
+        c["sources"] = gr.Radio(choices=[], elem_id="sources", show_label=False, container=False)
+        c["source_view"] = gr.Markdown("", elem_id="source-view")
+    _wire(gr, backend, parts, c)
+    return ChatTab(c["session"], c["chatbot"], c["browser_id"], c["status"])
+
+
+def _outputs(update: ChatUpdate, gr: Any) -> tuple[Any, ...]:
+    return tuple(gr.skip() if value is None else value for value in update)
+
+
+def _wire(gr: Any, backend: ChatBackend, parts: GuiBackends, c: dict[str, Any]) -> None:
+    handlers = _Handlers(gr, backend, parts)
+    after = [c["proposal"], c["proposal_text"], c["sources_box"], c["sources"], c["source_view"]]
+    gr.on(
+        triggers=[c["send"].click, c["msg"].submit],
+        fn=handlers.submit,
+        inputs=[c["msg"], c["chatbot"], c["session"], c["model"]],
+        outputs=[c["chatbot"], c["msg"], c["status"]],
+        api_name="chat",
+        show_progress="hidden",
+    ).then(handlers.after_turn, inputs=[c["session"]], outputs=[*after, c["browser_id"]], queue=False)
+    c["stop"].click(
+        handlers.stop,
+        inputs=[c["session"]],
+        outputs=[c["status"]],
+        concurrency_limit=None,
+        api_name="stop",
+        show_progress="hidden",
+    )
+    gr.on(  # the Chatbot's own clear (trash) button means New chat too, so page and session agree
+        triggers=[c["new"].click, c["chatbot"].clear],
+        fn=handlers.new_chat,
+        inputs=[c["session"]],
+        outputs=[c["chatbot"], c["msg"], c["status"], *after, c["browser_id"]],
+        concurrency_limit=None,
+        api_name="new_chat",
+        show_progress="hidden",
+    )
+    c["sources"].select(handlers.open_source, inputs=[c["sources"], c["session"]], outputs=[c["source_view"]])
+    c["approve"].click(
+        handlers.approve,
+        inputs=[c["chatbot"], c["session"]],
+        outputs=[c["chatbot"], c["status"], c["proposal"], c["proposal_text"]],
+        show_progress="hidden",
+    )
+    c["reject"].click(
+        handlers.reject,
+        inputs=[c["session"]],
+        outputs=[c["status"], c["proposal"], c["proposal_text"]],
+        show_progress="hidden",
+    )
+
+
+class _Handlers:
+    """The chat's event handlers; per-tab state arrives as the `GuiChatSession` argument, never here."""
+
+    def __init__(self, gr: Any, backend: ChatBackend, parts: GuiBackends) -> None:
+        self.gr, self.backend, self.parts = gr, backend, parts
+        self.controller = ChatController(backend)
+
+    async def submit(
+        self, text: str, history: list[Any], session: GuiChatSession, model: str
+    ) -> AsyncIterator[Any]:
+        controller = ChatController(RecordingBackend(self.backend, session))
+        yielded = False
+        async with contextlib.aclosing(controller.submit(text, history, session, model)) as updates:
+            async for update in updates:
+                yielded = True
+                yield _outputs(update, self.gr)
+        if not yielded:
+            yield _outputs(ChatUpdate(), self.gr)
+
+    def after_turn(self, session: GuiChatSession) -> tuple[Any, ...]:
+        """Show the turn's proposals and sources; remember the session id in this browser."""
+        return (*self._proposal_bar(session), *self._sources(session), session.session_id or "")
+
+    def _proposal_bar(self, session: GuiChatSession) -> tuple[Any, Any]:
+        if not session.proposals:
+            return self.gr.update(visible=False), ""
+        return self.gr.update(visible=True), describe_proposal(session.proposals[0])
+
+    def _sources(self, session: GuiChatSession) -> tuple[Any, Any, Any]:
+        choices = source_choices(session.citations)
+        box = self.gr.update(visible=bool(choices))
+        return box, self.gr.update(choices=choices, value=None), ""
+
+    async def stop(self, session: GuiChatSession) -> Any:  # async: sets an asyncio.Event on the server loop
+        status = self.controller.stop(session)
+        return self.gr.skip() if status is None else status
+
+    async def new_chat(self, session: GuiChatSession) -> tuple[Any, ...]:
+        update = self.controller.new_chat(session)
+        session.proposals.clear()
+        session.citations = []
+        return (*_outputs(update, self.gr), *self._proposal_bar(session), *self._sources(session), "")
+
+    async def open_source(self, choice: str | None, session: GuiChatSession) -> str:
+        try:
+            citation = session.citations[int(choice or "")]
+        except (ValueError, IndexError):
+            return ""
+        return await open_citation(self.parts.memory, citation)
+
+    async def approve(self, history: list[Any], session: GuiChatSession) -> tuple[Any, ...]:
+        """Run the first pending proposal through the tool runner's guards (the REPL's), as approved."""
+        if not session.proposals:
+            return (self.gr.skip(), "", *self._proposal_bar(session))
+        proposal = session.proposals.pop(0)
+        if self.parts.tools is None:
+            status = f"{proposal.call.name} was not run: no tool runner in this GUI."
+            return (self.gr.skip(), status, *self._proposal_bar(session))
+        outcome = await self.parts.tools.run(proposal.call, approved=True)
+        line = render.format_tool_result(outcome.ok, outcome.output)
+        title = "tool: " + render.format_tool_call(proposal.call)
+        shown = [*list(history or ()), _tool_message(title, line)]
+        status = f"{proposal.call.name} {'ran' if outcome.ok else 'failed'} (approved)."
+        return (shown, status, *self._proposal_bar(session))
+
+    async def reject(self, session: GuiChatSession) -> tuple[Any, ...]:
+        if not session.proposals:
+            return ("", *self._proposal_bar(session))
+        proposal = session.proposals.pop(0)
+        await asyncio.sleep(0)
+        return (f"{proposal.call.name} was not run (rejected).", *self._proposal_bar(session))
+
+
+def _tool_message(title: str, line: str) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": render.neutralize_remote_media(line),
+        "metadata": {"title": title, "status": "done"},
+    }
+
+
+def restore(backend: ChatBackend, stored_id: str | None, session: GuiChatSession) -> list[dict[str, Any]]:
+    """Continue the session this browser had (its id from the browser's storage): its turns, or nothing
+    when it is unknown (a fresh browser, another data dir)."""
+    history = getattr(backend, "history", None)
+    if not stored_id or history is None or session.session_id is not None:
+        return []
+    turns = history(stored_id)
+    if not turns:
+        return []
+    session.session_id = stored_id
+    return history_messages(turns)
