@@ -70,14 +70,15 @@ def api_command(args: Any, env: dict[str, str], build: Callable[[], Services]) -
         raise
     try:
         token, created = api_token(env_token, services.config.data_dir)
-        _announce_token(services.config.data_dir / TOKEN_FILE, token if created else None, env_token)
+        announce_token(services.config.data_dir / TOKEN_FILE, token if created else None, env_token)
         return _serve_and_end(services, token, host, listener)
     finally:
         listener.close()
         services.close()
 
 
-def _announce_token(path: Path, new_token: str | None, env_token: str | None) -> None:
+def announce_token(path: Path, new_token: str | None, env_token: str | None) -> None:
+    """Say where the token comes from; show a just-created one (`new_token`) once, to a terminal only."""
     if env_token is not None:
         print(f"API token: from {TOKEN_ENV}", file=sys.stderr)
         return

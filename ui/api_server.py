@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing, suppress
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.events import RunEvent
 from ui.api_conversation import SESSION_HEADER, RequestError, models_list, read_request
-from ui.api_wire import Reply, collect, error_body, stream_chunks
+from ui.api_wire import SSE_DONE, Reply, collect, error_body, sse, stream_chunks
 from ui.mcp_auth import BearerAuth
 from ui.security import HostAllowlist, allowed_hosts_for
 
@@ -33,6 +34,7 @@ MAX_CONCURRENT_TURNS = 4  # as the GUI's queue: more wait for a free slot
 OPEN_PATHS = frozenset({"/health"})  # answered without the token (Docker's HEALTHCHECK has none)
 HEALTH_TIMEOUT_S = 3.0
 _T = TypeVar("_T")
+logger = logging.getLogger(__name__)
 Health = Callable[[], dict[str, Any]]
 
 
@@ -98,7 +100,8 @@ def build_api(
         Route("/v1/models", api.models, methods=["GET"]),
         Route("/health", api.health, methods=["GET"]),
     ]
-    app: Any = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
+    handlers = {404: _not_found, 405: _not_allowed, Exception: _internal}
+    app: Any = Starlette(routes=routes, exception_handlers=handlers)
     app = ApiBearerAuth(app, token)
     allowed = allowed_hosts_for(bind_host)
     return HostAllowlist(app, allowed) if allowed is not None else app
@@ -162,9 +165,14 @@ class _Api:
     ) -> AsyncIterator[bytes]:
         async with self._slots:
             run = events()
-            async with aclosing(run):  # closed inside this request, never later by the garbage collector
-                async for line in stream_chunks(run, reply, include_usage=include_usage):
-                    yield line
+            try:
+                async with aclosing(run):  # closed inside this request, never later by the garbage collector
+                    async for line in stream_chunks(run, reply, include_usage=include_usage):
+                        yield line
+            except Exception:  # a bug: the headers are sent, so the stream ends with an error event
+                logger.exception("API stream failed")
+                yield sse(error_body("internal error; see the log for details", "server_error", "internal"))
+                yield SSE_DONE
 
     async def _answered(
         self, events: Callable[[], AsyncIterator[RunEvent]], reply: Reply
@@ -216,6 +224,12 @@ def _error(status: int, message: str, code: str, *, param: str | None = None) ->
     body = error_body(message, kind, code)
     body["error"]["param"] = param
     return JSONResponse(body, status_code=status)
+
+
+async def _internal(request: Request, exc: Exception) -> Response:
+    # A bug, not a user-facing condition: the traceback goes to the data dir's log, the client gets JSON.
+    logger.error("API request %s failed", request.url.path, exc_info=exc)
+    return _error(500, "internal error; see the log for details", "internal")
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta, ToolProposal
 from core.types import Usage
 from ui.cli import approval_command
@@ -120,16 +121,29 @@ def run_error_body(error: RunError) -> dict[str, Any]:
 
 
 async def collect(events: AsyncIterator[RunEvent], reply: Reply) -> tuple[int, dict[str, Any]]:
-    """Run a turn to its end: (200, the completion) or (500, the error)."""
+    """Run a turn to its end: (200, the completion) or (500, the error; 400 for a refused input)."""
     proposals: list[ToolProposal] = []
-    async for event in events:
+    async for event in _failures_as_events(events):
         if isinstance(event, ToolProposal):
             proposals.append(event)
         elif isinstance(event, Done):
             return 200, completion(reply, event, proposals)
         elif isinstance(event, RunError):
-            return 500, run_error_body(event)
+            refused = event.kind == UserInputError.__name__
+            return (
+                (400, error_body(event.message, code=event.kind)) if refused else (500, run_error_body(event))
+            )
     return 500, error_body("the turn ended without an answer", "server_error", "no_answer")
+
+
+async def _failures_as_events(events: AsyncIterator[RunEvent]) -> AsyncIterator[RunEvent]:
+    """`events`, with a Daemon error raised before the turn could start (the journal refusing the
+    message, say) turned into the `RunError` the turn would have ended with."""
+    try:
+        async for event in events:
+            yield event
+    except DaemonError as error:
+        yield RunError(str(error), kind=type(error).__name__)
 
 
 async def stream_chunks(
@@ -139,7 +153,7 @@ async def stream_chunks(
     `data: {"error": …}` event (the openai SDK raises it as an APIError)."""
     yield sse(chunk(reply, {"role": "assistant", "content": ""}))
     proposals: list[ToolProposal] = []
-    async for event in events:
+    async for event in _failures_as_events(events):
         if isinstance(event, TextDelta) and event.text:
             yield sse(chunk(reply, {"content": event.text}))
         elif isinstance(event, ToolProposal):

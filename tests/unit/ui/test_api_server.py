@@ -14,6 +14,7 @@ import pytest
 from openai import AuthenticationError, OpenAI
 from starlette.testclient import TestClient
 
+from core.errors import StorageError, UserInputError
 from core.events import Done, RunEvent, TextDelta
 from core.orchestrator import ModelChoice, Orchestrator
 from core.prompt.builder import PromptBuilder
@@ -276,3 +277,42 @@ async def test_a_client_that_goes_away_cancels_the_turn(tmp_path: Path, stream: 
     [turn] = journal.turns()
     assert (turn.user, turn.status) == ("tell me a long story", "cancelled")
     assert turn.assistant == "partial "
+
+
+class BrokenRunner:
+    """A runner whose turns raise before any event: a Daemon error, or a bug."""
+
+    model_names = ["scripted"]
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def run_turn(self, text: str, **kw: Any) -> AsyncIterator[RunEvent]:
+        raise self.error
+        yield  # pragma: no cover - makes this an async generator
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "kind"),
+    [
+        (StorageError("the journal is read-only"), 500, "server_error"),
+        (UserInputError("the message is empty"), 400, "invalid_request_error"),
+        (RuntimeError("a bug"), 500, "server_error"),
+    ],
+)
+def test_a_turn_that_cannot_start_is_an_openai_error(error: Exception, status: int, kind: str) -> None:
+    app = build_api(BrokenRunner(error), TOKEN, "127.0.0.1", healthy)
+    http = TestClient(app, base_url=BASE, raise_server_exceptions=False)
+    answer = http.post(
+        "/v1/chat/completions", headers=AUTH, json={"messages": [{"role": "user", "content": "x"}]}
+    )
+    assert answer.status_code == status
+    assert answer.json()["error"]["type"] == kind
+    streamed = http.post(
+        "/v1/chat/completions",
+        headers=AUTH,
+        json={"stream": True, "messages": [{"role": "user", "content": "x"}]},
+    )
+    events = [line for line in streamed.text.split("\n\n") if line]
+    assert events[-1] == "data: [DONE]"
+    assert json.loads(events[-2].removeprefix("data: "))["error"]["type"] == "server_error"
