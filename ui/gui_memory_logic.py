@@ -43,7 +43,7 @@ async def search_rows(
     rows = []
     for rank, item in enumerate(results, 1):
         payload = factors_payload(item)
-        why = ", ".join(f"{name} {value:+.3f}" for name, value in payload["factors"].items())
+        why = ", ".join(f"{name} {value:+.3f}" for name, value in payload["factors"].items() if value)
         rows.append(
             [
                 rank,

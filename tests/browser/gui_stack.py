@@ -1,0 +1,160 @@
+"""A whole GUI back end for browser tests: real journal, memory service (in-memory vectors with a hashing
+embedder, so no model loads), facts, review queue, job ledger and ingester, and a scripted model that cites.
+
+`CitingAgent` echoes like the chat page's scripted agent, but a message starting with `cite` is answered
+with the first memory marker the prompt holds (`[M1]`), so the answer cites the recalled document
+deterministically; `propose …` asks for a call with side effects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.agent.call_guard import ToolPolicy
+from core.config import load_config
+from core.events import Done, RunEvent, TextDelta, ToolProposal
+from core.orchestrator import ModelChoice, Orchestrator
+from core.ports import ExtractedFact, TurnRecord
+from core.prompt.builder import PromptBuilder
+from core.prompt.tokens import EstimateCounter
+from core.tools.base import Tool
+from core.tools.catalog import ToolCatalog, UnavailableTool
+from core.turn_context import ContextGatherer, JournalHistory
+from core.types import Message, ToolCall, Usage
+from knowledge.documents.chunk import estimate_tokens
+from knowledge.documents.pipeline import DocumentIngester
+from knowledge.jobs import JobLedger
+from memory.document_store import ReferenceDocStore
+from memory.embeddings import HashingEmbedder
+from memory.facts.service import open_fact_memory
+from memory.inmemory_store import InMemoryStore
+from memory.journal import Journal
+from memory.port import ConversationMemory
+from memory.review import ReviewQueue
+from memory.service import MemoryService
+from memory.turn_index import TurnIndexer
+from tests.unit.memory.profile_helpers import committed_profiles
+from ui.gui_backends import GuiBackends
+from ui.gui_documents import DocumentDesk
+from ui.tools_cli import ToolRunner
+
+_MARKER = re.compile(r"\[M\d+\]")
+
+
+class CitingAgent:
+    """Echo; `cite …` answers with the first memory marker in the prompt; `slow …` streams 200 words."""
+
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+    ) -> AsyncIterator[RunEvent]:
+        prompt = "\n".join(m.content for m in messages)
+        text = messages[-1].content.rsplit("The user says: ", 1)[-1]
+        if text.startswith("propose"):
+            call = ToolCall("p1", "save_note", {"text": text})
+            yield ToolProposal(call, "Saves a note to a file.")
+        answer = f"Echo: {text}"
+        if text.startswith("cite"):
+            found = _MARKER.search(prompt)
+            answer = f"From your documents {found.group(0)}." if found else "Nothing recalled."
+        if text.startswith("slow"):
+            answer = " ".join(f"w{i}" for i in range(200))
+        streamed = []
+        for word in answer.split(" "):
+            if cancel is not None and cancel.is_set():
+                yield Done(answer=" ".join(streamed), exit_reason="cancelled", model="scripted")
+                return
+            streamed.append(word)
+            yield TextDelta(word + " ")
+            await asyncio.sleep(0.1 if text.startswith("slow") else 0.005)
+        yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
+
+
+@dataclass
+class Stack:
+    orchestrator: Orchestrator
+    backends: GuiBackends
+    journal: Journal
+    memory: MemoryService
+    notes: list[str]
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        while self.closers:
+            self.closers.pop()()
+
+
+def _tools(notes: list[str]) -> ToolRunner:
+    def save_note(text: str) -> str:
+        notes.append(text)
+        return "saved"
+
+    tool = Tool(
+        "save_note",
+        "Saves a note to a file.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        save_note,
+        side_effects=True,
+    )
+    missing = UnavailableTool("web_search", "Search the web.", "needs TAVILY_API_KEY")
+    return ToolRunner(ToolCatalog.of([tool, missing]), ToolPolicy(local_tools=frozenset({"save_note"})))
+
+
+def build_stack(data: Path) -> Stack:
+    """Every part wired as main.py wires it, on `data`; close() releases them."""
+    closers: list[Callable[[], None]] = []
+    journal = Journal(data / "journal.sqlite3")
+    closers.append(journal.close)
+    memory = MemoryService(InMemoryStore(HashingEmbedder(256)), committed_profiles())
+    memory.open()
+    closers.append(memory.close)
+    review = ReviewQueue(data / "review.sqlite3")
+    closers.append(review.close)
+    facts, close_facts = open_fact_memory(data, memory)
+    closers.append(close_facts)
+    port = ConversationMemory(memory, TurnIndexer(memory.write_turns, journal))
+    context = ContextGatherer(JournalHistory(journal, 8), memory=port, facts=facts)
+    orchestrator = Orchestrator(
+        [ModelChoice("scripted", CitingAgent())],
+        journal,
+        context,
+        PromptBuilder("You are a test.", EstimateCounter(), 8000),
+        memory=port,
+        facts=facts,
+    )
+    settings = load_config().documents.model_copy(update={"max_file_mb": 2.0})
+    ledger = JobLedger(data / "jobs.sqlite3")
+    desk = DocumentDesk(
+        ledger,
+        lambda: DocumentIngester(ReferenceDocStore(memory), settings, estimate_tokens),
+        data / "uploads",
+        memory,
+    )
+    closers.append(desk.close)
+    notes: list[str] = []
+    backends = GuiBackends(
+        memory=memory,
+        facts=facts,
+        review=review,
+        tools=_tools(notes),
+        documents=desk,
+        version="test",
+        provider="scripted",
+        upload_mb=2.0,
+    )
+    return Stack(orchestrator, backends, journal, memory, notes, closers)
+
+
+def seed_fact(stack: Stack, subject: str, predicate: str, value: str) -> None:
+    """A fact as if the user had said it (through the verification gate)."""
+    fact = ExtractedFact(subject, predicate, value, "location", "user", f"I {predicate} {value}", 0.95)
+    turn = TurnRecord(f"seed-{value}", "seed", f"I {predicate} {value}", "", time.time())
+    facts: Any = stack.backends.facts
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API may hold this thread's event loop
+        pool.submit(asyncio.run, facts.record([fact], turn)).result()
