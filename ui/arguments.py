@@ -55,8 +55,14 @@ def build_parser(version: str) -> argparse.ArgumentParser:
 
     api = commands.add_parser("api", help="serve an OpenAI-compatible chat API (docs/api.md)")
     api_bind = "address to bind (default 127.0.0.1; another address needs DAEMON_API_TOKEN)"
-    api.add_argument("--host", dest="api_host", type=user_text, help=api_bind)
-    api.add_argument("--port", dest="api_port", type=count_arg(0, 65535), help="port (default 8765; 0: any)")
+    api.add_argument("--host", dest="api_host", metavar="HOST", type=user_text, help=api_bind)
+    api.add_argument(
+        "--port",
+        dest="api_port",
+        metavar="PORT",
+        type=count_arg(0, 65535),
+        help="port (default 8765; 0: any)",
+    )
 
     tool = commands.add_parser("tool", help="list or run the agent's tools directly")
     tool_commands = tool.add_subparsers(dest="tool_command", metavar="ACTION", required=True)
