@@ -103,10 +103,10 @@ def _wire(gr: Any, backend: ChatBackend, parts: GuiBackends, c: dict[str, Any]) 
         triggers=[c["send"].click, c["msg"].submit],
         fn=handlers.submit,
         inputs=[c["msg"], c["chatbot"], c["session"], c["model"]],
-        outputs=[c["chatbot"], c["msg"], c["status"]],
+        outputs=[c["chatbot"], c["msg"], c["status"], c["browser_id"]],
         api_name="chat",
         show_progress="hidden",
-    ).then(handlers.after_turn, inputs=[c["session"]], outputs=[*after, c["browser_id"]], queue=False)
+    ).then(handlers.after_turn, inputs=[c["session"]], outputs=after, queue=False)
     c["stop"].click(
         handlers.stop,
         inputs=[c["session"]],
@@ -154,13 +154,15 @@ class _Handlers:
         async with contextlib.aclosing(controller.submit(text, history, session, model)) as updates:
             async for update in updates:
                 yielded = True
-                yield _outputs(update, self.gr)
+                # the session id goes to this browser's storage with the first update, so a reload at
+                # any moment of the turn continues this session
+                yield (*_outputs(update, self.gr), session.session_id or self.gr.skip())
         if not yielded:
-            yield _outputs(ChatUpdate(), self.gr)
+            yield (*_outputs(ChatUpdate(), self.gr), self.gr.skip())
 
     def after_turn(self, session: GuiChatSession) -> tuple[Any, ...]:
-        """Show the turn's proposals and sources; remember the session id in this browser."""
-        return (*self._proposal_bar(session), *self._sources(session), session.session_id or "")
+        """Show the turn's proposals and sources."""
+        return (*self._proposal_bar(session), *self._sources(session))
 
     def _proposal_bar(self, session: GuiChatSession) -> tuple[Any, Any]:
         if not session.proposals:

@@ -19,7 +19,7 @@ from memory.service import MemoryService, factors_payload
 from ui.review_cli import approve_item, review_rows
 
 ALL = "all collections"
-SEARCH_HEADERS = ["#", "collection", "score", "why (score factors)", "stale", "text", "id"]
+SEARCH_HEADERS = ["#", "collection", "score", "text", "stale", "why (score factors)", "id"]
 FACT_HEADERS = ["id", "subject", "relation", "value", "status", "truth", "note"]
 REVIEW_HEADERS = ["id", "kind", "collection", "why", "score", "records"]
 EDIT_SESSION = "gui-edits"  # the pseudo-session a fact edited in the GUI is recorded under
@@ -49,9 +49,9 @@ async def search_rows(
                 rank,
                 item.collection,
                 payload["score"],
-                why,
-                staleness(item.metadata),
                 clip(item.text, 300),
+                staleness(item.metadata),
+                why,
                 item.id,
             ]
         )
