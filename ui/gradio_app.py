@@ -104,6 +104,7 @@ def launch(
     from starlette.middleware import Middleware
 
     check_bind(host, auth)
+    blocked = blocked_except(blocked_paths, upload_folder())
     allowed = allowed_hosts_for(host)
     middleware = [] if allowed is None else [Middleware(HostAllowlist, allowed=allowed)]
     _, local_url, _ = app.launch(
@@ -122,7 +123,7 @@ def launch(
         max_file_size=f"{max_file_mb:g}mb",
         strict_cors=True,
         footer_links=[],
-        blocked_paths=[str(path) for path in blocked_paths],
+        blocked_paths=blocked,
         allowed_paths=[],
         app_kwargs={"middleware": middleware, "routes": _health_routes(health)},
         css=_CSS,
@@ -141,3 +142,27 @@ def _health_routes(health: Callable[[], dict[str, Any]] | None) -> list[Any]:
         return JSONResponse(payload, status_code=200 if payload.get("ok") else 503)
 
     return [Route("/health", endpoint, methods=["GET"])]
+
+
+def upload_folder() -> Path:
+    """Where Gradio keeps uploads (`GRADIO_TEMP_DIR`, which `gui` puts inside the data dir)."""
+    import tempfile
+
+    return Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio").resolve()
+
+
+def blocked_except(blocked: Sequence[str | Path], keep: Path) -> list[str]:
+    """`blocked`, except that a blocked folder holding `keep` (the upload folder inside the data dir) is
+    replaced by everything in it beside the way down to `keep`: Gradio refuses uploads from a blocked path,
+    and its file route serves only the upload folder anyway, so the rest of the data dir stays out."""
+    out: list[str] = []
+    for path in (Path(p).resolve() for p in blocked):
+        if keep == path or not keep.is_relative_to(path):
+            out.append(str(path))
+            continue
+        keep.mkdir(parents=True, exist_ok=True)
+        current = path
+        for part in keep.relative_to(path).parts:
+            out += sorted(str(child) for child in current.iterdir() if child.name != part)
+            current = current / part
+    return out

@@ -125,6 +125,7 @@ def open_document_desk(config: AppConfig, memory: MemoryService) -> DocumentDesk
         return DocumentIngester(ReferenceDocStore(memory), config.documents, minilm_token_counter())
 
     ledger = JobLedger(config.data_dir / JOBS_FILE)
+    (config.data_dir / UPLOADS).mkdir(exist_ok=True)  # before launch, which blocks the data dir's entries
     return DocumentDesk(ledger, open_ingester, config.data_dir / UPLOADS, memory)
 
 

@@ -67,7 +67,7 @@ def checks_markdown(report: dict[str, Any]) -> str:
     lines = ["| subsystem | ok | detail |", "|---|---|---|"]
     for c in report["checks"]:
         detail = str(c["detail"]).replace("|", "/")
-        lines.append(f"| {c['name']} | {'✅' if c['ok'] else '❌'} | {detail} |")
+        lines.append(f"| {c['name']} | {'yes' if c['ok'] else 'NO'} | {detail} |")
     if report["collections"]:
         lines += ["", "| collection | records |", "|---|---|"]
         lines += [f"| {name} | {n} |" for name, n in report["collections"].items()]

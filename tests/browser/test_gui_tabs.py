@@ -51,6 +51,9 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
     from ui.gui_status import health_payload
 
     data = tmp_path_factory.mktemp("gui-data")
+    # As `gui` does: Gradio's uploads inside the data dir, which is blocked around them.
+    previous = os.environ.get("GRADIO_TEMP_DIR")
+    os.environ["GRADIO_TEMP_DIR"] = str(data / "gradio-tmp")
     stack = build_stack(data)
     seed_fact(stack, "user", "lives in", "Lyon")
     app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
@@ -70,6 +73,10 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
     finally:
         app.close()
         stack.close()
+        if previous is None:
+            os.environ.pop("GRADIO_TEMP_DIR", None)
+        else:
+            os.environ["GRADIO_TEMP_DIR"] = previous
 
 
 @pytest.fixture

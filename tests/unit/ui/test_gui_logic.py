@@ -219,3 +219,19 @@ def test_health_route_answers_503_when_a_part_fails() -> None:
     failing = TestClient(Starlette(routes=_health_routes(lambda: {"ok": False, "checks": {"memory": False}})))
     response = failing.get("/health")
     assert response.status_code == 503 and response.json() == {"ok": False, "checks": {"memory": False}}
+
+
+def test_the_data_dir_is_blocked_around_the_upload_folder_only(tmp_path: Path) -> None:
+    from ui.gradio_app import blocked_except
+
+    data = tmp_path / "data"
+    (data / "chroma").mkdir(parents=True)
+    (data / "facts.sqlite3").write_text("x")
+    upload = data / "gradio-tmp"
+    blocked = blocked_except([data, tmp_path / "elsewhere"], upload)
+    assert sorted(blocked) == sorted(
+        str(p.resolve()) for p in (data / "chroma", data / "facts.sqlite3", tmp_path / "elsewhere")
+    )
+    assert upload.is_dir()
+    outside = tmp_path / "tmp-gradio"
+    assert blocked_except([data], outside) == [str(data.resolve())]  # nothing to carve out
