@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from core.text import clip
 from memory.browse import MemoryReader
 from memory.service import MemoryService
 from ui import render
 
+_WEB = re.compile(r"https?://", re.IGNORECASE)
+_UNSAFE_URL = re.compile(r"[\s<>`\\\[\]]")
 _SHOWN_FIELDS = ("title", "file_path", "section", "session_id", "status", "staleness_ratio", "superseded_by")
 
 
@@ -21,10 +25,16 @@ async def open_citation(memory: MemoryService | None, citation: Mapping[str, Any
         shown = await open_record(memory, record_id)
         if shown:
             return shown
-    url, text = citation.get("url"), citation.get("text") or citation.get("title") or ""
+    url, text = str(citation.get("url") or ""), citation.get("text") or citation.get("title") or ""
     lines = [f"**{clip(str(text), 200, one_line=True)}**" if text else "**Source**"]
-    if url:
-        lines.append(f"[{clip(str(url), 200, one_line=True)}]({url})")
+    if _WEB.match(url) and not _UNSAFE_URL.search(url):
+        # labelled by its host name (no Markdown in it); brackets encoded so the URL cannot end the link
+        safe = url.replace("(", "%28").replace(")", "%29")
+        lines.append(f"[{urlsplit(url).hostname or 'link'}]({safe})")
+    elif url:
+        lines.append(
+            f"`{url.replace('`', '')[:200]}`"
+        )  # not http(s) (javascript:, data:…): shown, never linked
     return render.neutralize_remote_media("\n\n".join(lines))
 
 

@@ -235,3 +235,16 @@ def test_the_data_dir_is_blocked_around_the_upload_folder_only(tmp_path: Path) -
     assert upload.is_dir()
     outside = tmp_path / "tmp-gradio"
     assert blocked_except([data], outside) == [str(data.resolve())]  # nothing to carve out
+
+
+def test_an_opened_web_source_links_only_http_and_renders_nothing_remote() -> None:
+    from ui.gui_items import open_citation
+
+    web = asyncio.run(
+        open_citation(None, {"title": "Otters <img src=x>", "url": "https://example.org/a_(b)"})
+    )
+    assert "[example.org](https://example.org/a_%28b%29)" in web and "<img" not in web
+    for bad in ("javascript:alert(1)", "data:text/html,<b>x</b>", "https://x.org/ [y](javascript:z)"):
+        shown = asyncio.run(open_citation(None, {"title": "t", "url": bad}))
+        last = shown.split("\n\n")[-1]
+        assert last.startswith("`") and last.endswith("`") and last.count("`") == 2, shown  # code, not a link
