@@ -30,7 +30,11 @@ def build_memory_tab(gr: Any, parts: GuiBackends) -> Any:
         c["intent"] = gr.Dropdown(intents, value="general", show_label=False, scale=2)
         c["search"] = gr.Button("Search", elem_id="memory-search", scale=1)
     c["results"] = gr.Dataframe(
-        headers=logic.SEARCH_HEADERS, elem_id="memory-results", interactive=False, wrap=True
+        headers=logic.SEARCH_HEADERS,
+        elem_id="memory-results",
+        interactive=False,
+        wrap=True,
+        column_widths=["4%", "12%", "8%", "34%", "10%", "20%", "12%"],
     )
     gr.Markdown("### Facts")
     with gr.Row(equal_height=True):

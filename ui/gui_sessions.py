@@ -49,7 +49,13 @@ def summaries_by_session(parts: GuiBackends) -> dict[str, str]:
 def build_sessions_tab(gr: Any, backend: Any, parts: GuiBackends, chat: ChatTab) -> dict[str, Any]:
     c: dict[str, Any] = {}
     c["refresh"] = gr.Button("Refresh", elem_id="sessions-refresh", size="sm")
-    c["table"] = gr.Dataframe(headers=SESSION_HEADERS, elem_id="sessions", interactive=False, wrap=True)
+    c["table"] = gr.Dataframe(
+        headers=SESSION_HEADERS,
+        elem_id="sessions",
+        interactive=False,
+        wrap=True,
+        column_widths=["18%", "15%", "7%", "25%", "35%"],
+    )
     with gr.Row(equal_height=True):
         c["picked"] = gr.Textbox(
             label="Session (click a row)", elem_id="session-id", interactive=False, scale=3

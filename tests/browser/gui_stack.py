@@ -39,6 +39,7 @@ from memory.journal import Journal
 from memory.port import ConversationMemory
 from memory.review import ReviewQueue
 from memory.service import MemoryService
+from memory.shutdown.session_end import build_steps, open_session_end
 from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
 from ui.gui_backends import GuiBackends
@@ -74,6 +75,13 @@ class CitingAgent:
             yield TextDelta(word + " ")
             await asyncio.sleep(0.1 if text.startswith("slow") else 0.005)
         yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
+
+
+class NoFacts:
+    """The offline fact extractor's place (spaCy is not loaded here): finds nothing."""
+
+    def extract(self, text: str) -> list[ExtractedFact]:
+        return []
 
 
 @dataclass
@@ -128,6 +136,9 @@ def build_stack(data: Path) -> Stack:
         memory=port,
         facts=facts,
     )
+    steps = build_steps(memory, facts, journal, NoFacts(), review=review)
+    sessions, close_sessions = open_session_end(data, journal, steps, llm_available=False)
+    closers.append(close_sessions)
     settings = load_config().documents.model_copy(update={"max_file_mb": 2.0})
     ledger = JobLedger(data / "jobs.sqlite3")
     desk = DocumentDesk(
@@ -142,6 +153,7 @@ def build_stack(data: Path) -> Stack:
         memory=memory,
         facts=facts,
         review=review,
+        sessions=sessions,
         tools=_tools(notes),
         documents=desk,
         version="test",

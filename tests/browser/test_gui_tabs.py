@@ -250,7 +250,7 @@ def test_a_proposed_action_runs_only_when_approved(context: Any, gui: Gui) -> No
     assert gui.stack.notes == ["propose second"]
 
 
-def test_sessions_tab_lists_past_sessions_and_opens_one(context: Any, gui: Gui) -> None:
+def test_sessions_tab_ends_a_session_shows_its_summary_and_reopens_it(context: Any, gui: Gui) -> None:
     from playwright.sync_api import expect
 
     page = open_page(context, gui)
@@ -262,6 +262,10 @@ def test_sessions_tab_lists_past_sessions_and_opens_one(context: Any, gui: Gui) 
     table = page.locator("#sessions")
     expect(table).to_contain_text("session to reopen")
     pick_row(page, table, "session to reopen", "#session-id")
+    page.click("#session-end")  # the real session-end steps (offline): a summary is written
+    expect(page.locator("#session-status")).to_contain_text("block_summaries: done")
+    page.click("#sessions-refresh")
+    expect(table).to_contain_text("Topics:")
     page.click("#session-open")
     expect(page.locator("#session-status")).to_contain_text("opened")
     gui.shot(page, "sessions")
