@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     report["size_mb"] = folder_size_mb(app.parent) if app.parent.is_dir() else None
     try:
         report["smoke"] = smoke_test(app, args.provider)
-    except (SmokeError, subprocess.TimeoutExpired, ValueError) as error:
+    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:  # SmokeError is one
         print(json.dumps(report))
         print(f"error: smoke test failed: {error}", file=sys.stderr)
         return 1
