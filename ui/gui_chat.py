@@ -6,7 +6,6 @@ Gradio is handed in (`gr`) by `ui.gradio_app.build_app`, which imports it lazily
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -206,11 +205,11 @@ class _Handlers:
         status = f"{proposal.call.name} {'ran' if outcome.ok else 'failed'} (approved)."
         return (shown, status, *self._proposal_bar(session))
 
-    async def reject(self, session: GuiChatSession) -> tuple[Any, ...]:
+    def reject(self, session: GuiChatSession) -> tuple[Any, ...]:
+        """Drop the first pending proposal: it never runs."""
         if not session.proposals:
             return ("", *self._proposal_bar(session))
         proposal = session.proposals.pop(0)
-        await asyncio.sleep(0)
         return (f"{proposal.call.name} was not run (rejected).", *self._proposal_bar(session))
 
 
