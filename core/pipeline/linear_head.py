@@ -65,6 +65,7 @@ TONE_HEAD = HeadSpec(
         "tone_examples_batch4.tsv",
         "tone_chat_negatives.tsv",
         "tone_examples_batch5.tsv",
+        "tone_batch6.tsv",
     ),
     calm_from=("intent_examples.tsv", ("emotional_support",)),
 )

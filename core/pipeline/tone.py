@@ -238,6 +238,48 @@ def _danger_is_crisis(findings: Sequence[DangerFinding], risk_terms: bool, about
     return about_user and any(f.acute or (f.frame == "ending" and risk_terms) for f in findings)
 
 
+_SLANG = frozenset(lex.SLANG_IDEATION + lex.SLANG_SELF_HARM)
+
+
+def _joking(text: str, tokens: Sequence[str]) -> bool:
+    """The message laughs ("lol", "lmao", a crying-laughing or skull emoji)."""
+    return not lex.JOKING.isdisjoint(tokens) or any(e in text for e in lex.JOKING if not e.isascii())
+
+
+def _rhetorical(tokens: Sequence[str], start: int) -> bool:
+    """ "what is the point of living", "whats the point in waking up": a question that denies its object."""
+    return tuple(tokens[max(0, start - 3) : start]) == ("what", "is", "the")
+
+
+def _asked_for_knowledge(tokens: Sequence[str]) -> bool:
+    """A question asked to know something, not said from inside a danger: "how do you use an epipen", "what
+    should you do if you're being followed", "how do i do CPR", or anything "for a workshop / our newsletter".
+    Dying, killing or suicide named in it keeps the question open ("how many would it take to die")."""
+    if not lex.LETHAL_WORDS.isdisjoint(tokens) or any(t.startswith(("suicid", "kill")) for t in tokens):
+        return False
+    opening = tuple(tokens[:4])
+    if any(opening[: len(q)] == q for q in lex.KNOWLEDGE_OPENINGS):
+        return True
+    pairs = set(zip(tokens, tokens[1:], strict=False))
+    return any((p, d) in pairs for p in ("for", "at") for d in ("a", "an", "our", "the", "my")) and any(
+        t in lex.PURPOSE_NOUNS for t in tokens
+    )
+
+
+def _left_behind(tokens: Sequence[str]) -> bool:
+    """A crisis told as a distant past beside a present that is well: "a year ago I tried to end things,
+    today I got promoted", "overdosed in college, now I work as a peer counselor"."""
+    text = " " + " ".join(tokens) + " "
+    past = any(f" {marker} " in text for marker in lex.DISTANT_PAST)
+    return past and not lex.WELL_NOW.isdisjoint(tokens)
+
+
+def _ordinary_cause(tokens: Sequence[str]) -> bool:
+    """A bodily complaint with an everyday cause named: "burned my tongue on my coffee", "sore after my
+    tetanus shot", "short of breath after climbing the stairs"."""
+    return not lex.ORDINARY_CAUSES.isdisjoint(tokens)
+
+
 def _word_matches(pattern: str, token: str) -> bool:
     return token.startswith(pattern[:-1]) if pattern.endswith("*") else token == pattern
 
@@ -304,7 +346,7 @@ class ToneDetector:
     def detect(self, text: str) -> ToneResult:
         """Classify one message."""
         tokens = _bounded(normalise(text), self._config.max_tokens)
-        cues = self._cues(tokens)
+        cues = self._cues(tokens, joking=_joking(text, tokens) or not lex.MEANING_WORDS.isdisjoint(tokens))
         score = self._score(cues)
         level = self._level(score)
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
@@ -317,6 +359,12 @@ class ToneDetector:
         about_user = _about_user(tokens)
         if self._head is not None and text.strip() and not settled:
             votes = self._vote(text)
+            threatened = _explicit_crisis(cues) or any(f.frame != "body" for f in findings)
+            vetoed = _asked_for_knowledge(tokens) or _ordinary_cause(tokens) or _left_behind(tokens)
+            if votes and not threatened and vetoed:
+                # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
+                # nothing says the user is in danger now, so its crisis vote does not count.
+                votes = {**votes, ToneLevel.CRISIS.value: 0.0}
             revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user)
             if revised is not level:
                 level, stage = revised, "head"
@@ -341,9 +389,11 @@ class ToneDetector:
             return ()
 
     # -- lexicon stage ---------------------------------------------------------------------------------
-    def _cues(self, tokens: list[str]) -> list[_Cue]:
+    def _cues(self, tokens: list[str], joking: bool = False) -> list[_Cue]:
         benign = {i for s, e, _ in self._benign.find(tokens) for i in range(s, e)}
         found = [m for m in self._matcher.find(tokens) if benign.isdisjoint(range(m[0], m[1]))]
+        if joking:  # "kms lol this meeting", "what does ctb mean": slang laughed at or asked about
+            found = [m for m in found if m[2].text not in _SLANG]
         covered = {i for s, e, _ in found for i in range(s, e)}
         cues = []
         speaks_for_self = any(t in lex.FIRST_PERSON for t in tokens)
@@ -351,6 +401,8 @@ class ToneDetector:
             negated = self._negated(tokens, start, covered)
             factor, past = self._modifier(tokens, start, end, covered)
             if phrase.level == "inverted":  # "no reason to live": the negation *is* the cue
+                # "what's the point of waking up": the rhetorical question negates as "no point" does
+                negated = negated or _rhetorical(tokens, start)
                 phrase, negated = replace(phrase, level="crisis"), not negated
                 weight = 0.0 if negated else phrase.weight * factor
             elif negated:  # "I'm not suicidal" still deserves a gentle check-in; "not sad" counts nothing

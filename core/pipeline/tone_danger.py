@@ -70,7 +70,8 @@ PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | _words(
     "person stepdad stepmum stepmom stepfather stepmother fiance landlord dealer"
 )
 INJURE = _words(
-    "cut burn hurt harm starve carve scratch bang hit punch stab slice slash choke strangle hang poison drown"
+    "cut burn hurt harm starve carve scratch bang slam hit punch stab slice slash choke strangle hang poison "
+    "drown"
 )
 DELIBERATE_INJURE = _words("carve slash gouge")
 SHARP = _words("blade razor lighter knife glass scissors sharp sharper")
@@ -85,9 +86,10 @@ SEVERE_BODY_SIGNS = _words("droop blue spurt close")
 MILD_SIGNS = _words(
     "numb dizzy vomit shaky shake shaking confused drowsy sweat shiver clammy breathless bleed double blurry"
 )
-MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong")
+MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong hoarse")
 # Signs a panic attack shows as well: two of them are not an emergency without a sign of another kind.
 PANIC_SIGNS = _words("pound race shake shaky shaking tight tingle sweat breathless breathe")
+PANIC_SIGNS |= {"catch breath"}  # "can't catch my breath", as `_sign_name` shows it
 # Emotion that explains a racing heart or a short breath: a panic attack, crying, shock at news. Bodily signs
 # told with one of these are distress (elevated), not a medical emergency, unless the head says otherwise.
 EMOTION = _words(
@@ -105,7 +107,7 @@ POISON = _words("bleach antifreeze poison weedkiller detergent cleaner laced spi
 EXCESS = _words("whole all entire double twice bunch handful too lot load")
 ALCOHOL = _words("alcohol vodka booze wine drink beer")
 # A known condition that makes one sign an emergency ("I'm allergic ... my tongue feels thick").
-CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic")
+CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic inhaler epipen asthma")
 SEVERE_PAIN = _words("crushing excruciating thunderclap")
 ARRANGE = _words("sort update write finish settle put make tidy tie")
 ARRANGEMENTS = _words("affair will note goodbye funeral end")
@@ -119,7 +121,32 @@ REASONS = _words("because since as cause cos")
 ACCIDENT = _words("accident accidentally mistake")
 # Functions the body can lose ("can't feel my legs", "can't lift my arm", "can't speak properly").
 LOST_FUNCTIONS = _words("feel lift move speak talk smile walk stand swallow")
-NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see")
+# Forcing a way into the user's home: "he just broke the window", "someone kicked in the front door".
+FORCE = _words("break smash kick bash")
+ENTRIES = _words("door window lock glass gate")
+RECENT_PAST = _words("yesterday last ago earlier")
+PLAY = _words("ball football baseball cricket game accident accidentally")
+# A relapse of self-injury told with a wound ("did it again 🩸", "relapsed, needs stitches").
+WOUNDS = _words("🩸 blood bleeding bled stitches deep deeper razor blade")
+HELD = _words("get got have hold holding grab")
+SHAVING = _words("shave shaving beard legs")
+# Short fragments ("help chest pain", "help he has a gun", "standing on the roof rn"): the parse cannot tie
+# them together, so the words decide, in a message of at most FRAGMENT_WORDS words.
+FRAGMENT_WORDS = 8
+URGENT = _words("help sos 911 999 112 hurry ambulance emergency asap")
+NOW = _words("rn now")
+WEAPONS = _words("gun knife blade razor machete weapon pistol rifle")
+HEIGHTS = _words("roof bridge rooftop balcony")  # with "rn", "now" or a number of floors
+EDGES = _words("ledge railing tracks cliff")  # in a fragment, on their own
+HAZARD_SIGNS = _words(
+    "pain breathe breath blue bleeding blood unconscious seizure choking overdose pills stabbed shot fire"
+)
+FOR_OTHERS = _words("me with us out on to")  # "help me with my roof", "help out"
+ORDINARY = _words(
+    "view sunset fireworks party fix fixing clean cleaning photo photos pics stars drinks bbq wine beer "
+    "coffee book chilling enjoying nice lovely weather sun hike hiking climbing"
+)
+NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see catch")
 
 
 def _is(tok: Any, words: frozenset[str]) -> bool:
@@ -142,13 +169,15 @@ class DangerReader:
         if _joking_or_fiction(doc):
             return ()
         found: list[DangerFinding] = [f for sentence in doc.sents for f in _ingestion(sentence)]
+        found.extend(_relapse(doc))
         # "I feel fine" settles a bump or an attack, not something swallowed: an overdose often feels fine
         # at first.
         if not _recovered(doc):
             for sentence in doc.sents:
-                for reader in (_threats, _self_injury, _ending):
+                for reader in (_threats, _self_injury, _means_held, _ending):
                     found.extend(reader(sentence))
             found.extend(_body(doc))
+            found.extend(_fragment(doc, text))
         return _combined(found)
 
 
@@ -170,6 +199,10 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
     for tok in sentence:
         if not _in_force(tok, settled_past=True):
             continue
+        entry = _forced_entry(tok)
+        if entry is not None:
+            yield entry
+            continue
         if _is(tok, ATTACK) and any(c.dep_ == "nsubjpass" and c.lower_ in SELF for c in tok.children):
             if not any(c.dep_ == "prt" for c in tok.children):  # "shot down"
                 yield DangerFinding("threat", f"{tok.lower_} (me)", acute=_is(tok, WOUNDING))
@@ -185,6 +218,27 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
         now = tok.tag_ == "VBG" or _future(tok) or (tok.dep_ == "xcomp" and tok.head.tag_ == "VBG")
         acute = (now and tok.lemma_ not in ("kill", "murder")) or _is(tok, WOUNDING)
         yield DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {target.lower_}", acute=acute)
+
+
+def _forced_entry(tok: Any) -> DangerFinding | None:
+    """A person forcing a door or a window: "he just broke the window", "someone kicked in the front door".
+    Acute unless told as yesterday's or last week's, or as play ("broke the window with a football")."""
+    if not _is(tok, FORCE):
+        return None
+    targets = [c for c in tok.children if c.dep_ == "dobj"]
+    targets += [g for c in tok.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+    door = next((t for t in targets if _is(t, ENTRIES) and _mine(t)), None)
+    if (
+        door is None
+        and tok.lemma_ == "break"
+        and any(c.dep_ == "prt" and c.lower_ == "in" for c in tok.children)
+    ):
+        door = tok  # "someone broke in while I was asleep"
+    agent = _subject(tok, through=("xcomp", "conj", "aux"))
+    if door is None or agent is None or not _is_person(agent) or any(_is(t, PLAY) for t in tok.doc):
+        return None
+    acute = not any(_is(t, RECENT_PAST) for t in tok.sent)
+    return DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {door.lower_}", acute=acute)
 
 
 def _future(tok: Any) -> bool:
@@ -228,15 +282,59 @@ def _self_injury(sentence: Any) -> Iterator[DangerFinding]:
             yield DangerFinding("self_injury", f"{tok.lemma_} → my body", acute=True)
 
 
+def _relapse(doc: Any) -> Iterator[DangerFinding]:
+    """Self-injury done again, told with a wound: "did it again 🩸", "relapsed, think i need stitches"."""
+    if not any(_is(t, WOUNDS) for t in doc) and "🩸" not in doc.text:
+        return
+    for tok in doc:
+        again = tok.lemma_ == "do" and {"it", "again"} <= {c.lower_ for c in tok.children}
+        if (again or tok.lemma_ == "relapse") and _in_force(tok, settled_past=True):
+            subject = _subject(tok)
+            # "did it again 🩸": the small model may take "it" or the emoji for the subject
+            if subject is None or subject.lower_ in SELF | {"it"} or not subject.is_alpha:
+                yield DangerFinding("self_injury", f"{tok.lower_} again + wound", acute=True)
+                return
+
+
+def _means_held(sentence: Any) -> Iterator[DangerFinding]:
+    """A blade or razor in the user's hand again, or got out: "got the blade in my hand again", "got the razor
+    out" (not to shave)."""
+    if any(_is(t, SHAVING) for t in sentence.doc):
+        return
+    for tok in sentence:
+        if not _is(tok, HELD) or not _in_force(tok, settled_past=True):
+            continue
+        subject = _subject(tok)
+        if subject is not None and subject.lower_ not in SELF:
+            continue
+        means = [c for c in tok.children if c.dep_ == "dobj" and c.lemma_.lower() in ("blade", "razor")]
+        words = {t.lower_ for t in tok.subtree} | {c.lower_ for c in tok.children}
+        if means and ("again" in words or "out" in words or {"my", "hand"} <= words):
+            yield DangerFinding("self_injury", f"{tok.lemma_} → {means[0].lower_}", acute=True)
+
+
 def _accident(tok: Any) -> bool:
-    """An injury while doing something else ("cut myself shaving") or by accident."""
+    """An injury while doing something else ("cut myself shaving"), by accident, or against a thing it met
+    ("banged my head on the cupboard door again"), unless done on purpose."""
     doing = any(c.dep_ in ("advcl", "xcomp") and c.tag_ == "VBG" for c in tok.children)
-    return doing or any(_is(t, ACCIDENT) for t in tok.sent)
+    if doing or any(_is(t, ACCIDENT) for t in tok.sent):
+        return True
+    bumped = any(
+        prep.lower_ in ("on", "into") and not _is(thing, BODY)
+        for prep in tok.children
+        if prep.dep_ == "prep"
+        for thing in prep.children
+        if thing.dep_ == "pobj"
+    )
+    return bumped and not any(t.lower_ == "purpose" for t in tok.sent)
 
 
 def _deliberate(tok: Any) -> bool:
-    """An injury done on purpose: a deliberate verb, a sharp instrument, "on purpose", "again", "deeper"."""
-    return _is(tok, DELIBERATE_INJURE) or any(_is(t, SHARP | {"purpose", "again", "deep"}) for t in tok.sent)
+    """An injury done on purpose: a deliberate verb, a sharp instrument, "on purpose", "again", "deeper", or
+    one the user cannot stop ("I keep slamming my head against the wall and I can't stop")."""
+    if _is(tok, DELIBERATE_INJURE) or any(_is(t, SHARP | {"purpose", "again", "deep"}) for t in tok.sent):
+        return True
+    return any(t.lemma_ == "stop" and _cannot(t) for t in tok.sent)
 
 
 def _ingestion(sentence: Any) -> Iterator[DangerFinding]:
@@ -317,6 +415,33 @@ def _body(doc: Any) -> Iterator[DangerFinding]:
         yield DangerFinding("body", mild[0], acute=False)
 
 
+def _fragment(doc: Any, text: str) -> Iterator[DangerFinding]:
+    """A short fragment the parse cannot join: an urgent opening ("help", "sos") with a weapon or a bodily
+    hazard ("help chest pain", "help he has a gun"), or a height "rn" with no ordinary purpose ("standing on
+    the roof rn"). A weapon counts with someone else in it (a threat in the user's scene); a bodily hazard
+    only when no one else is named."""
+    if (
+        len(text.split()) > FRAGMENT_WORDS
+        or text.rstrip().endswith("?")
+        or any(_is(t, ORDINARY) for t in doc)
+    ):
+        return
+    words = [t for t in doc if not t.is_punct]
+    urgent = bool(words) and _is(words[0], URGENT) and not (len(words) > 1 and words[1].lower_ in FOR_OTHERS)
+    other = _names_someone_else(doc)
+    weapon = next((t.lower_ for t in doc if _is(t, WEAPONS)), None)
+    if urgent and weapon:
+        yield DangerFinding("threat", f"help + {weapon}", acute=True)
+    elif urgent and not other and any(_is(t, HAZARD_SIGNS | BODY) for t in doc):
+        yield DangerFinding(
+            "body", "help + " + next(t.lower_ for t in doc if _is(t, HAZARD_SIGNS | BODY)), True
+        )
+    elif not other and any(_is(t, EDGES) for t in doc):
+        yield DangerFinding("ending", "on an edge", acute=True)
+    elif not other and any(_is(t, HEIGHTS) for t in doc) and any(_is(t, NOW) or t.like_num for t in doc):
+        yield DangerFinding("ending", "on a height now", acute=True)
+
+
 def _sign_name(tok: Any) -> str:
     """How a sign is shown in `--explain`: its lemma, with its object for an event ("having attack")."""
     objects = [c.lemma_ for c in tok.children if c.dep_ == "dobj"]
@@ -347,7 +472,7 @@ def _sign(tok: Any) -> str | None:
     lemma = tok.lemma_.lower()
     if _event(tok):
         return "severe"
-    if lemma == "breathe" and (_negated(tok) or tok.head.lemma_ in ("struggle", "fight")):
+    if _short_of_breath(tok):
         return "mild"  # a panic attack says it too: it needs another sign
     if lemma == "bleed" and (
         {c.lemma_ for c in tok.subtree} & HEAVY
@@ -374,6 +499,13 @@ def _sign(tok: Any) -> str | None:
     if _is(tok, MILD_SIGNS) and (tok.pos_ in ("VERB", "ADJ", "ADV") or tok.lemma_ in ("sweat", "vomit")):
         return "mild"
     return None
+
+
+def _short_of_breath(tok: Any) -> bool:
+    """ "can't breathe", "struggling to breathe", "can't catch my breath"."""
+    if tok.lemma_ == "catch":
+        return _cannot(tok) and any(c.lemma_ == "breath" for c in tok.children)
+    return tok.lemma_ == "breathe" and (_negated(tok) or tok.head.lemma_ in ("struggle", "fight"))
 
 
 def _severe_pain(tok: Any) -> bool:
@@ -406,7 +538,20 @@ def _my_body_part(tok: Any) -> bool:
 
 
 def _owned_body_part(tok: Any) -> bool:
-    return tok.lemma_.lower() in BODY and any(c.lower_ in ("my", "our") for c in tok.children)
+    """ "my throat"; or a bare "throat" ("throat feels tight", "lips going blue") in a statement that names no
+    one else."""
+    if tok.lemma_.lower() not in BODY:
+        return False
+    if any(c.lower_ in ("my", "our") for c in tok.children):
+        return True
+    bare = not any(c.dep_ in ("det", "poss") for c in tok.children)
+    asked = tok.doc.text.rstrip().endswith("?")  # "what are the signs of a stroke, like face drooping?"
+    return bare and not asked and not _names_someone_else(tok.doc)
+
+
+def _names_someone_else(doc: Any) -> bool:
+    """A third person or a relative, friend, colleague is named anywhere in the message."""
+    return any(t.lower_ in lex.THIRD_PERSON or t.lemma_.lower() in lex.THIRD_PARTY_NOUNS for t in doc)
 
 
 def _cannot(tok: Any) -> bool:
@@ -497,13 +642,22 @@ def _conditional(tok: Any) -> bool:
     return False
 
 
+SCHOOL_DAYS = _words("college school uni university high highschool day")  # "back in college", "back in 2019"
+
+
 def _distant_past(tok: Any) -> bool:
-    """A past well behind the user: "years ago", "last year", "used to", "when I was a kid"."""
+    """A past well behind the user: "years ago", "last year", "used to", "when I was a kid", "back in
+    college"."""
     words = [t.lower_ for t in tok.sent]
     pairs = set(zip(words, words[1:], strict=False))
     if ("used", "to") in pairs or ("when", "i") in pairs and ("i", "was") in pairs:
         return True
     if any(("last", unit) in pairs for unit in DISTANT_PAST):
+        return True
+    if any(
+        a == "back" and b == "in" and (c in SCHOOL_DAYS or c.isdigit())
+        for a, b, c in zip(words, words[1:], words[2:], strict=False)
+    ):
         return True
     return "ago" in words and bool(set(words) & DISTANT_PAST)
 

@@ -25,6 +25,17 @@ from types import MappingProxyType
 # ---------------------------------------------------------------------------------------------------------
 PhraseGroup = tuple[str, str, float, tuple[str, ...]]
 
+SLANG_IDEATION: tuple[str, ...] = (
+    "kms", "ctb", "unalive myself", "unaliving myself", "unalive me", "sewerslide", "going to od",
+    "want to od", "about to od",
+)
+SLANG_SELF_HARM: tuple[str, ...] = (
+    "self harmed", "sh again", "sh urges", "urge to sh", "urges to sh", "want to sh", "going to sh",
+    "relapsed on sh", "sh relapse",
+)
+# Laughter that turns slang into a joke ("kms lol this meeting"); emoji are read from the raw text.
+JOKING: frozenset[str] = frozenset({"lol", "lmao", "lmfao", "haha", "hahaha", "jk", "rofl", "😂", "💀", "🤣"})
+
 CRISIS_GROUPS: tuple[PhraseGroup, ...] = (
     ("suicidal_ideation", "crisis", 10.0, (
         "kill myself", "killing myself", "end my life", "ending my life", "take my own life",
@@ -68,6 +79,10 @@ CRISIS_GROUPS: tuple[PhraseGroup, ...] = (
         "don't feel safe", "i'm not safe", "in danger", "following me home", "has a gun", "has a knife",
         "locked me in",
     )),
+    # Crisis slang and abbreviations, as words ("kms", "ctb", "sh'd" -> "self harmed", "od'd" -> "overdosed"):
+    # discarded when the message laughs (JOKING: "kms lol this meeting").
+    ("suicidal_ideation", "crisis", 10.0, SLANG_IDEATION),
+    ("self_harm", "crisis", 10.0, SLANG_SELF_HARM),
     ("overdose", "crisis", 10.0, (
         "took too many pills", "more of my meds than", "took all my pills", "pills lined up",
         "have the pills", "overdos*", "swallowed a bottle", "swallowed a whole bottle", "swallowed all",
@@ -218,6 +233,42 @@ RISK_TERMS: tuple[str, ...] = (
     "funeral", "affairs in order",
 )
 
+# Head-only crisis vetoes (`core.pipeline.tone`): a question asked for knowledge, or an everyday cause named
+# for a bodily complaint. Neither applies beside an explicit cue or a danger frame.
+KNOWLEDGE_OPENINGS: tuple[tuple[str, ...], ...] = (
+    ("how", "do", "you"), ("how", "do", "i", "do"), ("how", "does", "one"), ("how", "to"),
+    ("how", "can", "you"), ("how", "should", "you"), ("what", "should", "you"), ("what", "do", "you", "do"),
+    ("what", "to", "do"), ("when", "should", "you"), ("is", "it", "safe"),
+    ("what", "are", "the", "signs"), ("what", "are", "the", "symptoms"), ("what", "are", "the", "warning"),
+    ("what", "is", "the", "number"), ("what", "is", "the", "difference"), ("what", "does"),
+    ("if", "someone"), ("if", "somebody"), ("if", "a"), ("if", "you"),
+)
+PURPOSE_NOUNS: frozenset[str] = frozenset({
+    "workshop", "newsletter", "class", "course", "training", "school", "presentation", "poster", "leaflet",
+    "handout", "seminar", "lecture", "exam", "assignment", "project", "article", "blog", "podcast", "talk",
+    "curriculum", "module", "team", "staff", "volunteers",
+})
+LETHAL_WORDS: frozenset[str] = frozenset({"die", "dying", "dead", "death", "lethal", "fatal", "painless"})
+ORDINARY_CAUSES: frozenset[str] = frozenset({
+    "coffee", "tea", "soup", "kettle", "stove", "oven", "pan", "iron", "toaster", "pizza", "tetanus",
+    "vaccine", "vaccination", "jab", "booster", "stairs", "gym", "workout", "jog", "jogging", "hike",
+    "hiking", "marathon", "shaving", "splinter", "papercut", "sunburn", "hangover", "hungover",
+    # a complaint told as minor: "just a little nick", "a cute little bruise", "walking it off"
+    "nick", "bruise", "bruised", "bandaid", "scratchy", "onion", "onions", "curb", "cupboard", "ankle",
+})
+# A crisis left behind: a distant past ("a year ago", "in college") told beside a present that is well ("today
+# I got promoted", "I'm fine now"). Vetoes the head-only crisis path, like a knowledge question.
+DISTANT_PAST: tuple[str, ...] = (
+    "year ago", "years ago", "months ago", "last year", "last month", "in college", "back in college",
+    "back in school", "used to", "in my teens", "when i was",
+)
+WELL_NOW: frozenset[str] = frozenset({
+    "fine", "better", "recovered", "healed", "clean", "sober", "great", "happy", "promoted", "thriving",
+    "counselor", "counsellor", "volunteer", "grateful",
+})
+# Asking what a word means is not saying it: "what does ctb mean".
+MEANING_WORDS: frozenset[str] = frozenset({"mean", "means", "meaning", "stand", "stands", "acronym", "slang"})
+
 # ---------------------------------------------------------------------------------------------------------
 # Modifiers
 # ---------------------------------------------------------------------------------------------------------
@@ -227,7 +278,10 @@ NEGATION_CUES: frozenset[str] = frozenset({"not", "no", "never", "without", "har
 # ... can't think straight").
 NEGATION_EXCEPTIONS: frozenset[str] = frozenset({"just", "only", "even", "sure", "know"})
 # Past-tense framing: the cue is about how things were, not how they are ("I used to struggle").
-PAST_CUES: tuple[str, ...] = ("used to", "years ago", "back then", "no longer")
+PAST_CUES: tuple[str, ...] = (
+    "used to", "years ago", "year ago", "months ago", "back then", "no longer", "back in college",
+    "back in school", "back in uni", "back in high school", "when i was a", "when i was younger",
+)
 # Tokens that end the negation / intensifier window: a new clause starts.
 CLAUSE_BREAKS: frozenset[str] = frozenset(
     {".", "!", "?", ";", ",", ":", "but", "and", "because", "though", "although", "yet", "stop", "help"}
@@ -252,7 +306,9 @@ CONTRACTIONS: MappingProxyType[str, str] = MappingProxyType({
     "i'm": "i am", "im": "i am", "i've": "i have", "ive": "i have", "i'll": "i will", "i'd": "i would",
     "you're": "you are", "we're": "we are", "they're": "they are", "it's": "it is", "that's": "that is",
     "he's": "he is", "she's": "she is", "what's": "what is", "there's": "there is", "who's": "who is",
-    "gonna": "going to", "wanna": "want to",
+    "gonna": "going to", "wanna": "want to", "whats": "what is",
+    # crisis slang written with an apostrophe: "i sh'd again", "think i od'd"
+    "sh'd": "self harmed", "sh'ing": "self harming", "od'd": "overdosed", "od'ing": "overdosing",
 })
 
 # ---------------------------------------------------------------------------------------------------------
@@ -294,6 +350,7 @@ STUDY_NOUNS: frozenset[str] = frozenset({
     "exam", "exams", "homework", "assignment", "coursework", "course", "module", "class", "essay", "paper",
     "thesis", "dissertation", "presentation", "project", "report", "quiz", "test", "lecture", "seminar",
     "textbook", "syllabus", "research", "article", "blog", "podcast", "novel", "story", "script",
+    "newsletter", "workshop", "handout", "leaflet", "curriculum",
 })
 ASKING: frozenset[str] = frozenset({
     "?", "what", "how", "why", "which", "where", "explain", "sources", "source", "references", "cite",

@@ -487,3 +487,51 @@ def test_a_very_long_message_is_read_by_its_head_and_tail(detector: ToneDetector
     assert level_of(detector, "kill myself " * 15_000) == "crisis"
     assert level_of(detector, "hello there " * 20_000 + "I want to kill myself") == "crisis"
     assert time.perf_counter() - start < 10
+
+
+# -- slang, rhetorical questions and the head-only vetoes (messages written here) ---------------------------
+@pytest.mark.parametrize(
+    "text",
+    ["ctb tonight, sorry", "kms for real", "i sh'd again, it's deep", "pretty sure i od'd", "unalive myself"],
+)
+def test_crisis_slang_and_abbreviations_are_explicit_cues(text: str) -> None:
+    assert ToneDetector().detect(text).level is ToneLevel.CRISIS
+
+
+@pytest.mark.parametrize(
+    "text", ["kms lol this traffic", "this lecture 💀 kms", "what does ctb mean in a chat?"]
+)
+def test_slang_laughed_at_or_asked_about_is_no_cue(text: str) -> None:
+    assert ToneDetector().detect(text).level is not ToneLevel.CRISIS
+
+
+def test_a_rhetorical_question_denies_a_reason_to_live() -> None:
+    assert ToneDetector().detect("whats the point of being alive anyway").level is ToneLevel.CRISIS
+    assert ToneDetector().detect("the point of being alive is the people you love").level is not (
+        ToneLevel.CRISIS
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do you treat a bee sting on a toddler",  # a question asked for knowledge
+        "what should you do if someone faints on the bus",
+        "can you list the signs of sepsis for a first aid workshop",  # for a workshop
+        "scalded my hand on the kettle, ouch",  # an everyday cause
+        "legs like jelly after the gym",
+        "a year ago i tried to end things, now i'm sober and happy",  # left behind, well now
+    ],
+)
+def test_a_head_only_crisis_is_vetoed_for_questions_ordinary_causes_and_a_past_left_behind(text: str) -> None:
+    """The crisis vote is dropped, not moved to elevated: without the veto each of these reads as crisis (the
+    workshop question as elevated: it is not about the user)."""
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
+    assert result.level is ToneLevel.CONVERSATIONAL
+
+
+def test_the_vetoes_leave_danger_and_dying_alone() -> None:
+    asked = "how many of these would it take to die"  # dying named: the question stays open
+    assert ToneDetector(head=FakeHead({asked: "crisis"}, share=0.99)).detect(asked).level is ToneLevel.CRISIS
+    told = "i cut myself after the gym"  # an explicit cue is never vetoed
+    assert ToneDetector(head=FakeHead({told: "crisis"}, share=0.99)).detect(told).level is ToneLevel.CRISIS

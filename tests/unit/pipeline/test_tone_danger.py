@@ -141,3 +141,49 @@ def test_a_finding_shows_its_frame_its_words_and_whether_it_is_acute(reader: Dan
     assert finding == DangerFinding("body", "droop, numb", acute=True)
     assert str(finding) == "body (acute): droop, numb"
     assert reader.read("   ") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        # fragments the parse cannot join: an urgent opening with a weapon or a bodily hazard, an edge
+        ("sos theres a knife", "threat"),
+        ("help my chest hurts", "body"),
+        ("help cant breathe", "body"),
+        ("up on the ledge", "ending"),
+        ("on the bridge now", "ending"),
+        # signs of a bare body part in a statement about no one else
+        ("tongue swelling up and face going blue", "body"),
+        # can't catch one's breath with a stated condition
+        ("i'm asthmatic and i can't catch my breath", "body"),
+        # forcing a way into the user's home
+        ("my stepdad just smashed the door in", "threat"),
+        ("a stranger broke in and he's downstairs", "threat"),
+        # self-injury again, with a wound; a blade in hand again; an injury the user cannot stop
+        ("relapsed tonight and there's blood everywhere", "self_injury"),
+        ("holding the razor in my hand again", "self_injury"),
+        ("i keep punching my legs and i can't stop", "self_injury"),
+    ],
+)
+def test_fragments_entries_relapses_and_bare_signs_are_acute(
+    reader: DangerReader, text: str, frame: str
+) -> None:
+    assert frame in frames(reader, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "help me with my knife skills",
+        "help me fix the roof",
+        "on the balcony with a glass of wine",
+        "my son broke the window with his football",
+        "i keep hitting my head on that low shelf",
+        "got the razor out to shave my legs",
+        "back in college i overdosed once, now i'm a nurse",
+        "my brother's lips are going blue",
+        "why does your face go blue in the cold?",
+    ],
+)
+def test_ordinary_scenes_others_and_a_settled_past_are_not_acute(reader: DangerReader, text: str) -> None:
+    assert frames(reader, text) == set()
