@@ -246,6 +246,11 @@ def _joking(text: str, tokens: Sequence[str]) -> bool:
     return not lex.JOKING.isdisjoint(tokens) or any(e in text for e in lex.JOKING if not e.isascii())
 
 
+def _quoted(tokens: Sequence[str], start: int) -> bool:
+    """The word at `start` follows a verb of saying: mentioned, not used ("someone said kms")."""
+    return start > 0 and tokens[start - 1] in lex.QUOTING
+
+
 def _rhetorical(tokens: Sequence[str], start: int) -> bool:
     """ "what is the point of living", "whats the point in waking up": a question that denies its object."""
     return tuple(tokens[max(0, start - 3) : start]) == ("what", "is", "the")
@@ -394,6 +399,8 @@ class ToneDetector:
         found = [m for m in self._matcher.find(tokens) if benign.isdisjoint(range(m[0], m[1]))]
         if joking:  # "kms lol this meeting", "what does ctb mean": slang laughed at or asked about
             found = [m for m in found if m[2].text not in _SLANG]
+        # "someone said kms about their homework": the word quoted, not used
+        found = [m for m in found if m[2].text not in _SLANG or not _quoted(tokens, m[0])]
         covered = {i for s, e, _ in found for i in range(s, e)}
         cues = []
         speaks_for_self = any(t in lex.FIRST_PERSON for t in tokens)

@@ -474,10 +474,7 @@ def _sign(tok: Any) -> str | None:
         return "severe"
     if _short_of_breath(tok):
         return "mild"  # a panic attack says it too: it needs another sign
-    if lemma == "bleed" and (
-        {c.lemma_ for c in tok.subtree} & HEAVY
-        or (tok.head.lemma_ == "stop" and any(c.dep_ == "neg" for c in tok.head.children))
-    ):
+    if _heavy_bleeding(tok):
         return "severe"
     if lemma in ("pain", "headache", "pressure") and _severe_pain(tok):
         return "severe"
@@ -499,6 +496,16 @@ def _sign(tok: Any) -> str | None:
     if _is(tok, MILD_SIGNS) and (tok.pos_ in ("VERB", "ADJ", "ADV") or tok.lemma_ in ("sweat", "vomit")):
         return "mild"
     return None
+
+
+def _heavy_bleeding(tok: Any) -> bool:
+    """Bleeding heavily or that won't stop, or blood spurting or gushing ("it's spurting blood")."""
+    if tok.lemma_ in ("spurt", "gush", "pour"):
+        return any(c.dep_ == "dobj" and c.lemma_ == "blood" for c in tok.children)
+    return tok.lemma_ == "bleed" and bool(
+        {c.lemma_ for c in tok.subtree} & HEAVY
+        or (tok.head.lemma_ == "stop" and any(c.dep_ == "neg" for c in tok.head.children))
+    )
 
 
 def _short_of_breath(tok: Any) -> bool:
@@ -525,7 +532,9 @@ def _of_my_body(tok: Any, body_only: bool) -> bool:
         return not body_only and tok.sent[0].lower_ not in lex.THIRD_PERSON
     if subject.lower_ in SELF:
         return not body_only
-    if tok.lemma_ == "bleed" and subject.lower_ == "it":  # "it won't stop bleeding"
+    if (
+        tok.lemma_ in ("bleed", "spurt") and subject.lower_ == "it"
+    ):  # "it won't stop bleeding", "it's spurting"
         return True
     return _my_body_part(subject) or any(_my_body_part(c) for c in subject.conjuncts)
 

@@ -33,6 +33,8 @@ SLANG_SELF_HARM: tuple[str, ...] = (
     "self harmed", "sh again", "sh urges", "urge to sh", "urges to sh", "want to sh", "going to sh",
     "relapsed on sh", "sh relapse",
 )
+# A verb that quotes the slang rather than uses it: "someone said kms about their homework".
+QUOTING: frozenset[str] = frozenset({"said", "says", "saying", "typed", "texted", "wrote", "posted", "means"})
 # Laughter that turns slang into a joke ("kms lol this meeting"); emoji are read from the raw text.
 JOKING: frozenset[str] = frozenset({"lol", "lmao", "lmfao", "haha", "hahaha", "jk", "rofl", "😂", "💀", "🤣"})
 
@@ -225,7 +227,8 @@ RISK_TERMS: tuple[str, ...] = (
     "emergency", "unconscious", "seizure", "fire", "choking", "drown*", "hurt", "harm",
     # weapons and other means
     "pistol", "rifle", "firearm", "machete", "weapon", "belt", "tracks", "platform", "exhaust",
-    "carbon monoxide", "engine running", "insulin", "antidepressants", "sleeping tablets",
+    "carbon monoxide", "engine running", "insulin", "antidepressants", "sleeping tablets", "into the sea",
+    "into the river", "into traffic", "in front of a train", "in front of a bus",
     # bodily emergencies said in the present
     "blacked out", "passed out", "dizzy", "vomiting", "swelling", "airway", "allergic reaction",
     "anaphylaxis", "epipen", "stroke", "bleeding", "collapsed",

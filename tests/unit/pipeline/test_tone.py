@@ -535,3 +535,8 @@ def test_the_vetoes_leave_danger_and_dying_alone() -> None:
     assert ToneDetector(head=FakeHead({asked: "crisis"}, share=0.99)).detect(asked).level is ToneLevel.CRISIS
     told = "i cut myself after the gym"  # an explicit cue is never vetoed
     assert ToneDetector(head=FakeHead({told: "crisis"}, share=0.99)).detect(told).level is ToneLevel.CRISIS
+
+
+def test_slang_quoted_from_someone_else_is_no_cue() -> None:
+    assert ToneDetector().detect("my cousin said kms at dinner, weird vibe").level is not ToneLevel.CRISIS
+    assert ToneDetector().detect("honestly kms, can't do this anymore").level is ToneLevel.CRISIS

@@ -187,3 +187,7 @@ def test_fragments_entries_relapses_and_bare_signs_are_acute(
 )
 def test_ordinary_scenes_others_and_a_settled_past_are_not_acute(reader: DangerReader, text: str) -> None:
     assert frames(reader, text) == set()
+
+
+def test_a_wound_spurting_is_acute_even_when_called_it(reader: DangerReader) -> None:
+    assert frames(reader, "caught my leg on the saw and it's spurting blood") == {"body"}
