@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REMOTE_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL")
+LOOPBACK = "127.0.0.1,localhost,::1"
 CLOSED_PROXY = "http://127.0.0.1:9"  # the discard port: nothing listens, so any request fails at once
 EMBEDDED_MODEL_PREFIX = "smollm2"
 QUESTION = "Say hello in one short sentence."
@@ -45,8 +46,9 @@ def offline_env(data_dir: Path, base: dict[str, str] | None = None) -> dict[str,
             "HTTPS_PROXY": CLOSED_PROXY,
             "http_proxy": CLOSED_PROXY,
             "https_proxy": CLOSED_PROXY,
-            "NO_PROXY": "",
-            "no_proxy": "",
+            # loopback stays direct: the GUI checks its own server over HTTP when it starts
+            "NO_PROXY": LOOPBACK,
+            "no_proxy": LOOPBACK,
         }
     )
     return env
