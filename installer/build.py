@@ -115,8 +115,18 @@ def _page_status(port: int) -> int | None:
         return None
 
 
+def _health(port: int) -> dict[str, object]:
+    """`GET /health` (what Docker's HEALTHCHECK asks): its JSON, or `ok: False` with why."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as response:
+            return dict(json.loads(response.read()))
+    except (OSError, ValueError) as error:
+        return {"ok": False, "error": str(error)}
+
+
 def smoke_gui(app: Path) -> dict[str, object]:
-    """Start the GUI on a free loopback port, wait for its page, SIGTERM it, expect a clean exit."""
+    """Start the GUI on a free loopback port, wait for its page, ask /health, SIGTERM it, expect a clean
+    exit."""
     with tempfile.TemporaryDirectory(prefix="daemon-smoke-gui-") as folder:
         port = free_port()
         env = offline_env(Path(folder) / "data")
@@ -132,6 +142,7 @@ def smoke_gui(app: Path) -> dict[str, object]:
         )
         try:
             ready = _wait_for_page(process, port)
+            health = _health(port) if ready is not None else {}
             process.send_signal(signal.SIGTERM)
             _, stderr = process.communicate(timeout=EXIT_TIMEOUT_S)
         finally:
@@ -140,6 +151,8 @@ def smoke_gui(app: Path) -> dict[str, object]:
                 process.wait()
     if ready is None:
         raise SmokeError(f"the GUI never answered on port {port}: {(stderr or '').strip()[-2000:]}")
+    if health.get("ok") is not True:
+        raise SmokeError(f"/health did not report ok: {health}")
     if process.returncode not in (0, SIGTERM_EXIT):
         raise SmokeError(f"the GUI exited {process.returncode} on SIGTERM: {stderr.strip()[-2000:]}")
     return {"start_seconds": round(ready - started, 1), "exit_code": process.returncode}

@@ -21,6 +21,15 @@ from installer import build
 ROOT = Path(__file__).resolve().parents[2]
 STAND_IN = """#!{python}
 import http.server, os, signal, sys
+class Page(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        if self.path != "/health":
+            return super().do_GET()
+        body = b'{{"ok": {health_json}}}'
+        self.send_response(200 if {health} else 503)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 args = sys.argv[1:]
 if args == ["--version"]:
     print("Daemon 0.1.0")
@@ -29,7 +38,7 @@ if args[:1] == ["gui"] and "{mode}" != "dies":
     port = int(args[args.index("--port") + 1])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit({exit_code}))
     os.chdir(os.path.dirname(os.path.abspath(__file__)))
-    http.server.HTTPServer(("127.0.0.1", port), http.server.SimpleHTTPRequestHandler).serve_forever()
+    http.server.HTTPServer(("127.0.0.1", port), Page).serve_forever()
 print("cannot start", file=sys.stderr)
 sys.exit(1)
 """
@@ -37,10 +46,11 @@ sys.exit(1)
 pytestmark = pytest.mark.integration
 
 
-def stand_in(tmp_path: Path, mode: str = "ok", exit_code: int = 143) -> Path:
+def stand_in(tmp_path: Path, mode: str = "ok", exit_code: int = 143, *, healthy: bool = True) -> Path:
     app = tmp_path / "Daemon" / "Daemon"
     app.parent.mkdir(parents=True)
-    app.write_text(STAND_IN.format(python=sys.executable, mode=mode, exit_code=exit_code))
+    flags = {"health": str(healthy), "health_json": str(healthy).lower()}
+    app.write_text(STAND_IN.format(python=sys.executable, mode=mode, exit_code=exit_code, **flags))
     app.chmod(0o755)
     return app
 
@@ -55,6 +65,11 @@ def test_the_smoke_test_passes_a_binary_that_starts_serves_and_stops(tmp_path: P
 def test_the_smoke_test_fails_a_binary_whose_gui_dies(tmp_path: Path) -> None:
     with pytest.raises(build.SmokeError, match="never answered"):
         build.smoke_gui(stand_in(tmp_path, mode="dies"))
+
+
+def test_the_smoke_test_fails_a_binary_whose_health_check_fails(tmp_path: Path) -> None:
+    with pytest.raises(build.SmokeError, match="/health did not report ok"):
+        build.smoke_gui(stand_in(tmp_path, healthy=False))
 
 
 def test_the_smoke_test_fails_a_binary_that_exits_badly_on_sigterm(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ left in between would swallow it) and the session-end steps run before a clean e
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -107,6 +108,8 @@ def test_the_default_command_serves_the_gui_and_sigterm_ends_its_sessions(tmp_pa
             time.sleep(0.5)
         assert proc.poll() is None, proc.communicate()[1][-2000:]
         assert _page_answers(port)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as response:
+            assert json.loads(response.read())["ok"] is True  # what the image's HEALTHCHECK asks
         assert_is_python(proc.pid)
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=START_TIMEOUT_S)
