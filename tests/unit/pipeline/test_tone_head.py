@@ -59,8 +59,9 @@ def scored(detector: ToneDetector, name: str) -> ToneScore:
 
 @pytest.mark.slow
 def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> None:
-    """docs/tone_eval.md: lexicon alone 0.594 (crisis 14/30); shipped 0.887 (crisis 29/30), the same with
-    and without the danger reader."""
+    """docs/tone_eval.md: lexicon alone 0.594 (crisis 14/30); shipped 0.850 (crisis 29/30), the same with
+    and without the danger reader (0.887 before batch 6 joined the head's training: it reads more strong
+    distress as crisis)."""
     blind = scored(detector, "tone_blind.tsv")
     assert len(blind.cases) >= 150
     assert blind.accuracy >= 0.85
@@ -72,8 +73,8 @@ def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> Non
 
 @pytest.mark.slow
 def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
-    """Real chat between friends (no crisis in it): 3/1,308 held-out turns (0.23 %) read as crisis and 21
-    (1.6 %) as concern or above, with and without the danger reader (it finds no frame in any of them);
+    """Real chat between friends (no crisis in it): 1/1,308 held-out turns (0.08 %) read as crisis and 16
+    (1.2 %) as concern or above, with and without the danger reader;
     before the chat negatives and the risk-evidence rule, 9.0 % crisis over all the dev conversations'
     turns."""
     chat = scored(detector, "tone_chat_heldout.tsv")
@@ -85,7 +86,7 @@ def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) 
 @pytest.mark.slow
 def test_every_dev_conversation_turn_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
     """All 2,757 turns of the five LoCoMo dev conversations (the held-out two and the three the head was
-    trained on): 3 read as crisis (0.11 %), 21 as concern or above (0.76 %)."""
+    trained on): 1 read as crisis (0.04 %), 16 as concern or above (0.58 %)."""
     turns = [*read_cases(DATA / "tone_chat_heldout.tsv"), *read_cases(TRAINED_CHAT)]
     chat = score(turns, lambda text: detector.detect(text).level.value)
     assert len(chat.cases) >= 2750
@@ -98,8 +99,9 @@ def test_crisis_phrasings_written_elsewhere_are_caught(detector: ToneDetector) -
     """tone_crisis_blind3.tsv (82 crisis rows: suicidal, self-harm, overdose, danger told as a scene, medical
     emergencies; 52 hard negatives): lexicon alone 17/82; with the head 72/82 on first measurement, 69/82
     once questions to an assistant joined as calm examples; with the danger reader 79/82 = 0.963, precision
-    79/87 = 0.908 (was 0.896). The set was the danger reader's development set, so these figures are
-    optimistic; the honest measurement is a later, unseen set (docs/tone_eval.md)."""
+    79/87 = 0.908 (was 0.896); 78/82 = 0.951, precision 78/82 after the fourth set's round. The set was the
+    danger reader's development set, so these figures are optimistic; the honest measurement is a later,
+    unseen set (docs/tone_eval.md)."""
     blind = scored(detector, "tone_crisis_blind3.tsv")
     hits, total = blind.recall("crisis")
     assert total >= 80 and hits / total >= 0.95
@@ -110,7 +112,7 @@ def test_crisis_phrasings_written_elsewhere_are_caught(detector: ToneDetector) -
 @pytest.mark.slow
 def test_the_fourth_crisis_set_is_caught(detector: ToneDetector) -> None:
     """tone_crisis_blind4.tsv (100 crisis rows, 70 hard negatives): 83/100 = 0.830, precision 83/91 when first
-    measured unseen; 96/100 = 0.960, precision 96/97 since it became the development set of the slang,
+    measured unseen; 95/100 = 0.950, precision 95/96 since it became the development set of the slang,
     fragment and veto rules and batch 6 joined the head's training (docs/tone_eval.md). A development floor,
     not an estimate."""
     blind = scored(detector, "tone_crisis_blind4.tsv")
