@@ -207,7 +207,9 @@ class VisualMemory:
             "entity_ids": list(tagged.entity_ids),
             "index_position": faiss_id(decoded.sha256),
             "tags": [*tagged.entity_names, *tagged.plain],
-            "created_at": self._clock(),
+            # Milliseconds: Chroma's metadata round trip can change a float's 17th digit, and the record read
+            # back must equal the one `add` returned.
+            "created_at": round(self._clock(), 3),
             "source": origin,  # user | vision | file: where the caption came from
             "external_id": str(source),
         }
