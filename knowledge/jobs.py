@@ -166,8 +166,15 @@ class JobLedger:
         if row is None:
             return None
         kind, state, meta, created, updated, cancel = row
-        return {"job_id": job_id, "kind": kind, "state": state, "meta": json.loads(meta),
-                "created_at": created, "updated_at": updated, "cancel": bool(cancel)}  # fmt: skip
+        return {
+            "job_id": job_id,
+            "kind": kind,
+            "state": state,
+            "meta": json.loads(meta),
+            "created_at": created,
+            "updated_at": updated,
+            "cancel": bool(cancel),
+        }
 
     def items(self, job_id: str) -> list[dict[str, Any]]:
         """Every item of a job in order: key, size, state, fingerprint, detail."""
@@ -198,8 +205,14 @@ class JobLedger:
 
     def set_state(self, job_id: str, state: str) -> None:
         """Record the job running, done, cancelled or failed (a resumed job is running again)."""
-        self._write([("UPDATE jobs SET state = ?, updated_at = ?, cancel = 0 WHERE job_id = ?",
-                      (state, self._clock(), job_id))])  # fmt: skip
+        self._write(
+            [
+                (
+                    "UPDATE jobs SET state = ?, updated_at = ?, cancel = 0 WHERE job_id = ?",
+                    (state, self._clock(), job_id),
+                )
+            ]
+        )
 
     def request_cancel(self, job_id: str) -> bool:
         """Ask a running job (in any process) to stop after its current item; False when not running."""
@@ -227,8 +240,18 @@ class JobLedger:
                 "GROUP BY j.job_id ORDER BY j.created_at DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
-        keys = ("job_id", "kind", "state", "created_at", "updated_at", "items_total", "items_done",
-                "failed", "bytes_total", "bytes_done")  # fmt: skip
+        keys = (
+            "job_id",
+            "kind",
+            "state",
+            "created_at",
+            "updated_at",
+            "items_total",
+            "items_done",
+            "failed",
+            "bytes_total",
+            "bytes_done",
+        )
         return [{k: (v if v is not None else 0) for k, v in zip(keys, row, strict=True)} for row in rows]
 
     def resumable(self, kind: str) -> list[str]:

@@ -105,8 +105,12 @@ def _wire(gr: Any, parts: GuiBackends, c: dict[str, Any]) -> None:
         message = _guarded(lambda: logic.decide_review(review, memory, facts, item, approve))
         return message, review_table()
 
-    gr.on([c["search"].click, c["query"].submit], search, [c["query"], c["collection"], c["intent"]],
-          [c["results"]])  # fmt: skip
+    gr.on(
+        [c["search"].click, c["query"].submit],
+        search,
+        [c["query"], c["collection"], c["intent"]],
+        [c["results"]],
+    )
     gr.on([c["refresh"].click, c["history"].change], facts_table, [c["history"]], [c["facts"]])
     c["refresh"].click(review_table, None, [c["review"]])
     c["facts"].select(row_picker(gr), None, [c["fact_id"]])

@@ -91,8 +91,13 @@ def _hand_over(parts: IngestParts, job_id: str, items: Sequence[JobItem], *, as_
     if parts.spawn_resume is None:
         raise UserInputError("--background is not available here")
     pid = parts.spawn_resume()
-    summary = {"job_id": job_id, "state": "started", "pid": pid, "items": len(items),
-               "bytes": sum(i.size for i in items)}  # fmt: skip
+    summary = {
+        "job_id": job_id,
+        "state": "started",
+        "pid": pid,
+        "items": len(items),
+        "bytes": sum(i.size for i in items),
+    }
     if as_json:
         print_json(summary)
     else:

@@ -53,10 +53,13 @@ def pdf_document(pages: list[list[str]]) -> bytes:
     """A valid PDF 1.4 with one Helvetica text page per entry (one line per string)."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        ("<< /Type /Pages /Kids [" + " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
-         + f"] /Count {len(pages)} >>").encode(),
+        (
+            "<< /Type /Pages /Kids ["
+            + " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
+            + f"] /Count {len(pages)} >>"
+        ).encode(),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]  # fmt: skip
+    ]
     for i, lines in enumerate(pages):
         escaped = (line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") for line in lines)
         stream = (

@@ -32,8 +32,25 @@ _PDF_MAGIC = b"%PDF-"
 _ZIP_MAGIC = b"PK\x03\x04"
 _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 _DROPPED_TAGS = ("script", "style", "nav", "noscript", "template", "svg", "iframe", "form", "button", "head")
-_BLOCK_TAGS = ("p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "table",
-               "ul", "ol", "dl", "figure", "tr", "br", "hr")  # fmt: skip
+_BLOCK_TAGS = (
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "blockquote",
+    "table",
+    "ul",
+    "ol",
+    "dl",
+    "figure",
+    "tr",
+    "br",
+    "hr",
+)
 _BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
 

@@ -121,9 +121,14 @@ def test_a_fact_only_in_a_document_is_found_by_search_the_prompt_and_get_full_do
     doc.write_text(MARKDOWN)
     assert run_main("ingest", str(doc), tmp_path=tmp_path).returncode == 0
     search = run_main(
-        "memory", "search", "What is the access code for the boathouse door?", "--intent", "factual_recall",
-        "--json", tmp_path=tmp_path,
-    )  # fmt: skip
+        "memory",
+        "search",
+        "What is the access code for the boathouse door?",
+        "--intent",
+        "factual_recall",
+        "--json",
+        tmp_path=tmp_path,
+    )
     assert search.returncode == 0, search.stderr
     results = one_json(search)["results"]
     assert results and results[0]["collection"] == "reference_docs" and "7319" in results[0]["text"]

@@ -17,10 +17,12 @@ def pdf_bytes(pages: list[list[str]]) -> bytes:
     count = len(pages)
     objects: list[bytes] = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [" + b" ".join(f"{4 + 2 * i} 0 R".encode() for i in range(count)) + b"]"
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(f"{4 + 2 * i} 0 R".encode() for i in range(count))
+        + b"]"
         + f" /Count {count} >>".encode(),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]  # fmt: skip
+    ]
     for i, lines in enumerate(pages):
         body = (
             "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(f"({_escape(line)}) Tj T*" for line in lines) + " ET"
