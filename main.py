@@ -107,10 +107,21 @@ def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]
         overrides["gui.host"] = args.host
     if getattr(args, "port", None):
         overrides["gui.port"] = args.port
-    config = load_config(args.config, env, overrides)
-    if not config.data_dir.is_absolute():
-        config = config.model_copy(update={"data_dir": (PROJECT_DIR / config.data_dir).resolve()})
-    return config, env
+    config = _absolute_data_dir(load_config(args.config, env, overrides))
+    # What the wizard saved in the data dir: keys under the environment (a set variable wins), settings
+    # under --config FILE, .env, the environment and flags (core/config_user.py, core/secrets.py).
+    from core.config_user import settings_path
+    from core.secrets import SecretStore
+
+    env = {**SecretStore(config.data_dir).as_env(), **env}
+    settings = settings_path(config.data_dir)
+    return _absolute_data_dir(load_config(args.config, env, overrides, settings_file=settings)), env
+
+
+def _absolute_data_dir(config: AppConfig) -> AppConfig:
+    if config.data_dir.is_absolute():
+        return config
+    return config.model_copy(update={"data_dir": (PROJECT_DIR / config.data_dir).resolve()})
 
 
 def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
@@ -823,7 +834,7 @@ def build_prompt(
     from core.prompt.builder import PromptBuilder
     from core.prompt.compression import ModelCompressor
     from core.prompt.tokens import counter_for
-    from core.system_prompt import build_system_prompt, load_personality
+    from core.system_prompt import system_prompt_reader
     from knowledge.git_changes import GitChanges
 
     provider = config.providers[main_name]
@@ -831,7 +842,7 @@ def build_prompt(
     room = provider.context_window - config.agent.max_tokens - 64
     budget = max(MIN_BUDGET, min(config.prompt.budget_tokens, room))
     return PromptBuilder(
-        build_system_prompt(load_personality(config.data_dir)),
+        system_prompt_reader(config.data_dir),  # re-read each turn: the Settings tab's edits apply at once
         counter,
         budget,
         floor_turns=config.prompt.floor_turns,

@@ -1,6 +1,7 @@
 """Configuration: defaults file + user file + .env + environment + flags, validated into a frozen config.
 
-Precedence, lowest to highest: the committed `config.yaml`, the user's `--config FILE`, `.env` in the working
+Precedence, lowest to highest: the committed `config.yaml`, the settings the wizard saved in the data dir
+(`settings.yaml`, core/config_user.py), the user's `--config FILE`, `.env` in the working
 directory, the process environment, command-line flags. Environment keys: `DAEMON_DATA_DIR`,
 `DAEMON_PROVIDER`, `DAEMON_MODEL`, and `DAEMON_<SECTION>__<KEY>` for any key (`DAEMON_GUI__PORT=7861`).
 A bad value is reported with where it came from, the key and what is expected; never a traceback.
@@ -19,6 +20,7 @@ from core.config_mcp import McpServers
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
 from core.config_sources import ObsidianConfig, WikipediaConfig
 from core.config_tools import ToolsConfig
+from core.config_user import UserConfig
 from core.config_visual import VisualConfig
 from core.errors import ConfigError
 
@@ -147,6 +149,7 @@ class AppConfig(_Frozen):
     wikipedia: WikipediaConfig  # no default: the optional FAISS index lives only in config.yaml
     visual: VisualConfig  # no default: image limits and the CLIP weights live only in config.yaml
     mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
+    user: UserConfig = UserConfig()  # the wizard's name and answer style (core/config_user.py)
 
 
 def load_config(
@@ -154,12 +157,19 @@ def load_config(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     defaults_file: Path = DEFAULT_CONFIG_FILE,
+    settings_file: Path | None = None,
 ) -> AppConfig:
-    """Build the frozen config. `env` is the merged environment (.env values under the real environment)."""
+    """Build the frozen config. `env` is the merged environment (.env values under the real environment);
+    `settings_file` is the data dir's saved settings (core/config_user.py), just over the defaults."""
     env = env or {}
     sources: dict[str, str] = {}
     data = _read_yaml(defaults_file)
     _record_sources(data, str(defaults_file), sources)
+    if settings_file is not None and settings_file.is_file():
+        saved = _read_yaml(settings_file)
+        saved.pop("data_dir", None)  # the data dir holds this file: it cannot move it
+        _record_sources(saved, str(settings_file), sources)
+        data = _deep_merge(data, saved)
     if config_file is not None:
         user = _read_yaml(config_file)
         _record_sources(user, str(config_file), sources)

@@ -37,7 +37,7 @@ class PromptBuilder:
 
     def __init__(
         self,
-        system_prompt: str,
+        system_prompt: str | Callable[[], str],
         counter: TokenCounter,
         budget: int,
         *,
@@ -48,7 +48,8 @@ class PromptBuilder:
         changes: Callable[[float | None], Sequence[str]] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._system = f"{system_prompt}\n\n{CITATION_PROTOCOL}"
+        # A callable is read on every turn: a personality edited in the Settings tab applies to the next one.
+        self._system = system_prompt if callable(system_prompt) else (lambda: system_prompt)
         self._assembler = Assembler(counter, floor_turns=floor_turns)
         self.budget = budget
         self._compressor = compressor
@@ -75,7 +76,7 @@ class PromptBuilder:
 
     def system_for(self, context: TurnContext) -> str:
         """The system prompt with this turn's tone instructions and crisis support, when there are any."""
-        notes = [self._system]
+        notes = [f"{self._system()}\n\n{CITATION_PROTOCOL}"]
         if context.directive is not None and context.directive.instructions:
             notes.append(f"How to respond now: {context.directive.instructions}")
         if context.analysis is not None and context.analysis.support:
