@@ -93,6 +93,7 @@ def launch(
     quiet: bool = False,
     health: Callable[[], dict[str, Any]] | None = None,
     max_file_mb: float = 1.0,
+    routes: Sequence[Any] = (),
 ) -> str:
     """Serve `app` on host:port and return its local URL.
 
@@ -100,6 +101,7 @@ def launch(
     server only answers loopback Host names. `block=False` returns at once (call `app.close()` to stop);
     put the data directory in `blocked_paths` so no file route can ever reach it. `health` answers
     `GET /health` as JSON without a login (Docker's health check); uploads above `max_file_mb` are refused.
+    `routes` (Starlette routes with their own auth, e.g. ui/control_routes.py's mount) come before Gradio's.
     """
     from starlette.middleware import Middleware
 
@@ -125,7 +127,7 @@ def launch(
         footer_links=[],
         blocked_paths=blocked,
         allowed_paths=[],
-        app_kwargs={"middleware": middleware, "routes": _health_routes(health)},
+        app_kwargs={"middleware": middleware, "routes": [*_health_routes(health), *routes]},
         css=_CSS,
     )
     return local_url
