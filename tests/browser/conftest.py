@@ -17,13 +17,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from core.events import Done, RunEvent, TextDelta, ToolCallEnded, ToolCallStarted
+from core.events import RunEvent, ToolCallEnded, ToolCallStarted
 from core.orchestrator import ModelChoice, Orchestrator
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
-from core.types import Message, ToolCall, Usage
+from core.types import Message, ToolCall
 from memory.journal import Journal
+from tests.browser.gui_stack import stream_words
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -77,17 +78,8 @@ class ScriptedAgent:
             yield ToolCallStarted(call)
             yield ToolCallEnded(call, ok=True, output="3 results", elapsed_ms=12)
         answer = SCRIPTED_ANSWERS.get(text, f"Echo: {text}")
-        if text.startswith("slow"):
-            answer = " ".join(f"w{i}" for i in range(200))
-        streamed = []
-        for word in answer.split(" "):
-            if cancel is not None and cancel.is_set():
-                yield Done(answer=" ".join(streamed), exit_reason="cancelled", model="scripted")
-                return
-            streamed.append(word)
-            yield TextDelta(word + " ")
-            await asyncio.sleep(0.1 if text.startswith("slow") else 0.005)
-        yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
+        async for event in stream_words(answer, text.startswith("slow"), cancel):
+            yield event
 
 
 @dataclass

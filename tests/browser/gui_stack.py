@@ -64,17 +64,24 @@ class CitingAgent:
         if text.startswith("cite"):
             found = _MARKER.search(prompt)
             answer = f"From your documents {found.group(0)}." if found else "Nothing recalled."
-        if text.startswith("slow"):
-            answer = " ".join(f"w{i}" for i in range(200))
-        streamed = []
-        for word in answer.split(" "):
-            if cancel is not None and cancel.is_set():
-                yield Done(answer=" ".join(streamed), exit_reason="cancelled", model="scripted")
-                return
-            streamed.append(word)
-            yield TextDelta(word + " ")
-            await asyncio.sleep(0.1 if text.startswith("slow") else 0.005)
-        yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
+        async for event in stream_words(answer, text.startswith("slow"), cancel):
+            yield event
+
+
+async def stream_words(answer: str, slow: bool, cancel: asyncio.Event | None) -> AsyncIterator[RunEvent]:
+    """A scripted model's stream: `answer` word by word (`slow`: 200 words, 0.1 s apart, for Stop), then
+    `Done`; a set `cancel` ends it with what was streamed, as the agent loop does."""
+    if slow:
+        answer = " ".join(f"w{i}" for i in range(200))
+    streamed = []
+    for word in answer.split(" "):
+        if cancel is not None and cancel.is_set():
+            yield Done(answer=" ".join(streamed), exit_reason="cancelled", model="scripted")
+            return
+        streamed.append(word)
+        yield TextDelta(word + " ")
+        await asyncio.sleep(0.1 if slow else 0.005)
+    yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
 
 
 class NoFacts:
