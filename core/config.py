@@ -47,6 +47,8 @@ class ProviderConfig(_Frozen):
     price_per_mtok: tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]] | None = None
     # kind openai only: which server speaks the API, for what it honours of tool_choice (docs/providers.md).
     dialect: Literal["openai", "vllm", "ollama", "lmstudio", "llamacpp"] = "openai"
+    # Whether the model takes images (core/providers/vision.py); null: known from the model's name.
+    vision: bool | None = None
 
 
 class ModelsConfig(_Frozen):

@@ -27,3 +27,7 @@ class VisualConfig(_Frozen):
     index_file: str = Field(min_length=1)  # the FAISS index of image vectors, inside the data folder
     caption_timeout_s: float = Field(gt=0)  # a vision model's caption; on timeout the fallback caption
     min_clip_score: float = Field(ge=-1, le=1)  # CLIP text-image cosine below this is no match
+    # Images sent to a vision model with a turn (attached ones, then recalled ones; memory/visual/attach.py)
+    attach_max_images: int = Field(ge=0, le=16)  # at most this many per turn (0: never send image bytes)
+    attach_max_side: int = Field(ge=64, le=4096)  # each downscaled so its longest side is at most this
+    attach_max_kb: int = Field(ge=16, le=20_000)  # and re-encoded smaller until its JPEG fits this

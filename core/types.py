@@ -22,14 +22,26 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class ImageData:
+    """An image sent with a user message to a vision model: its bytes (already downscaled) and type."""
+
+    data: bytes = field(repr=False)
+    media_type: str = "image/jpeg"
+    label: str = ""  # where it came from ("attached: beach.jpg", "recalled: img-...") for logs and tests
+
+
+@dataclass(frozen=True)
 class Message:
-    """One chat message. Tool results are `role="tool"` messages carrying `tool_call_id`."""
+    """One chat message. Tool results are `role="tool"` messages carrying `tool_call_id`.
+
+    `images` go only to a provider whose profile says `vision`; every other provider sends the text alone."""
 
     role: Role
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    images: tuple[ImageData, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ API wants user and assistant turns to alternate. The SDK is imported in the cons
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from core.providers.openai_compat import (
 from core.types import (
     ChatRequest,
     FinishPart,
+    ImageData,
     Message,
     ModelResponse,
     StreamPart,
@@ -44,12 +46,20 @@ _STOP_REASONS = {
 }
 
 
-def _blocks(message: Message) -> list[dict[str, Any]]:
+def _image_block(image: ImageData) -> dict[str, Any]:
+    data = base64.b64encode(image.data).decode("ascii")
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": data}}
+
+
+def _blocks(message: Message, vision: bool = False) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [
             {"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}
         ]
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
+    blocks: list[dict[str, Any]] = []
+    if vision and message.role == "user":  # images first: Anthropic's advice for image questions
+        blocks += [_image_block(image) for image in message.images]
+    blocks += [{"type": "text", "text": message.content}] if message.content else []
     if message.role == "assistant":
         blocks += [
             {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in message.tool_calls
@@ -57,8 +67,11 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
-def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
-    """Split out the system prompt and convert the rest to alternating Anthropic turns."""
+def to_anthropic_messages(
+    messages: Sequence[Message], vision: bool = False
+) -> tuple[str, list[dict[str, Any]]]:
+    """Split out the system prompt and convert the rest to alternating Anthropic turns (a user message's
+    images as base64 `image` blocks when `vision`)."""
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     for message in messages:
@@ -66,7 +79,7 @@ def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[s
             system.append(message.content)
             continue
         role = "assistant" if message.role == "assistant" else "user"
-        blocks = _blocks(message)
+        blocks = _blocks(message, vision)
         if not blocks:
             continue
         if turns and turns[-1]["role"] == role:
@@ -177,7 +190,7 @@ class AnthropicProvider:
         )
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
-        system, turns = to_anthropic_messages(request.messages)
+        system, turns = to_anthropic_messages(request.messages, self.profile.vision)
         params: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": turns}
         if system:
             params["system"] = system

@@ -123,6 +123,8 @@ class GeminiProvider:
             response = types.FunctionResponse(name=name, response={"output": message.content})
             return [types.Part(function_response=response)]
         parts = [types.Part(text=message.content)] if message.content else []
+        if self.profile.vision and message.role == "user":  # bytes: the SDK sends them as inline_data
+            parts += [types.Part.from_bytes(data=i.data, mime_type=i.media_type) for i in message.images]
         for call in message.tool_calls if message.role == "assistant" else ():
             parts.append(
                 types.Part(

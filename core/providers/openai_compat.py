@@ -12,6 +12,7 @@ adapters import them), so all three map failures to `ProviderError` the same way
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import time
@@ -41,6 +42,7 @@ from core.providers.text_tool_calls import CallTextHold
 from core.types import (
     ChatRequest,
     FinishPart,
+    ImageData,
     Message,
     ModelResponse,
     StreamPart,
@@ -194,13 +196,28 @@ def import_sdk(module: str, package: str) -> Any:
 # --- OpenAI wire format ---------------------------------------------------------------------------
 
 
-def _message_to_openai(message: Message) -> dict[str, Any]:
+def data_url(image: ImageData) -> str:
+    """An image as the `data:` URL OpenAI's `image_url` part takes."""
+    return f"data:{image.media_type};base64," + base64.b64encode(image.data).decode("ascii")
+
+
+def _user_content(message: Message, vision: bool) -> str | list[dict[str, Any]]:
+    """The text alone, or (to a vision model, when the message carries images) text and `image_url` parts."""
+    if not (vision and message.images):
+        return message.content
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
+    parts += [{"type": "image_url", "image_url": {"url": data_url(image)}} for image in message.images]
+    return parts
+
+
+def _message_to_openai(message: Message, vision: bool = False) -> dict[str, Any]:
     if message.role == "tool":
         out = {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
         if message.name:  # llama.cpp's and Ollama's chat templates render the tool's name with its result
             out["name"] = message.name
         return out
-    out = {"role": message.role, "content": message.content}
+    content = _user_content(message, vision) if message.role == "user" else message.content
+    out: dict[str, Any] = {"role": message.role, "content": content}
     if message.name and message.role == "user":
         out["name"] = message.name
     if message.role == "assistant" and message.tool_calls:
@@ -316,7 +333,7 @@ class OpenAICompatProvider:
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": [_message_to_openai(m) for m in request.messages],
+            "messages": [_message_to_openai(m, self.profile.vision) for m in request.messages],
             "temperature": request.temperature,
             self._max_tokens_field: request.max_tokens,
         }

@@ -14,6 +14,7 @@ from core.errors import ConfigError
 from core.providers.base import ChatProvider
 from core.providers.pricing import CostLedger, ModelPrice, default_prices
 from core.providers.routing import Role, provider_for_role
+from core.providers.vision import takes_images
 
 REMOTE_KINDS = ("openai", "anthropic", "gemini")
 AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
@@ -46,6 +47,7 @@ def _remote(module: str, class_name: str, *passed: str) -> AdapterFactory:
             context_window=cfg.context_window,
             name=name,
             key_env=cfg.api_key_env,
+            vision=takes_images(cfg),
             **{field: getattr(cfg, field) for field in passed},
         )
 

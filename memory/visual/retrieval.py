@@ -58,6 +58,11 @@ class ImageRecall:
         self._min_score = min_clip_score
 
     @property
+    def visual(self) -> VisualMemory:
+        """The visual memory searched."""
+        return self._visual
+
+    @property
     def ranks(self) -> bool:
         """Whether CLIP similarity orders results (real weights configured)."""
         encoder = self._visual.encoder
