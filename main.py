@@ -210,6 +210,7 @@ def _sync_command(args: argparse.Namespace, config: AppConfig) -> int:
             lambda: build_memory_service(config, MiniLMEmbedder(), config.data_dir / "chroma"),
             lambda: build_knowledge(config),
             as_json=args.json,
+            resume=args.resume,
         )
     finally:
         lock.close()

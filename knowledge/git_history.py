@@ -11,8 +11,10 @@ When each recorded head is an ancestor of its branch's head now, only the commit
 commit the branches reach is listed; those not yet stored are added, and stored ones no branch reaches any
 more are tombstoned (`deleted_at`: kept, never searched). Commits are keyed by sha, so a rewritten history
 never leaves two live copies of a commit, and a commit made reachable again comes back under its old id.
-Commits are read and written in batches; the cancel token is checked between batches and the branch heads
-are recorded only after a repository is complete, so a cancelled or crashed sync resumes where it stopped.
+A sync is a job (knowledge/source_sync.py): one item per commit to store (`<repo>@<sha>`, read from git a
+batch ahead), then one per repository (`<repo>@heads`) that tombstones and records the branch heads. Each
+commit's ledger row commits with its item's done mark, and the heads only once every commit before them is
+stored, so a cancelled or crashed sync resumes where it stopped and never stores a commit twice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,20 +32,23 @@ from typing import Any
 
 from core.errors import DaemonError, UserInputError
 from core.tools.git_stats import GitResult, git_env, run_git
+from knowledge.jobs import ItemOutcome, JobItem
 from knowledge.source_sync import (
-    CancelToken,
-    Progress,
     ProgressFn,
     RecordSink,
     SourceRecord,
+    SyncPlan,
     SyncReport,
-    cancelled,
     record_id,
+    run_sync,
 )
 from knowledge.sync_ledger import SyncLedger
 
 GIT_COMMITS = "git_commits"
-BATCH = 100  # commits per `git log --no-walk` and per store write
+SYNC_GIT = "sync-git"  # the job kind
+HEADS = "heads"  # the last item of each repository: `<repo>@heads`
+_AT = "@"
+BATCH = 100  # commits read per `git log --no-walk`
 LIST_CAP_BYTES = 256 * 2**20  # rev-list prints 41 bytes a commit: room for millions
 _SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 _FIELD, _RECORD = "\x1f", "\x1e"
@@ -170,7 +176,11 @@ def commit_text(repo: str, commit: Commit) -> str:
 
 
 class GitHistorySync:
-    """The history sync of the configured repositories; `run()` may be called again and resumes."""
+    """The history sync of the configured repositories as a job (`knowledge.source_sync.SyncSource`): one
+    item per commit to store, then one per repository recording its heads; `run()` may be called again."""
+
+    name = "git"
+    kind = SYNC_GIT
 
     def __init__(
         self,
@@ -189,37 +199,37 @@ class GitHistorySync:
         self._timeout_s = timeout_s
         self._clock = clock
 
-    def run(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> SyncReport:
+    def run(self, progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> SyncReport:
         """Sync every configured repository; a failing one is reported and the others still sync."""
+        return run_sync(self, self._ledger.jobs, progress=progress, cancel=cancel)
+
+    def identity(self) -> dict[str, Any]:
+        return {"repos": [str(r) for r in self._repos]}
+
+    def _program(self) -> str:
         if not self._repos:
             raise UserInputError("no repositories configured (session.git_repos in your config)")
         program = shutil.which(self._git or "git")
         if program is None:
             raise UserInputError("git is not installed (not found on PATH)")
-        report = SyncReport("git")
+        return program
+
+    def plan(self) -> SyncPlan:
+        """Per repository: the commits its branches reach that are not stored, then its heads item."""
+        program = self._program()
+        items: list[JobItem] = []
+        meta: dict[str, Any] = {"unchanged": 0, "errors": [], "heads": {}, "details": []}
         for repo in self._repos:
-            if cancelled(cancel):
-                report.cancelled = True
-                break
             detail: dict[str, Any] = {"repo": str(repo), "added": 0, "tombstoned": 0, "rewritten": False}
-            report.details.append(detail)
+            meta["details"].append(detail)
             try:
-                self._sync_repo(
-                    Git(program, repo, timeout_s=self._timeout_s), detail, report, progress, cancel
-                )
+                items += self._plan_repo(Git(program, repo, timeout_s=self._timeout_s), detail, meta)
             except GitFailed as error:
                 detail["error"] = str(error)
-                report.errors.append({"repo": str(repo), "error": str(error)})
-        return report
+                meta["errors"].append({"repo": str(repo), "error": str(error)})
+        return SyncPlan(items, meta)
 
-    def _sync_repo(
-        self,
-        git: Git,
-        detail: dict[str, Any],
-        report: SyncReport,
-        progress: ProgressFn | None,
-        cancel: CancelToken | None,
-    ) -> None:
+    def _plan_repo(self, git: Git, detail: dict[str, Any], meta: dict[str, Any]) -> list[JobItem]:
         key = str(git.repo)
         heads, old = git.heads(), self._ledger.heads(key)
         incremental = bool(old) and self._fast_forward(git, old, heads)
@@ -228,18 +238,9 @@ class GitHistorySync:
         listed = git.rev_list(sorted(set(heads.values())), sorted(set(old.values())) if incremental else ())
         stored = self._ledger.commits(key)
         missing = [sha for sha in listed if sha not in stored]
-        report.unchanged += len(listed) - len(missing)
-        for start in range(0, len(missing), BATCH):
-            if cancelled(cancel):
-                report.cancelled = True
-                return
-            self._store(git, missing[start : start + BATCH], detail, report)
-            if progress is not None:
-                done = min(start + BATCH, len(missing))
-                progress(Progress(done, len(missing), 0, f"{git.repo.name}: {done}/{len(missing)} commits"))
-        if not incremental:
-            self._tombstone(key, set(listed), detail, report)
-        self._ledger.set_heads(key, heads)
+        meta["unchanged"] += len(listed) - len(missing)
+        meta["heads"][key] = {"heads": heads, "incremental": incremental}
+        return [JobItem(f"{key}{_AT}{sha}") for sha in missing] + [JobItem(f"{key}{_AT}{HEADS}")]
 
     @staticmethod
     def _fast_forward(git: Git, old: Mapping[str, str], heads: Mapping[str, str]) -> bool:
@@ -249,14 +250,68 @@ class GitHistorySync:
             for branch, sha in old.items()
         )
 
-    def _store(self, git: Git, shas: Sequence[str], detail: dict[str, Any], report: SyncReport) -> None:
-        now = self._clock()
-        records = [self._record(git.repo, commit, now) for commit in git.commits(shas)]
-        self._sink.upsert(GIT_COMMITS, records)
-        self._ledger.add_commits(str(git.repo), {str(r.metadata["commit_hash"]): r.id for r in records})
-        report.added += len(records)
-        report.records += len(records)
-        detail["added"] += len(records)
+    def processor(
+        self, job_id: str, meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]
+    ) -> Callable[[JobItem], ItemOutcome]:
+        """Stores one commit per item (read from git a batch ahead); a repository's heads item records its
+        heads, unless one of its commits failed (then the next sync lists the repository whole again)."""
+        program = self._program()
+        pending = [r["key"] for r in rows if r["state"] == "pending"]
+        failed = {r["key"].rsplit(_AT, 1)[0] for r in rows if r["state"] == "failed"}
+        cache: dict[str, Commit] = {}
+
+        def process(item: JobItem) -> ItemOutcome:
+            repo, sha = item.key.rsplit(_AT, 1)
+            git = Git(program, Path(repo), timeout_s=self._timeout_s)
+            try:
+                if sha == HEADS:
+                    return self._finish_repo(git, meta["heads"][repo], repo in failed)
+                if sha not in cache:
+                    ahead = _batch_from(pending, item.key, repo)
+                    cache.clear()
+                    cache.update((c.sha, c) for c in git.commits(ahead))
+                return self._store(git.repo, repo, cache.pop(sha, None), sha)
+            except GitFailed:
+                failed.add(repo)
+                raise
+
+        return process
+
+    def _store(self, path: Path, repo: str, commit: Commit | None, sha: str) -> ItemOutcome:
+        if commit is None:
+            raise GitFailed(f"{repo}: git did not describe commit {sha[:10]}")
+        record = self._record(path, commit, self._clock())
+        self._sink.upsert(GIT_COMMITS, [record])
+        detail = {"repo": repo, "action": "added", "records": 1, "bytes": len(record.text.encode())}
+        return ItemOutcome(sha, detail, tuple(SyncLedger.commit_rows(repo, {sha: record.id})))
+
+    def _finish_repo(self, git: Git, planned: Mapping[str, Any], failed: bool) -> ItemOutcome:
+        """Tombstone the commits no branch reaches (after a rewrite) and record the branch heads."""
+        repo, heads = str(git.repo), dict(planned["heads"])
+        if failed:
+            return ItemOutcome("", {"repo": repo, "action": "heads", "kept_old_heads": True})
+        rows, gone = [], {}
+        if not planned["incremental"]:
+            reachable = set(git.rev_list(sorted(set(heads.values()))))
+            gone = {sha: rid for sha, rid in self._ledger.commits(repo).items() if sha not in reachable}
+        if gone:
+            at = self._clock()
+            self._sink.mark(GIT_COMMITS, {rid: {"deleted_at": at} for rid in gone.values()})
+            rows += SyncLedger.tombstone_rows(repo, gone, at)
+        rows += SyncLedger.heads_rows(repo, heads)
+        detail = {"repo": repo, "action": "heads", "tombstoned": len(gone)}
+        return ItemOutcome("", detail, tuple(rows))
+
+    def describe(
+        self, report: SyncReport, meta: Mapping[str, Any], done: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """One entry per repository: commits added and tombstoned by this run, rewritten or not."""
+        for planned in meta.get("details", []):
+            entry = dict(planned)
+            mine = [d for d in done if d.get("repo") == entry["repo"] and d.get("state") == "done"]
+            entry["added"] = sum(1 for d in mine if d.get("action") == "added")
+            entry["tombstoned"] = sum(int(d.get("tombstoned", 0)) for d in mine)
+            report.details.append(entry)
 
     def _record(self, repo: Path, commit: Commit, now: float) -> SourceRecord:
         meta = {
@@ -276,12 +331,14 @@ class GitHistorySync:
             record_id("git", GIT_COMMITS, str(repo), commit.sha), commit_text(repo.name, commit), meta
         )
 
-    def _tombstone(self, key: str, reachable: set[str], detail: dict[str, Any], report: SyncReport) -> None:
-        gone = {sha: rid for sha, rid in self._ledger.commits(key).items() if sha not in reachable}
-        if not gone:
-            return
-        at = self._clock()
-        self._sink.mark(GIT_COMMITS, {rid: {"deleted_at": at} for rid in gone.values()})
-        self._ledger.tombstone_commits(key, gone, at)
-        report.deleted += len(gone)
-        detail["tombstoned"] = len(gone)
+
+def _batch_from(pending: Sequence[str], key: str, repo: str) -> list[str]:
+    """The shas of this item and the next pending commits of its repository, `BATCH` at most."""
+    start = pending.index(key) if key in pending else len(pending)
+    ahead = [key.rsplit(_AT, 1)[1]]
+    for other in pending[start + 1 :]:
+        name, sha = other.rsplit(_AT, 1)
+        if name != repo or sha == HEADS or len(ahead) >= BATCH:
+            break
+        ahead.append(sha)
+    return ahead

@@ -60,12 +60,20 @@ class JobItem:
     size: int = 0
 
 
+Statement = tuple[str, Sequence[Any]]  # one SQL statement and its parameters
+
+
 @dataclass(frozen=True)
 class ItemOutcome:
-    """What `process` did with an item: the fingerprint it was done with and a JSON-able detail."""
+    """What `process` did with an item: the fingerprint it was done with and a JSON-able detail.
+
+    `ledger_writes` are the caller's own rows about the item (a source sync's note or commit row, in
+    tables it added to this database): they commit in the transaction that marks the item done, so the
+    item's "done" and the caller's record of it can never disagree after a crash."""
 
     fingerprint: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    ledger_writes: tuple[Statement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,21 @@ class JobLedger:
         with self._lock:
             self._db.close()
 
-    def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    def write(self, statements: Sequence[Statement]) -> None:
+        """Run statements in one transaction (all or none)."""
+        self._write(statements)
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query."""
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def add_tables(self, script: str) -> None:
+        """Create a caller's own tables in this database (`CREATE TABLE IF NOT EXISTS` statements)."""
+        with self._lock:
+            self._db.executescript(script)
+
+    def _write(self, statements: Sequence[Statement]) -> None:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -189,11 +211,21 @@ class JobLedger:
             for k, s, st, f, d in rows
         ]
 
-    def mark(self, job_id: str, key: str, state: str, fingerprint: str, detail: Mapping[str, Any]) -> None:
-        """Record one item finished (`done` or `failed`), after its work was stored; one transaction."""
+    def mark(
+        self,
+        job_id: str,
+        key: str,
+        state: str,
+        fingerprint: str,
+        detail: Mapping[str, Any],
+        also: Sequence[Statement] = (),
+    ) -> None:
+        """Record one item finished (`done` or `failed`), after its work was stored, together with the
+        caller's own rows about it (`also`); one transaction."""
         now = self._clock()
         self._write(
             [
+                *also,
                 (
                     "UPDATE job_items SET state = ?, fingerprint = ?, detail = ?, done_at = ? "
                     "WHERE job_id = ? AND key = ? AND state = ?",
@@ -288,6 +320,7 @@ class _Tracker:
             failed=sum(1 for r in finished if r["state"] == FAILED),
         )
         self._base_bytes = self._progress.bytes_done
+        self._base_items = self._progress.items_done
 
     def snapshot(self) -> Progress:
         with self._lock:
@@ -297,8 +330,12 @@ class _Tracker:
         with self._lock:
             p = self._progress
             values = {**p.__dict__, **changes, "elapsed_s": self._clock() - self._started}
-            done_now = values["bytes_done"] - self._base_bytes
-            remaining = values["bytes_total"] - values["bytes_done"]
+            if values["bytes_total"] > 0:
+                done_now = values["bytes_done"] - self._base_bytes
+                remaining = values["bytes_total"] - values["bytes_done"]
+            else:  # sizes unknown (commits): the pace in items
+                done_now = values["items_done"] - self._base_items
+                remaining = values["items_total"] - values["items_done"]
             values["eta_s"] = remaining * values["elapsed_s"] / done_now if done_now > 0 else None
             self._progress = Progress(**values)
             return self._progress
@@ -356,7 +393,7 @@ def _one(ledger: JobLedger, job_id: str, item: JobItem, process: ProcessItem, tr
         p = tracker.snapshot()
         tracker.update(items_done=p.items_done + 1, bytes_done=p.bytes_done + item.size, failed=p.failed + 1)
         return
-    ledger.mark(job_id, item.key, DONE, outcome.fingerprint, outcome.detail)
+    ledger.mark(job_id, item.key, DONE, outcome.fingerprint, outcome.detail, outcome.ledger_writes)
     p = tracker.snapshot()
     tracker.update(items_done=p.items_done + 1, bytes_done=p.bytes_done + item.size)
 

@@ -11,8 +11,12 @@ read; the last two are named in the report.
 Graph: each note is an entity `note:<path without .md>` (type `thing`, named by its title); `[[Other]]`
 gives `note -links_to-> note:other` (the note of that name in the vault, else a placeholder named so), a
 `#tag` gives `note -tagged-> tag:<tag>` (type `concept`). A note's edges follow its text: a link it drops
-is ended (kept as history), a deleted note's edges all end. Graph changes and ledger rows are written per
-batch after the batch's records: a crash before them only makes the next sync redo that batch.
+is ended (kept as history), a deleted note's edges all end.
+
+A sync is a job (knowledge/source_sync.py): one item per note that is new, changed or gone. A note's
+records, then its graph edges (saved), then its ledger row with the item's done mark: a cancel between
+notes leaves each note whole, and a crash mid-note only makes the resumed job redo that note, under the
+same ids and to the same edges.
 """
 
 from __future__ import annotations
@@ -20,24 +24,25 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.errors import UserInputError
+from knowledge.jobs import ItemOutcome, JobItem
 from knowledge.obsidian_markdown import SECTION_SEPARATOR, ParsedNote, parse_note
 from knowledge.source_sync import (
-    CancelToken,
     GraphEditor,
-    Progress,
     ProgressFn,
     RecordSink,
     SourceRecord,
+    SyncPlan,
     SyncReport,
-    cancelled,
     record_id,
+    run_sync,
 )
 from knowledge.sync_ledger import NoteEntry, SyncLedger
 
@@ -47,7 +52,7 @@ if TYPE_CHECKING:
 OBSIDIAN_NOTES = "obsidian_notes"
 LINKS_TO = "links_to"
 TAGGED = "tagged"
-BATCH = 50  # notes between two graph saves and ledger writes
+SYNC_OBSIDIAN = "sync-obsidian"  # the job kind
 _SUFFIX = ".md"
 
 
@@ -71,12 +76,6 @@ class _GraphUpdate:
     links: tuple[tuple[str, str], ...] = ()  # (node id, name) of each linked note
     tags: tuple[str, ...] = ()
     deleted: bool = False
-
-
-@dataclass
-class _Batch:
-    entries: list[NoteEntry] = field(default_factory=list)
-    graph: list[_GraphUpdate] = field(default_factory=list)
 
 
 def scan_vault(vault: Path, exclude: Sequence[str] = ()) -> tuple[list[NoteFile], int]:
@@ -118,7 +117,11 @@ def _note_file(root: Path, path: Path, rel: str) -> NoteFile | None:
 
 
 class ObsidianSync:
-    """One vault's sync; `run()` may be called again (from a job runner) and goes on from the ledger."""
+    """One vault's sync as a job (`knowledge.source_sync.SyncSource`): one item per note to read or
+    tombstone; `run()` runs it in this thread and may be called again (it resumes, then goes on)."""
+
+    name = "obsidian"
+    kind = SYNC_OBSIDIAN
 
     def __init__(
         self,
@@ -141,86 +144,113 @@ class ObsidianSync:
         self._chunk_chars = chunk_chars
         self._clock = clock
 
-    def run(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> SyncReport:
+    def run(self, progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> SyncReport:
         """Bring the store, the graph and the ledger in step with the vault; the report says what changed."""
+        return run_sync(self, self._ledger.jobs, progress=progress, cancel=cancel)
+
+    def identity(self) -> dict[str, Any]:
+        return {"vault": str(self.vault.resolve())}
+
+    def _check(self) -> None:
         if not self.vault.is_dir():
             raise UserInputError(f"the Obsidian vault {self.vault} is not a folder (obsidian.vault)")
+
+    def plan(self) -> SyncPlan:
+        """The notes new or changed since the ledger's mtime and size, then the notes gone from the vault."""
+        self._check()
         files, attachments = scan_vault(self.vault, self._exclude)
         known = self._ledger.notes()
-        names = _name_index(f.rel for f in files)
-        report = SyncReport("obsidian")
-        report.details.append({"vault": str(self.vault), "notes": len(files), "attachments": attachments})
-        batch, read = _Batch(), 0
-        for done, note in enumerate(files, start=1):
-            if cancelled(cancel):
-                report.cancelled = True
-                break
-            self._sync_note(note, known.get(note.rel), names, report, batch)
-            read += note.size
-            if len(batch.entries) >= BATCH:
-                self._flush(batch, report)
-            if progress is not None:
-                progress(Progress(done, len(files), read, note.rel))
-        if not report.cancelled:
-            self._tombstone_missing(known, {f.rel for f in files}, report, batch)
-        self._flush(batch, report)
-        return report
+        present = {f.rel for f in files}
+        todo = [
+            JobItem(f.rel, f.size)
+            for f in files
+            if (entry := known.get(f.rel)) is None
+            or entry.deleted_at is not None
+            or (entry.mtime, entry.size) != (f.mtime, f.size)
+        ]
+        gone = [
+            JobItem(rel) for rel, e in sorted(known.items()) if e.deleted_at is None and rel not in present
+        ]
+        meta = {"notes": len(files), "attachments": attachments, "unchanged": len(files) - len(todo)}
+        return SyncPlan(todo + gone, meta)
+
+    def processor(
+        self, job_id: str, meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]
+    ) -> Callable[[JobItem], ItemOutcome]:
+        """Each note of the job as the vault has it now (a note gone since the plan is tombstoned)."""
+        self._check()
+        files, _ = scan_vault(self.vault, self._exclude)
+        by_rel = {f.rel: f for f in files}
+        names = _name_index(by_rel)
+
+        def process(item: JobItem) -> ItemOutcome:
+            entry = self._ledger.note(item.key)
+            note = by_rel.get(item.key)
+            if note is not None:
+                note = _note_file(self.vault.resolve(), note.path, note.rel)  # its mtime now
+            if note is None:
+                return self._tombstone_note(item.key, entry)
+            return self._sync_note(note, entry, names)
+
+        return process
+
+    def describe(
+        self, report: SyncReport, meta: Mapping[str, Any], done: Sequence[Mapping[str, Any]]
+    ) -> None:
+        if not report.details:
+            report.details.append(
+                {
+                    "vault": str(self.vault),
+                    "notes": meta.get("notes", 0),
+                    "attachments": meta.get("attachments", 0),
+                }
+            )
 
     # --- one note -----------------------------------------------------------------------------------------
-    def _sync_note(
-        self,
-        note: NoteFile,
-        entry: NoteEntry | None,
-        names: Mapping[str, str],
-        report: SyncReport,
-        batch: _Batch,
-    ) -> None:
+    def _sync_note(self, note: NoteFile, entry: NoteEntry | None, names: Mapping[str, str]) -> ItemOutcome:
+        """Write a note's sections and edges; its ledger row goes with the item's done mark."""
         live = entry is not None and entry.deleted_at is None
+        base = {"path": note.rel}
         if live and entry is not None and (entry.mtime, entry.size) == (note.mtime, note.size):
-            report.unchanged += 1
-            return
-        text = self._read(note, report)
+            return ItemOutcome(entry.content_hash, {**base, "action": "unchanged"})
+        text, reason = self._read(note)
         if text is None:
-            return
+            return ItemOutcome("", {**base, "action": "skipped", "reason": reason})
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         if live and entry is not None and entry.content_hash == digest:  # touched, not changed
-            report.unchanged += 1
-            batch.entries.append(replace(entry, mtime=note.mtime, size=note.size))
-            return
+            row = replace(entry, mtime=note.mtime, size=note.size)
+            return ItemOutcome(digest, {**base, "action": "unchanged"}, tuple(SyncLedger.note_rows([row])))
         parsed = parse_note(text, self._chunk_chars)
         title = PurePosixPath(note.rel).stem
         records = self._records(note, title, digest, parsed)
         ids = tuple(r.id for r in records)
         self._sink.upsert(OBSIDIAN_NOTES, records)
         self._tombstone_records(set(entry.record_ids if entry else ()) - set(ids))
-        report.records += len(records)
-        if live:
-            report.updated += 1
-        else:
-            report.added += 1
-        batch.entries.append(NoteEntry(note.rel, note.mtime, note.size, digest, ids, title, None))
         links = tuple((_link_node(t, names), t.rsplit("/", 1)[-1]) for t in parsed.links)
-        batch.graph.append(_GraphUpdate(_node_id(note.rel), title, note.rel, links, parsed.tags))
+        added, ended = self._edit_graph(_GraphUpdate(_node_id(note.rel), title, note.rel, links, parsed.tags))
+        row = NoteEntry(note.rel, note.mtime, note.size, digest, ids, title, None)
+        detail = {
+            **base,
+            "action": "updated" if live else "added",
+            "records": len(records),
+            "edges_added": added,
+            "edges_ended": ended,
+        }
+        return ItemOutcome(digest, detail, tuple(SyncLedger.note_rows([row])))
 
-    def _read(self, note: NoteFile, report: SyncReport) -> str | None:
+    def _read(self, note: NoteFile) -> tuple[str | None, str]:
+        """The note's text, or None and why it is left out."""
         if note.size > self._max_bytes:
-            limit = self._max_bytes // 1024
-            report.skipped.append(
-                {"path": note.rel, "reason": f"larger than {limit} KB (obsidian.max_note_kb)"}
-            )
-            return None
+            return None, f"larger than {self._max_bytes // 1024} KB (obsidian.max_note_kb)"
         try:
             raw = note.path.read_bytes()
         except OSError as error:
-            report.skipped.append({"path": note.rel, "reason": f"cannot be read: {error.strerror or error}"})
-            return None
+            return None, f"cannot be read: {error.strerror or error}"
         try:
-            return raw.decode("utf-8-sig").replace("\r\n", "\n")
+            return raw.decode("utf-8-sig").replace("\r\n", "\n"), ""
         except UnicodeDecodeError as error:
             where = f"byte 0x{raw[error.start]:02x} at offset {error.start}"
-            reason = f"not UTF-8 text ({where}); save it as UTF-8 to have it read"
-            report.skipped.append({"path": note.rel, "reason": reason})
-            return None
+            return None, f"not UTF-8 text ({where}); save it as UTF-8 to have it read"
 
     def _records(self, note: NoteFile, title: str, digest: str, parsed: ParsedNote) -> list[SourceRecord]:
         now = self._clock()
@@ -258,29 +288,25 @@ class ObsidianSync:
         if updates:
             self._sink.mark(OBSIDIAN_NOTES, updates)
 
-    def _tombstone_missing(
-        self, known: Mapping[str, NoteEntry], present: set[str], report: SyncReport, batch: _Batch
-    ) -> None:
+    def _tombstone_note(self, rel: str, entry: NoteEntry | None) -> ItemOutcome:
+        """A note gone from the vault: its records and edges are kept, marked deleted."""
+        if entry is None or entry.deleted_at is not None:
+            return ItemOutcome("", {"path": rel, "action": "unchanged"})
         at = self._clock()
-        for rel, entry in sorted(known.items()):
-            if entry.deleted_at is not None or rel in present:
-                continue
-            self._tombstone_records(entry.record_ids)
-            report.deleted += 1
-            batch.entries.append(replace(entry, deleted_at=at))
-            batch.graph.append(_GraphUpdate(_node_id(rel), entry.title, rel, deleted=True))
+        self._tombstone_records(entry.record_ids)
+        _, ended = self._edit_graph(_GraphUpdate(_node_id(rel), entry.title, rel, deleted=True))
+        rows = SyncLedger.note_rows([replace(entry, deleted_at=at)])
+        return ItemOutcome(
+            entry.content_hash, {"path": rel, "action": "deleted", "edges_ended": ended}, tuple(rows)
+        )
 
-    # --- graph and ledger ---------------------------------------------------------------------------------
-    def _flush(self, batch: _Batch, report: SyncReport) -> None:
-        if self._graph is not None and batch.graph:
-            updates, at = list(batch.graph), self._clock()
-            added, ended = self._graph.edit(lambda graph: _apply_all(graph, updates, at))
-            report.edges_added += added
-            report.edges_ended += ended
-        if batch.entries:
-            self._ledger.put_notes(batch.entries)
-        batch.entries.clear()
-        batch.graph.clear()
+    # --- graph --------------------------------------------------------------------------------------------
+    def _edit_graph(self, update: _GraphUpdate) -> tuple[int, int]:
+        """Make the note's edges what its text says (saved now, before the note is marked done)."""
+        if self._graph is None:
+            return 0, 0
+        at = self._clock()
+        return self._graph.edit(lambda graph: _apply(graph, update, at))
 
 
 def _node_id(rel: str) -> str:
@@ -302,14 +328,6 @@ def _name_index(rels: Iterable[str]) -> dict[str, str]:
 def _link_node(target: str, names: Mapping[str, str]) -> str:
     found = names.get(target.casefold())
     return _node_id(found) if found is not None else f"note:{target.casefold()}"
-
-
-def _apply_all(graph: KnowledgeGraph, updates: Sequence[_GraphUpdate], at: float) -> tuple[int, int]:
-    added = ended = 0
-    for update in updates:
-        a, e = _apply(graph, update, at)
-        added, ended = added + a, ended + e
-    return added, ended
 
 
 def _apply(graph: KnowledgeGraph, update: _GraphUpdate, at: float) -> tuple[int, int]:

@@ -210,11 +210,12 @@ def _add_sync_commands(commands: Any) -> None:
     )
     sources = sync.add_subparsers(dest="sync_command", metavar="SOURCE", required=True)
     vault = sources.add_parser("obsidian", help="the vault of obsidian.vault: changed notes, links and tags")
-    vault.add_argument("--json", action="store_true", help="print the report as one JSON object")
     git = sources.add_parser(
         "git", help="the commit history of session.git_repos (backfill, then new commits)"
     )
-    git.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    for source in (vault, git):  # each sync is a job: `docs jobs` lists it, `docs cancel` stops it
+        source.add_argument("--json", action="store_true", help="print the report as one JSON object")
+        source.add_argument("--resume", action="store_true", help="only finish a sync a crash cut short")
 
 
 def _add_truth_commands(commands: Any) -> None:

@@ -115,7 +115,7 @@ def _run(ledger: JobLedger, job_id: str, ingester: DocumentIngester, *, show_bar
         return ItemOutcome(result.content_hash, result.to_json())
 
     handle = JobRunner(ledger).start(job_id, process)
-    bar = _Bar(handle.progress()) if show_bar else None
+    bar = ProgressBar(handle.progress()) if show_bar else None
     try:
         while True:
             try:
@@ -133,9 +133,10 @@ def _run(ledger: JobLedger, job_id: str, ingester: DocumentIngester, *, show_bar
             bar.close()
 
 
-class _Bar:
-    """tqdm over bytes on the real stderr (the escape-stripping wrapper would flatten its redraws); the
-    file names it shows pass through `for_terminal`. Drawn only for long work."""
+class ProgressBar:
+    """tqdm over bytes (over items when their sizes are unknown: commits) on the real stderr (the
+    escape-stripping wrapper would flatten its redraws); the names it shows pass through `for_terminal`.
+    Drawn only for long work. `sync obsidian|git` draws the same bar."""
 
     def __init__(self, first: Progress) -> None:
         self._bar: Any = None
@@ -143,11 +144,12 @@ class _Bar:
             return
         from tqdm import tqdm
 
+        self._by_items = first.bytes_total == 0
         stream: TextIO = getattr(sys.stderr, "wrapped", sys.stderr)
         self._bar = tqdm(
-            total=first.bytes_total,
-            initial=first.bytes_done,
-            unit="B",
+            total=first.items_total if self._by_items else first.bytes_total,
+            initial=first.items_done if self._by_items else first.bytes_done,
+            unit="it" if self._by_items else "B",
             unit_scale=True,
             file=stream,
             disable=False,  # main.py sets TQDM_DISABLE for the model loaders' bars, not for this one
@@ -157,7 +159,7 @@ class _Bar:
     def show(self, progress: Progress) -> None:
         if self._bar is None:
             return
-        self._bar.n = progress.bytes_done
+        self._bar.n = progress.items_done if self._by_items else progress.bytes_done
         name = Path(progress.current).name if progress.current else ""
         self._bar.set_description_str(
             for_terminal(f"{progress.items_done}/{progress.items_total} {name[:30]}"), refresh=False
@@ -283,7 +285,7 @@ def _jobs(ledger: JobLedger, *, as_json: bool) -> int:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(job["created_at"]))
         print(
             f"{job['job_id']}  {job['kind']:<8} {job['state']:<10} "
-            f"{job['items_done']}/{job['items_total']} files  "
+            f"{job['items_done']}/{job['items_total']} items  "
             f"{job['bytes_done'] / 1e6:.1f}/{job['bytes_total'] / 1e6:.1f} MB  {when}"
         )
     if not jobs:

@@ -1,30 +1,34 @@
-"""`sync obsidian | git`: bring a knowledge source into memory now, with progress on stderr.
+"""`sync obsidian | git [--resume]`: bring a knowledge source into memory now, as a background job.
 
-The sync runs in a worker thread; Ctrl-C (or SIGTERM) asks it to stop after the item under way, and the
-report then says `cancelled: true` (the next run goes on from the ledger). `--json` prints the report as
-one object on stdout (knowledge/source_sync.py `SyncReport.as_dict`). No sync runs at start-up: the
-commands are explicit (a background job runner can drive the same `run(progress, cancel)` functions).
+The sync is a job on the job runner (knowledge/jobs.py, knowledge/source_sync.py): one item per note or
+commit, recorded in the data folder's `jobs.sqlite3` with the sync ledger's rows. It runs in a worker
+thread while this thread draws the same progress bar as `ingest` (items, bytes, ETA) and turns Ctrl-C
+(or SIGTERM) into a clean cancel: the item under way finishes, the report says `cancelled: true`.
+`docs jobs` lists sync jobs beside ingest jobs and `docs cancel JOB` stops one from another terminal.
+A job cut off by a crash is resumed by the next `sync` of that source (first, before anything new) or
+alone by `sync … --resume`; no note or commit is written twice. `--json` prints the report as one object
+on stdout (`SyncReport.as_dict`, with the job ids).
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from core.config import AppConfig
 from core.errors import UserInputError
-from knowledge.source_sync import CancelToken, GraphEditor, Progress, ProgressFn, SourceRecord, SyncReport
+from knowledge.jobs import JOBS_FILE, JobLedger, Progress
+from knowledge.source_sync import GraphEditor, SourceRecord, SyncReport, SyncSource, run_sync
 from knowledge.sync_ledger import LEDGER_FILE, SyncLedger
 from memory.service import MemoryService
 from memory.vector_store import Record
 from ui.cli import print_json
+from ui.ingest_cli import ProgressBar
 
-SyncRun = Callable[[ProgressFn, CancelToken], SyncReport]
 MemoryFactory = Callable[[], MemoryService]
-_REDRAW_S = 0.2
+POLL_S = 0.2
 
 
 def sync_command(
@@ -34,37 +38,45 @@ def sync_command(
     open_graph: Callable[[], GraphEditor],
     *,
     as_json: bool,
+    resume: bool = False,
 ) -> int:
-    """`sync obsidian|git`: check the source is configured, open memory and the ledger, run the sync."""
-    _check_configured(source, config)
+    """`sync obsidian|git`: check the source is configured, open memory and the ledgers, run the job."""
+    check_configured(source, config)
     memory = open_memory()
-    ledger = SyncLedger(config.data_dir / LEDGER_FILE)
+    ledger = open_sync_ledger(config, JobLedger(config.data_dir / JOBS_FILE))
     try:
-        sink = MemorySink(memory)
-        if source == "obsidian":
-            from knowledge.obsidian import ObsidianSync
-
-            vault = config.obsidian
-            assert vault.vault is not None
-            sync: Any = ObsidianSync(
-                vault.vault,
-                sink,
-                ledger,
-                open_graph(),
-                exclude=vault.exclude,
-                max_note_bytes=vault.max_note_kb * 1024,
-            )
-        else:
-            from knowledge.git_history import GitHistorySync
-
-            sync = GitHistorySync(config.session.git_repos, sink, ledger)
-        return run_sync(sync.run, as_json=as_json)
+        graph = open_graph() if source == "obsidian" else None
+        sync = build_source(source, config, MemorySink(memory), ledger, graph)
+        return run_in_worker(sync, ledger.jobs, as_json=as_json, resume=resume)
     finally:
-        ledger.close()
+        ledger.jobs.close()
         memory.close()
 
 
-def _check_configured(source: str, config: AppConfig) -> None:
+def open_sync_ledger(config: AppConfig, jobs: JobLedger) -> SyncLedger:
+    """The sync tables in the data dir's job ledger (an older separate `sync_ledger.sqlite3` imported)."""
+    return SyncLedger(jobs, legacy=config.data_dir / LEDGER_FILE)
+
+
+def build_source(
+    source: str, config: AppConfig, sink: MemorySink, ledger: SyncLedger, graph: GraphEditor | None
+) -> SyncSource:
+    """The configured vault's or repositories' sync."""
+    if source == "obsidian":
+        from knowledge.obsidian import ObsidianSync
+
+        vault = config.obsidian
+        assert vault.vault is not None
+        return ObsidianSync(
+            vault.vault, sink, ledger, graph, exclude=vault.exclude, max_note_bytes=vault.max_note_kb * 1024
+        )
+    from knowledge.git_history import GitHistorySync
+
+    return GitHistorySync(config.session.git_repos, sink, ledger)
+
+
+def check_configured(source: str, config: AppConfig) -> None:
+    """A clear error when the source has no configuration (or its vault is not a folder)."""
     if source == "obsidian":
         vault = config.obsidian.vault
         if vault is None:
@@ -91,59 +103,78 @@ class MemorySink:
         return self._service.update_metadata(collection, updates) if updates else 0
 
 
-class ProgressLine:
-    """One redrawn line on a terminal (`item done/total`); nothing when stderr is not a terminal."""
+class _Watch:
+    """The latest progress the worker reported, read by the drawing thread."""
 
-    def __init__(self, err: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self._err = err or sys.stderr
-        self._live = self._err.isatty()
-        self._clock = clock
-        self._last = 0.0
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.latest: Progress | None = None
+        self.started: list[str] = []
 
-    def __call__(self, progress: Progress) -> None:
-        now = self._clock()
-        final = progress.total is not None and progress.done >= progress.total
-        if not self._live or (now - self._last < _REDRAW_S and not final):
-            return
-        self._last = now
-        total = "?" if progress.total is None else str(progress.total)
-        self._err.write(f"\r\x1b[2K{progress.done}/{total}  {progress.item[:70]}")
-        self._err.flush()
+    def progress(self, progress: Progress) -> None:
+        with self._lock:
+            self.latest = progress
 
-    def close(self) -> None:
-        """End the line."""
-        if self._live:
-            self._err.write("\r\x1b[2K")
-            self._err.flush()
+    def job(self, job_id: str) -> None:
+        with self._lock:
+            self.started.append(job_id)
+
+    def now(self) -> Progress | None:
+        with self._lock:
+            return self.latest
 
 
-def run_sync(run: SyncRun, *, as_json: bool, err: TextIO | None = None) -> int:
-    """Run one sync with progress and Ctrl-C as a clean stop; print its report."""
+def run_in_worker(
+    sync: SyncSource, jobs: JobLedger, *, as_json: bool, resume: bool = False, err: TextIO | None = None
+) -> int:
+    """Run the sync's jobs in a worker thread with a progress bar; Ctrl-C cancels; print the report."""
     err = err or sys.stderr
-    line = ProgressLine(err)
-    cancel = threading.Event()
-    outcome: dict[str, Any] = {}
+    watch, cancel, outcome = _Watch(), threading.Event(), {}
 
     def work() -> None:
         try:
-            outcome["report"] = run(line, cancel)
+            outcome["report"] = run_sync(
+                sync, jobs, progress=watch.progress, cancel=cancel, resume_only=resume, on_job=watch.job
+            )
         except BaseException as error:  # re-raised in the main thread, where the CLI reports it
             outcome["error"] = error
 
     worker = threading.Thread(target=work, name="sync", daemon=True)
     worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.2)
-    except (KeyboardInterrupt, SystemExit):
-        cancel.set()
-        err.write("\nstopping after the current item…\n")
-        worker.join()
-    finally:
-        line.close()
+    _draw(worker, watch, cancel, show=not as_json, err=err)
     if "error" in outcome:
         raise outcome["error"]
     return _print(outcome["report"], as_json)
+
+
+def _draw(
+    worker: threading.Thread, watch: _Watch, cancel: threading.Event, *, show: bool, err: TextIO
+) -> None:
+    """Until the worker ends: one bar per job (as `ingest` draws it), its id said when it starts."""
+    bar: ProgressBar | None = None
+    shown = ""
+    try:
+        while worker.is_alive():
+            try:
+                worker.join(POLL_S)
+            except KeyboardInterrupt:
+                cancel.set()
+                err.write("\nstopping after the item under way…\n")
+                continue
+            progress = watch.now()
+            if not show or progress is None:
+                continue
+            if progress.job_id != shown:
+                if bar is not None:
+                    bar.close()
+                shown = progress.job_id
+                err.write(f"{progress.kind} job {shown} (`docs cancel {shown}` stops it)\n")
+                bar = ProgressBar(progress)
+            if bar is not None:
+                bar.show(progress)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _print(report: SyncReport, as_json: bool) -> int:
@@ -151,9 +182,10 @@ def _print(report: SyncReport, as_json: bool) -> int:
         print_json(report.as_dict())
         return 0
     stopped = " (stopped early; run it again to go on)" if report.cancelled else ""
+    jobs = f" [job {', '.join(report.jobs)}]" if report.jobs else ""
     print(
         f"{report.source}: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
-        f"{report.deleted} deleted, {report.records} records written{stopped}"
+        f"{report.deleted} deleted, {report.records} records written{stopped}{jobs}"
     )
     if report.edges_added or report.edges_ended:
         print(f"graph: {report.edges_added} edges added, {report.edges_ended} ended")

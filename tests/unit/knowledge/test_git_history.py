@@ -13,7 +13,7 @@ import pytest
 from core.errors import UserInputError
 from knowledge import git_history
 from knowledge.git_history import GIT_COMMITS, GitHistorySync, parse_log
-from knowledge.source_sync import Progress
+from knowledge.jobs import Progress
 from knowledge.sync_ledger import SyncLedger
 from memory.service import MemoryService
 from tests.unit.knowledge.sync_helpers import CountingSink, live, open_memory, records, search_ids
@@ -171,7 +171,7 @@ def test_a_cancelled_backfill_resumes_without_storing_a_commit_twice(
     cancel = threading.Event()
 
     def progress(step: Progress) -> None:
-        if step.done == 2:
+        if step.items_done == 2:
             cancel.set()
 
     first = parts.sync.run(progress, cancel)

@@ -10,9 +10,9 @@ import pytest
 
 from core.errors import UserInputError
 from knowledge.graph_store import GraphStore
+from knowledge.jobs import Progress
 from knowledge.obsidian import LINKS_TO, OBSIDIAN_NOTES, TAGGED, ObsidianSync, scan_vault
 from knowledge.service import KnowledgeService
-from knowledge.source_sync import Progress
 from knowledge.sync_ledger import SyncLedger
 from memory.service import MemoryService
 from tests.unit.knowledge.sync_helpers import CountingSink, live, open_memory, records, search_ids
@@ -225,13 +225,13 @@ def test_a_cancelled_sync_stores_whole_notes_and_the_next_run_goes_on(parts: Par
 
     def progress(step: Progress) -> None:
         seen.append(step)
-        if step.done == 2:
+        if step.items_done == 2:
             cancel.set()
 
     first = parts.sync.run(progress, cancel)
     assert first.cancelled and first.added == 2
     assert len(parts.ledger.notes()) == 2
-    assert seen[-1].total == 4 and seen[-1].bytes > 0
+    assert seen[-1].items_total == 4 and seen[-1].bytes_done > 0
     done_first = {rid for entry in parts.ledger.notes().values() for rid in entry.record_ids}
     parts.sink.reset()
     rest = parts.sync.run()
