@@ -111,9 +111,9 @@ def _load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]
     # What the wizard saved in the data dir: keys under the environment (a set variable wins), settings
     # under --config FILE, .env, the environment and flags (core/config_user.py, core/secrets.py).
     from core.config_user import settings_path
-    from core.secrets import SecretStore
+    from core.secrets import SecretStore, under_environment
 
-    env = {**SecretStore(config.data_dir).as_env(), **env}
+    env = under_environment(SecretStore(config.data_dir).as_env(), env)
     settings = settings_path(config.data_dir)
     return _absolute_data_dir(load_config(args.config, env, overrides, settings_file=settings)), env
 

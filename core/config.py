@@ -127,6 +127,18 @@ class GuiConfig(_Frozen):
     auth_env: str = "DAEMON_GUI_AUTH"
 
 
+class DiscoveryConfig(_Frozen):
+    """Where `doctor` and the setup wizard look for local model servers (core/providers/discovery.py)."""
+
+    ollama: int = Field(11434, ge=1, le=65535)
+    lmstudio: int = Field(1234, ge=1, le=65535)
+    llamacpp: int = Field(8080, ge=1, le=65535)
+    timeout_s: float = Field(0.8, gt=0, le=10)
+
+    def ports(self) -> dict[str, int]:
+        return {"ollama": self.ollama, "lmstudio": self.lmstudio, "llamacpp": self.llamacpp}
+
+
 class AppConfig(_Frozen):
     """The whole validated configuration. Frozen: build objects from it, never mutate it."""
 
@@ -152,6 +164,7 @@ class AppConfig(_Frozen):
     visual: VisualConfig  # no default: image limits and the CLIP weights live only in config.yaml
     mcp_servers: McpServers = ()  # MCP servers whose tools the agent may use (core/config_mcp.py)
     user: UserConfig = UserConfig()  # the wizard's name and answer style (core/config_user.py)
+    discovery: DiscoveryConfig = DiscoveryConfig()  # loopback ports of local model servers
 
 
 def load_config(

@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,14 @@ def write_private(path: Path, text: str) -> None:
             os.close(fd)
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def under_environment(saved: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with the saved keys it lacks: a variable set to a value wins; one set empty does not hide a
+    saved key (an empty `export OPENAI_API_KEY=` in a shell profile is common)."""
+    merged = dict(env)
+    merged.update({name: value for name, value in saved.items() if not env.get(name)})
+    return merged
 
 
 class SecretStore:

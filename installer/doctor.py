@@ -167,6 +167,32 @@ def check_chroma() -> Check:
     return Check("chroma", True, f"embedded Chroma {chromadb.__version__} works")
 
 
+def check_local_servers(config: AppConfig) -> Check:
+    """Ollama, LM Studio and llama.cpp servers running on this machine, with their models (informational:
+    the setup wizard offers each model in one click)."""
+    from core.providers.discovery import describe, discover_sync
+
+    servers = discover_sync(config.discovery.ports(), timeout_s=config.discovery.timeout_s)
+    running = [s for s in servers if s.running]
+    if not running:
+        return Check(
+            "local servers", True, "none found (Ollama, LM Studio, llama.cpp server)", required=False
+        )
+    tip = "; the setup wizard (GUI Settings tab) can use one in a click"
+    return Check("local servers", True, " | ".join(describe(running)) + tip, required=False)
+
+
+def check_saved_keys(data_dir: Path) -> Check:
+    """Which keys the wizard saved and where (names only, never a value)."""
+    from core.secrets import SecretStore
+
+    store = SecretStore(data_dir)
+    names = store.names()
+    if not names:
+        return Check("saved keys", True, "none saved (keys come from the environment)", required=False)
+    return Check("saved keys", True, f"{', '.join(names)} in {store.where()}", required=False)
+
+
 def run_checks(config: AppConfig, env: Mapping[str, str]) -> list[Check]:
     """Run every check; none raises."""
     checks: list[Callable[[], Check | list[Check]]] = [
@@ -176,6 +202,8 @@ def run_checks(config: AppConfig, env: Mapping[str, str]) -> list[Check]:
         lambda: check_data_dir(config.data_dir),
         lambda: check_data_privacy(config.data_dir),
         lambda: check_providers(config, env),
+        lambda: check_saved_keys(config.data_dir),
+        lambda: check_local_servers(config),
         check_chroma,
     ]
     results: list[Check] = []

@@ -13,7 +13,15 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
-from core.secrets import INDEX_FILE, SECRETS_FILE, SecretStore, mask, usable_keyring, write_private
+from core.secrets import (
+    INDEX_FILE,
+    SECRETS_FILE,
+    SecretStore,
+    mask,
+    under_environment,
+    usable_keyring,
+    write_private,
+)
 
 KEY = "sk-test-0123456789abcdefSECRETVALUE"
 
@@ -127,3 +135,17 @@ def test_an_atomic_write_replaces_and_keeps_0600(tmp_path: Path) -> None:
     write_private(path, "new")
 
     assert path.read_text() == "new" and stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_set_environment_variable_wins_over_a_saved_key_but_an_empty_one_does_not() -> None:
+    saved = {"OPENAI_API_KEY": "saved", "TAVILY_API_KEY": "saved-tavily", "E2B_API_KEY": "saved-e2b"}
+    env = {"OPENAI_API_KEY": "from-env", "TAVILY_API_KEY": "", "PATH": "/bin"}
+
+    merged = under_environment(saved, env)
+
+    assert merged == {
+        "OPENAI_API_KEY": "from-env",
+        "TAVILY_API_KEY": "saved-tavily",
+        "E2B_API_KEY": "saved-e2b",
+        "PATH": "/bin",
+    }
