@@ -166,13 +166,13 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
         return _documents_command(args, config)
     if command == "sync":
         return _sync_command(args, config)
-    from ui.commands import run_front_end
+    from ui.commands import run_command
 
-    services = build_services(config, env, with_memory=command != "history")
-    try:
-        return run_front_end(command, args, services)
-    finally:
-        services.close()
+    # ask/history/memory/facts/cli go to a Daemon already running on this data dir when one answers
+    def build() -> Services:
+        return build_services(config, env, with_memory=command != "history")
+
+    return run_command(command, args, config.data_dir, build)
 
 
 def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:

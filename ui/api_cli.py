@@ -89,17 +89,23 @@ def announce_token(path: Path, new_token: str | None, env_token: str | None) -> 
 
 def _serve_and_end(services: Services, token: str, host: str, listener: socket.socket) -> int:
     from ui.api_server import build_api
+    from ui.control_routes import attachable_bind, open_control
     from ui.idle import IdleSessionEnder
 
-    app = build_api(services.orchestrator, token, host, services_health(services))
+    # the control routes: `ask`, `history`, `cli`… started on this data dir are served here (no 2nd load)
+    files, control = open_control(services, "api") if attachable_bind(host) else (None, None)
+    app = build_api(services.orchestrator, token, host, services_health(services), control=control)
+    announce = (lambda port: files.announce(port, "api")) if files is not None else None
     started = time.time()
     idle = None
     if services.sessions is not None:
         idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
         idle.start()
     try:
-        asyncio.run(serve(app, listener, host))
+        asyncio.run(serve(app, listener, host, on_ready=announce))
     finally:
+        if files is not None:  # front ends started from now on run on their own
+            files.withdraw()
         if idle is not None and services.sessions is not None:  # the sessions this server served end with it
             idle.stop()
             print("Saving what these sessions taught me…", file=sys.stderr)
@@ -124,9 +130,12 @@ def listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-async def serve(app: Any, listener: socket.socket, host: str) -> None:
+async def serve(
+    app: Any, listener: socket.socket, host: str, on_ready: Callable[[int], object] | None = None
+) -> None:
     """One uvicorn server on `listener` until Ctrl-C or SIGTERM (uvicorn finishes open requests for up to
-    GRACEFUL_S seconds, then raises the signal again for main.py's handler)."""
+    GRACEFUL_S seconds, then raises the signal again for main.py's handler); `on_ready(port)` once it
+    listens."""
     import uvicorn
 
     config = uvicorn.Config(
@@ -143,6 +152,8 @@ async def serve(app: Any, listener: socket.socket, host: str) -> None:
         await asyncio.sleep(0.05)
     if web.started:
         port = listener.getsockname()[1]
+        if on_ready is not None:
+            on_ready(port)
         shown = f"[{host}]" if ":" in host else host
         print(f"Daemon API at http://{shown}:{port}/v1  (Ctrl-C to stop)", file=sys.stderr, flush=True)
     await task

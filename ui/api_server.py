@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from core.events import RunEvent
 from ui.api_conversation import SESSION_HEADER, RequestError, models_list, read_request
 from ui.api_wire import SSE_DONE, Reply, collect, error_body, sse, stream_chunks
+from ui.daemon_wire import PREFIX
 from ui.mcp_auth import BearerAuth
 from ui.security import HostAllowlist, allowed_hosts_for
 
@@ -59,10 +60,19 @@ class TooLarge(Exception):
 
 
 class ApiBearerAuth(BearerAuth):
-    """ui/mcp_auth.py's bearer check, with OpenAI's 401 body and `/health` left open."""
+    """ui/mcp_auth.py's bearer check, with OpenAI's 401 body and `/health` left open; paths under
+    `own_auth` (the control routes, which check their own token) pass on to the app."""
+
+    def __init__(self, app: Any, token: str, own_auth: str | None = None) -> None:
+        super().__init__(app, token)
+        self._own_auth = own_auth
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope.get("path") in OPEN_PATHS:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and self._own_auth and path.startswith(self._own_auth):
+            await self._app(scope, receive, send)
+            return
+        if scope["type"] == "http" and path in OPEN_PATHS:
             await self._app(scope, receive, send)
             return
         await super().__call__(scope, receive, send)
@@ -89,8 +99,10 @@ def build_api(
     *,
     max_body: int = MAX_BODY_BYTES,
     max_turns: int = MAX_CONCURRENT_TURNS,
+    control: Any | None = None,
 ) -> Any:
-    """The ASGI app: routes behind the token check, behind the Host allowlist of a loopback bind."""
+    """The ASGI app: routes behind the token check, behind the Host allowlist of a loopback bind.
+    `control` (ui/control_routes.py's `/daemon` mount, behind its own token) joins the routes."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -100,9 +112,11 @@ def build_api(
         Route("/v1/models", api.models, methods=["GET"]),
         Route("/health", api.health, methods=["GET"]),
     ]
+    if control is not None:
+        routes.append(control)
     handlers = {404: _not_found, 405: _not_allowed, Exception: _internal}
     app: Any = Starlette(routes=routes, exception_handlers=handlers)
-    app = ApiBearerAuth(app, token)
+    app = ApiBearerAuth(app, token, own_auth=f"{PREFIX}/" if control is not None else None)
     allowed = allowed_hosts_for(bind_host)
     return HostAllowlist(app, allowed) if allowed is not None else app
 

@@ -25,10 +25,10 @@ from core.events import (
     ToolCallStarted,
     ToolProposal,
 )
-from core.orchestrator import Orchestrator
 from core.ports import SessionLifecycle, TurnRecord
 from ui.boundary import is_blank, json_safe, user_text
 from ui.failures import describe_unexpected
+from ui.front_ports import Conversation
 
 if TYPE_CHECKING:
     from ui.tools_cli import ToolRunner
@@ -93,7 +93,7 @@ class TurnPrinter:
 
 
 async def run_turn(
-    orchestrator: Orchestrator,
+    orchestrator: Conversation,
     text: str,
     on_event: Callable[[RunEvent], None],
     *,
@@ -138,7 +138,7 @@ def ask_payload(done: Done, proposals: list[ToolProposal] | None = None) -> dict
     }
 
 
-def ask(orchestrator: Orchestrator, text: str, *, session_id: str | None, as_json: bool) -> int:
+def ask(orchestrator: Conversation, text: str, *, session_id: str | None, as_json: bool) -> int:
     """`python main.py ask TEXT`: one turn; streamed text, or one JSON object with --json."""
     events: list[RunEvent] = []
     printer = TurnPrinter(sys.stdout, sys.stderr)
@@ -185,7 +185,7 @@ NO_ANSWER = {
 }
 
 
-def history(orchestrator: Orchestrator, *, session_id: str | None, as_json: bool, limit: int | None) -> int:
+def history(orchestrator: Conversation, *, session_id: str | None, as_json: bool, limit: int | None) -> int:
     """`python main.py history`: turns of one session or all sessions, oldest first."""
     turns = orchestrator.history(session_id, limit)
     if as_json:
@@ -204,7 +204,7 @@ class Repl:
 
     def __init__(
         self,
-        orchestrator: Orchestrator,
+        orchestrator: Conversation,
         *,
         banner: str = "",
         session_id: str | None = None,

@@ -7,9 +7,33 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ui.idle import IdleSessionEnder
 from ui.services import Services
+
+if TYPE_CHECKING:
+    from ui.daemon_client import DaemonClient
+    from ui.front_ports import Searchable
+
+ATTACHABLE = frozenset({"ask", "history", "memory", "facts", "cli"})  # served by a running Daemon if any
+
+
+def run_command(command: str, args: argparse.Namespace, data_dir: Path, build: Callable[[], Services]) -> int:
+    """A command of `ATTACHABLE` through the Daemon running on `data_dir` when one answers; any command on
+    services `build` makes here otherwise (closed at the end)."""
+    if command in ATTACHABLE:
+        from ui.daemon_client import attach
+
+        if (running := attach(data_dir)) is not None:
+            return run_attached(command, args, running)
+    services = build()
+    try:
+        return run_front_end(command, args, services)
+    finally:
+        services.close()
 
 
 def run_front_end(command: str, args: argparse.Namespace, services: Services) -> int:
@@ -42,7 +66,8 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
         assert services.sessions is not None
         return end_session(services.sessions, args.session, as_json=args.json)
     if command == "memory":
-        return memory_command(args, services)
+        assert services.memory is not None
+        return memory_command(args, services.memory)
     if command == "prompt":
         from ui.prompt_cli import prompt_command
 
@@ -62,19 +87,54 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
     return run_gui(services)
 
 
-def memory_command(args: argparse.Namespace, services: Services) -> int:
+def memory_command(args: argparse.Namespace, memory: Searchable) -> int:
+    """`memory search|stats` over this process's store or the running Daemon's."""
     from ui.memory_cli import memory_search, memory_stats
 
-    assert services.memory is not None
     if args.memory_command == "stats":
-        return memory_stats(services.memory, as_json=args.json)
+        return memory_stats(memory, as_json=args.json)
     return memory_search(
-        services.memory,
+        memory,
         args.query,
         collection=args.collection,
         k=args.k,
         intent=args.intent,
         as_json=args.json,
+    )
+
+
+def run_attached(command: str, args: argparse.Namespace, client: DaemonClient) -> int:
+    """One of `ATTACHABLE` through the Daemon already running on the data dir: the same renderers as
+    `run_front_end`, over proxies of its orchestrator and stores (ui/daemon_client.py)."""
+    from ui import cli
+    from ui.daemon_client import RemoteConversation, RemoteFacts, RemoteMemory
+
+    if command == "memory":
+        print(f"(through {client.describe()})", file=sys.stderr)
+        return memory_command(args, RemoteMemory(client))
+    if command == "facts":
+        from ui.facts_cli import list_facts
+
+        print(f"(through {client.describe()})", file=sys.stderr)
+        return list_facts(RemoteFacts(client), status=args.status, as_json=args.json)
+    conversation = RemoteConversation(client)
+    if command == "cli":
+        return cli.Repl(conversation, banner=attached_banner(client, conversation.default_model)).run()
+    print(f"(through {client.describe()})", file=sys.stderr)
+    if command == "history":
+        return cli.history(conversation, session_id=args.session, as_json=args.json, limit=args.limit)
+    return cli.ask(conversation, args.text, session_id=args.session, as_json=args.json)
+
+
+def attached_banner(client: DaemonClient, model: str) -> str:
+    """The REPL's first lines when another process holds the data dir and does the work."""
+    from ui.daemon_client import started_ago
+
+    e = client.endpoint
+    return (
+        f"Attached to the running Daemon ({e.kind}, pid {e.pid}, port {e.port}, started "
+        f"{started_ago(e)}) - model: {model}\n"
+        "Your turns run there: it journals and remembers them, and processes the sessions when it stops."
     )
 
 
@@ -87,6 +147,7 @@ def run_gui(services: Services) -> int:
     check_bind(gui.host, auth)
     # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
     os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
+    from ui.control_routes import attachable_bind, open_control
     from ui.gui_backends import from_services
     from ui.gui_status import health_payload
 
@@ -94,11 +155,14 @@ def run_gui(services: Services) -> int:
     app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     started = time.time()
+    files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
     idle = None
     if services.sessions is not None:
         idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
         idle.start()
     try:
+        if files is not None:  # Gradio binds this very port (a taken one fails the launch)
+            files.announce(gui.port, "gui")
         launch(
             app,
             gui.host,
@@ -108,8 +172,11 @@ def run_gui(services: Services) -> int:
             quiet=True,
             health=lambda: health_payload(services.orchestrator, parts),
             max_file_mb=parts.upload_mb,
+            routes=[control] if control is not None else [],
         )
     finally:
+        if files is not None:  # front ends started from now on run on their own
+            files.withdraw()
         if idle is not None and services.sessions is not None:  # the sessions this GUI served end with it
             idle.stop()
             print("Saving what these sessions taught me…", file=sys.stderr)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from core.ports import FactPort
 from ui.cli import print_json
+from ui.front_ports import FactList
 
 
-def list_facts(facts: FactPort, *, status: str | None = None, as_json: bool = False) -> int:
+def list_facts(facts: FactList, *, status: str | None = None, as_json: bool = False) -> int:
     """Print the facts (current and superseded unless `status` picks one), oldest first."""
     found = facts.list_facts(status)
     if as_json:

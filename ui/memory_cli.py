@@ -10,12 +10,13 @@ from typing import Any
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
 from core.errors import UserInputError
 from memory.candidates import QueryContext
-from memory.service import MemoryService, factors_payload
+from memory.service import factors_payload
 from ui.cli import print_json
+from ui.front_ports import Searchable
 
 
 def memory_search(
-    service: MemoryService,
+    service: Searchable,
     query: str,
     *,
     collection: str | None,
@@ -46,7 +47,7 @@ def _check_choice(what: str, value: str, known: tuple[str, ...]) -> None:
         raise UserInputError(f"unknown {what} {value!r}; choose one of: {', '.join(known)}")
 
 
-def memory_stats(service: MemoryService, *, as_json: bool) -> int:
+def memory_stats(service: Searchable, *, as_json: bool) -> int:
     """Records per collection."""
     counts = service.stats()
     if as_json:
