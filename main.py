@@ -728,6 +728,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         parts.review,
         closers,
         tools=ToolRunner(catalog, guards.policy),
+        knowledge=parts.knowledge,
     )
 
 

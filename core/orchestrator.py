@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from core.agent.turn_signals import signals_from, with_signals
@@ -52,6 +52,10 @@ class ModelChoice:
     agent: Agent
     description: str = ""
     recall: RecallAnswerer | None = None
+    # Generation modes a turn may ask for instead of the configured agent ("stream", "best_of", "duel"),
+    # and the modes it may not, each with the reason (a duel needs a second model).
+    modes: Mapping[str, Agent] = field(default_factory=dict)
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
 
 class Orchestrator:
@@ -91,6 +95,11 @@ class Orchestrator:
     def new_session(self) -> str:
         return self._log.new_session()
 
+    def turn_modes(self, model: str | None = None) -> dict[str, str]:
+        """The generation modes one turn of `model` may ask for: mode -> "" when available, else why not."""
+        choice = self._choose(model)
+        return {**dict.fromkeys(choice.modes, ""), **choice.unavailable}
+
     async def run_turn(
         self,
         text: str,
@@ -98,12 +107,14 @@ class Orchestrator:
         session_id: str | None = None,
         model: str | None = None,
         cancel: asyncio.Event | None = None,
+        mode: str | None = None,
     ) -> AsyncIterator[RunEvent]:
-        """Run one turn and yield its events; the last one is `Done` (committed) or `RunError`."""
+        """Run one turn and yield its events; the last one is `Done` (committed) or `RunError`. `mode` (one
+        of `turn_modes`) answers this turn in that generation mode instead of the configured one."""
         text = text.strip()
         if not text:
             raise UserInputError("the message is empty")
-        choice = self._choose(model)
+        choice, base = self._pick(model, mode)
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
         shown: list[str] = []
@@ -116,7 +127,7 @@ class Orchestrator:
             # The escalation state sets the reply length (short, calm answers in distress), when it has one.
             limit = context.max_response_tokens
             budget = {"max_tokens": limit} if limit is not None else {}
-            agent = await self._agent_for(choice, context, prompt)
+            agent = await self._agent_for(choice, base, context, prompt)
             # aclosing: close the agent generator inside this turn, never later in the garbage collector.
             # with_signals: the tool gate and guards see what the context found (core/agent/turn_signals.py).
             run = with_signals(agent.run(messages, cancel=cancel, **budget), signals_from(context))
@@ -163,12 +174,24 @@ class Orchestrator:
             raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
         return self._models[name]
 
-    async def _agent_for(self, choice: ModelChoice, context: TurnContext, prompt: AssembledPrompt) -> Agent:
-        """The recall answerer's agent when it takes this turn on (spaCy: in a thread), else the model's."""
+    def _pick(self, model: str | None, mode: str | None) -> tuple[ModelChoice, Agent]:
+        """The model a turn asked for and its agent in the mode asked for (None: the configured one)."""
+        choice = self._choose(model)
+        if mode is None:
+            return choice, choice.agent
+        if mode in choice.modes:
+            return choice, choice.modes[mode]
+        why = choice.unavailable.get(mode) or f"choose one of: {', '.join(choice.modes) or 'none'}"
+        raise UserInputError(f"generation mode {mode!r} is not available for {choice.name}: {why}")
+
+    async def _agent_for(
+        self, choice: ModelChoice, agent: Agent, context: TurnContext, prompt: AssembledPrompt
+    ) -> Agent:
+        """The recall answerer's agent when it takes this turn on (spaCy: in a thread), else `agent`."""
         if choice.recall is None:
-            return choice.agent
+            return agent
         answered = await asyncio.to_thread(choice.recall.agent_for, context, prompt)
-        return answered or choice.agent
+        return answered or agent
 
     async def _fail(self, turn_id: str, session_id: str, text: str, context: TurnContext | None) -> None:
         await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")

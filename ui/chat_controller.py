@@ -56,6 +56,74 @@ class ChatBackend(Protocol):
     ) -> AsyncIterator[RunEvent]: ...
 
 
+@dataclass(frozen=True)
+class ModeOption:
+    """One generation mode a turn may ask for; `reason` says why not when it is unavailable."""
+
+    mode: str
+    reason: str = ""
+
+    @property
+    def available(self) -> bool:
+        return not self.reason
+
+    @property
+    def label(self) -> str:
+        name = mode_label(self.mode)
+        return name if self.available else f"{name} (unavailable: {self.reason})"
+
+
+CONFIGURED = ""  # the mode selector's value for "as configured" (the model's own agent)
+MODE_LABELS = {
+    "stream": "stream",
+    "best_of": "best-of",
+    "duel": "duel",
+    "ensemble": "ensemble",
+    "planned": "planned",
+    "uncertainty_retry": "stream, memory re-checked",
+    "extractive_recall": "from memory",
+}
+
+
+def mode_label(mode: str) -> str:
+    """A mode's name for people (`best_of` -> `best-of`)."""
+    return MODE_LABELS.get(mode, mode.replace("_", " "))
+
+
+def mode_options(backend: Any, model: str | None) -> list[ModeOption]:
+    """The modes the backend offers for `model` (none when it has no per-turn modes)."""
+    modes = getattr(backend, "turn_modes", None)
+    if modes is None:
+        return []
+    try:
+        offered = modes(model or None)
+    except DaemonError:  # an unknown model: the turn itself will say so
+        return []
+    return [ModeOption(mode, reason) for mode, reason in offered.items()]
+
+
+def mode_choices(options: Sequence[ModeOption]) -> list[tuple[str, str]]:
+    """(label, value) pairs for the selector: "as configured" first, then each mode, unavailable ones
+    labelled with the reason (choosing one is refused by `requested_mode`)."""
+    return [("as configured", CONFIGURED), *((option.label, option.mode) for option in options)]
+
+
+def requested_mode(value: str | None, options: Sequence[ModeOption]) -> tuple[str | None, str | None]:
+    """(mode to ask the backend for, refusal): None for "as configured"; an unavailable or unknown mode is
+    refused with the reason, and the turn does not run."""
+    if not value:
+        return None, None
+    for option in options:
+        if option.mode == value:
+            return (value, None) if option.available else (None, f"{option.label}.")
+    return None, f"unknown mode {value!r}."
+
+
+def answered_mode(done: Done, requested: str | None) -> str:
+    """Which mode answered: the run's own word (`Done.extra["mode"]`), else the one asked for, else stream."""
+    return mode_label(str(done.extra.get("mode") or requested or "stream"))
+
+
 @dataclass
 class ChatSession:
     """One browser tab's state. `cancel` is set while a turn runs; `epoch` changes on New chat."""
@@ -228,6 +296,18 @@ async def _events_until_stopped(
             await asyncio.wait({pump}, timeout=grace_s)
 
 
+@dataclass(frozen=True)
+class _Turn:
+    """One submitted turn: what was asked, of which model, in which mode, and its Stop event."""
+
+    text: str
+    before: list[dict[str, Any]]
+    session: ChatSession
+    model: str | None
+    mode: str | None
+    cancel: asyncio.Event
+
+
 class ChatController:
     """Page logic with plain values in and out; `build_app` adapts it to Gradio components."""
 
@@ -237,9 +317,15 @@ class ChatController:
         self.stop_grace_s = stop_grace_s
 
     async def submit(
-        self, text: str | None, history: Sequence[Any] | None, session: ChatSession, model: str | None
+        self,
+        text: str | None,
+        history: Sequence[Any] | None,
+        session: ChatSession,
+        model: str | None,
+        mode: str | None = None,
     ) -> AsyncIterator[ChatUpdate]:
-        """Run one turn and stream chat updates. An empty message or a busy session changes nothing."""
+        """Run one turn and stream chat updates. An empty message or a busy session changes nothing.
+        `mode` asks for a generation mode for this turn only (None: as configured)."""
         text = user_text(text or "")
         if is_blank(text):
             return
@@ -247,28 +333,24 @@ class ChatController:
             yield ChatUpdate(status=BUSY)
             return
         cancel = session.cancel = asyncio.Event()
+        turn = _Turn(text, normalize_history(history), session, model, mode, cancel)
         try:
-            async for update in self._run(text, normalize_history(history), session, model, cancel):
+            async for update in self._run(turn):
                 yield update
         finally:
             if session.cancel is cancel:
                 session.cancel = None
 
-    async def _run(
-        self,
-        text: str,
-        before: list[dict[str, Any]],
-        session: ChatSession,
-        model: str | None,
-        cancel: asyncio.Event,
-    ) -> AsyncIterator[ChatUpdate]:
+    async def _run(self, turn: _Turn) -> AsyncIterator[ChatUpdate]:
+        text, before, session, cancel = turn.text, turn.before, turn.session, turn.cancel
         epoch, view, started = session.epoch, TurnView(text), time.monotonic()
         try:
             if session.session_id is None:
                 session.session_id = await asyncio.to_thread(self.backend.new_session)
             yield ChatUpdate(before + view.messages(), "", THINKING)
+            options = {"mode": turn.mode} if turn.mode else {}  # a backend without modes is never asked
             events = self.backend.run_turn(
-                text, session_id=session.session_id, model=model or None, cancel=cancel
+                text, session_id=session.session_id, model=turn.model or None, cancel=cancel, **options
             )
             stream = _events_until_stopped(events, cancel, self.stop_grace_s)
             async with contextlib.aclosing(stream):  # type: ignore[type-var]
@@ -280,7 +362,7 @@ class ChatController:
                         yield ChatUpdate(before, text, _error_status(event.message))
                         return
                     if isinstance(event, Done):
-                        yield self._finished(before, view, event, time.monotonic() - started)
+                        yield self._finished(turn, view, event, time.monotonic() - started)
                         return
                     view.apply(event)
                     if time.monotonic() - last >= self.min_interval_s or not isinstance(event, TextDelta):
@@ -297,11 +379,16 @@ class ChatController:
                 yield ChatUpdate(before, text, _error_status("internal error; see the log for details"))
 
     @staticmethod
-    def _finished(before: list[dict[str, Any]], view: TurnView, done: Done, elapsed_s: float) -> ChatUpdate:
+    def _finished(turn: _Turn, view: TurnView, done: Done, elapsed_s: float) -> ChatUpdate:
         view.finish(done)
+        mode = answered_mode(done, turn.mode)
+        if turn.mode and mode != "stream":  # a chosen panel mode is marked on the reply itself
+            view.parts.append(
+                {"kind": "text", "text": f"_answered in {mode} mode by {done.model or 'the model'}_"}
+            )
         usage = render.format_usage(done.usage, model=done.model, elapsed_s=elapsed_s)
-        status = " · ".join(part for part in (render.exit_notice(done.exit_reason), usage) if part)
-        return ChatUpdate(before + view.messages(), None, status)
+        parts = (render.exit_notice(done.exit_reason), f"mode: {mode}", usage)
+        return ChatUpdate(turn.before + view.messages(), None, " · ".join(part for part in parts if part))
 
     def stop(self, session: ChatSession) -> str | None:
         """Ask the running turn to stop; returns the new status, or None if nothing is running."""

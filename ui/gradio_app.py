@@ -18,6 +18,7 @@ from ui.chat_controller import ChatBackend
 from ui.gui_backends import GuiBackends
 from ui.gui_chat import build_chat_tab, restore
 from ui.gui_documents import build_documents_tab
+from ui.gui_graph import build_graph_tab
 from ui.gui_memory import build_memory_tab
 from ui.gui_sessions import build_sessions_tab
 from ui.gui_status import build_status_tab
@@ -56,6 +57,8 @@ def build_app(
                 chat = build_chat_tab(gr, orchestrator, parts, model_notice)
             with gr.Tab("Memory", id="memory", elem_id="tab-memory") as memory_tab:
                 memory = build_memory_tab(gr, parts)
+            with gr.Tab("Graph", id="graph", elem_id="tab-graph") as graph_tab:
+                build_graph_tab(gr, parts.knowledge, graph_tab)  # redraws itself when opened
             with gr.Tab("Documents", id="documents", elem_id="tab-documents") as documents_tab:
                 documents = build_documents_tab(gr, parts)
             with gr.Tab("Status", id="status", elem_id="tab-status") as status_tab:

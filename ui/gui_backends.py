@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from ui.gui_documents import DocumentDesk
+    from ui.gui_graph import GraphReader
     from ui.services import Services
     from ui.tools_cli import ToolRunner
 
@@ -28,6 +29,7 @@ class GuiBackends:
     review: ReviewQueue | None = None
     sessions: SessionLifecycle | None = None
     tools: ToolRunner | None = None  # runs an approved proposal through the REPL's guards
+    knowledge: GraphReader | None = None  # the knowledge graph behind the Graph tab
     documents: DocumentDesk | None = None
     version: str = ""
     provider: str = ""
@@ -50,6 +52,7 @@ def from_services(services: Services) -> GuiBackends:
         review=services.review,
         sessions=services.sessions,
         tools=services.tools,
+        knowledge=services.knowledge,
         documents=desk,
         version=services.version,
         provider=services.main_provider,

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ui import render
-from ui.chat_controller import ChatBackend, ChatController, ChatUpdate
+from ui.chat_controller import (
+    CONFIGURED,
+    ChatBackend,
+    ChatController,
+    ChatUpdate,
+    mode_choices,
+    mode_options,
+    requested_mode,
+)
 from ui.gui_backends import GuiBackends
 from ui.gui_chat_logic import (
     GuiChatSession,
@@ -53,6 +61,15 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
             scale=4,
         )
         c["new"] = gr.Button("New chat", elem_id="new", size="md", scale=1, min_width=100)
+    options = mode_options(backend, backend.default_model)
+    c["mode"] = gr.Radio(
+        choices=mode_choices(options),
+        value=CONFIGURED,
+        label="Mode for the next message",
+        info="best-of and duel write answers out of sight and show the one a judge picks",
+        elem_id="mode",
+        visible=bool(options),
+    )
     c["chatbot"] = gr.Chatbot(
         elem_id="chatbot",
         label="Chat",
@@ -101,11 +118,12 @@ def _wire(gr: Any, backend: ChatBackend, parts: GuiBackends, c: dict[str, Any]) 
     gr.on(
         triggers=[c["send"].click, c["msg"].submit],
         fn=handlers.submit,
-        inputs=[c["msg"], c["chatbot"], c["session"], c["model"]],
+        inputs=[c["msg"], c["chatbot"], c["session"], c["model"], c["mode"]],
         outputs=[c["chatbot"], c["msg"], c["status"], c["browser_id"]],
         api_name="chat",
         show_progress="hidden",
-    ).then(handlers.after_turn, inputs=[c["session"]], outputs=after, queue=False)
+    ).then(handlers.after_turn, inputs=[c["session"]], outputs=[*after, c["mode"]], queue=False)
+    c["model"].change(handlers.modes_for, inputs=[c["model"]], outputs=[c["mode"]], show_progress="hidden")
     c["stop"].click(
         handlers.stop,
         inputs=[c["session"]],
@@ -146,11 +164,17 @@ class _Handlers:
         self.controller = ChatController(backend)
 
     async def submit(
-        self, text: str, history: list[Any], session: GuiChatSession, model: str
+        self, text: str, history: list[Any], session: GuiChatSession, model: str, mode: str | None = None
     ) -> AsyncIterator[Any]:
+        """One turn of this browser's chat, in the mode picked for it (refused when that is unavailable)."""
+        asked, refusal = requested_mode(mode, mode_options(self.backend, model))
+        if refusal is not None:
+            yield (self.gr.skip(), self.gr.skip(), f"⚠ {refusal}", self.gr.skip())
+            return
         controller = ChatController(RecordingBackend(self.backend, session))
         yielded = False
-        async with contextlib.aclosing(controller.submit(text, history, session, model)) as updates:
+        turn = controller.submit(text, history, session, model, mode=asked)
+        async with contextlib.aclosing(turn) as updates:
             async for update in updates:
                 yielded = True
                 # the session id goes to this browser's storage with the first update, so a reload at
@@ -160,8 +184,13 @@ class _Handlers:
             yield (*_outputs(ChatUpdate(), self.gr), self.gr.skip())
 
     def after_turn(self, session: GuiChatSession) -> tuple[Any, ...]:
-        """Show the turn's proposals and sources."""
-        return (*self._proposal_bar(session), *self._sources(session))
+        """Show the turn's proposals and sources; the mode picked was for that turn only."""
+        return (*self._proposal_bar(session), *self._sources(session), CONFIGURED)
+
+    def modes_for(self, model: str | None) -> Any:
+        """The mode selector for another model (a duel needs a rival, best-of a judge)."""
+        options = mode_options(self.backend, model)
+        return self.gr.update(choices=mode_choices(options), value=CONFIGURED, visible=bool(options))
 
     def _proposal_bar(self, session: GuiChatSession) -> tuple[Any, Any]:
         if not session.proposals:

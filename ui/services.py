@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from core.orchestrator import Orchestrator
     from core.ports import FactPort, SessionLifecycle
     from core.providers.pricing import CostLedger
+    from knowledge.service import KnowledgeService
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from ui.tools_cli import ToolRunner
@@ -32,6 +33,7 @@ class Services:
     review: ReviewQueue | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
     tools: ToolRunner | None = None  # runs the tool calls the user approves (the REPL's proposals)
+    knowledge: KnowledgeService | None = None  # the knowledge graph (the GUI's Graph tab)
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""

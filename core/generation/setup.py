@@ -65,6 +65,29 @@ def _panel(
     return Ensemble([agent_at(None), *others.values()], judge, names=["main", *others], timeout_s=timeout)
 
 
+TURN_MODES = ("stream", "best_of", "duel")  # what one turn may ask for (the GUI's mode selector)
+
+
+def turn_modes(
+    agent_at: Callable[[float | None], Agent],
+    others: Mapping[str, Agent],
+    cfg: GenerationConfig,
+    judge: ChatProvider | None,
+) -> tuple[dict[str, Agent], dict[str, str]]:
+    """The agents one turn may ask for instead of the configured one (each mode bare: no planning or
+    memory retry around it, so `Done.extra["mode"]` names it), and the modes it may not, with the reason."""
+    modes: dict[str, Agent] = {"stream": agent_at(None)}
+    unavailable: dict[str, str] = {}
+    for mode in TURN_MODES[1:]:
+        if judge is None:
+            unavailable[mode] = "needs a judge model (models.judge or models.fast, not the embedded one)"
+        elif mode == "duel" and not others:
+            unavailable[mode] = "needs a second configured model"
+        else:
+            modes[mode] = _panel(agent_at, others, cfg.model_copy(update={"mode": mode}), judge)
+    return modes, unavailable
+
+
 def model_choices(
     config: AppConfig,
     factory: ProviderFactory,
@@ -88,21 +111,27 @@ def model_choices(
             provider, tools, config.agent, embedded=embedded, temperature=temperature, guards=guards
         )
 
-    main_name, others = names[0], {name: agent_for(name) for name in names[1:]}
+    plain = {name: agent_for(name) for name in names}
+    main_name, others = names[0], {name: plain[name] for name in names[1:]}
     embedded_main = config.providers[main_name].kind == "local"
+    judge = factory.for_role("judge", main_name)
     main_agent = generation_agent(
         lambda temperature: agent_for(main_name, temperature),
         others,
         config.generation,
-        judge=factory.for_role("judge", main_name),
+        judge=judge,
         planner=side,
         memory_tool="search_memory" if memory_tools and not embedded_main else None,
     )
-    describe = {name: config.providers[name].model for name in names}
 
-    def recall_for(name: str) -> RecallAnswerer | None:
-        return recall if config.providers[name].kind == "local" else None
+    def choice(name: str, agent: Agent) -> ModelChoice:
+        def at(temperature: float | None) -> Agent:
+            return plain[name] if temperature is None else agent_for(name, temperature)
 
-    return [ModelChoice(main_name, main_agent, describe[main_name], recall_for(main_name))] + [
-        ModelChoice(name, agent, describe[name], recall_for(name)) for name, agent in others.items()
-    ]
+        rivals = {other: plain[other] for other in names if other != name}
+        modes, unavailable = turn_modes(at, rivals, config.generation, judge)
+        recall_here = recall if config.providers[name].kind == "local" else None
+        described = config.providers[name].model
+        return ModelChoice(name, agent, described, recall_here, modes=modes, unavailable=unavailable)
+
+    return [choice(main_name, main_agent)] + [choice(name, agent) for name, agent in others.items()]

@@ -18,13 +18,13 @@ from urllib.parse import urlsplit
 import pytest
 
 from core.events import RunEvent, ToolCallEnded, ToolCallStarted
-from core.orchestrator import ModelChoice, Orchestrator
+from core.orchestrator import Orchestrator
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall
 from memory.journal import Journal
-from tests.browser.gui_stack import stream_words
+from tests.browser.gui_stack import scripted_choice, stream_words
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -138,7 +138,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Ite
     data = tmp_path_factory.mktemp("gui")
     journal = Journal(data / "j.db")
     orchestrator = Orchestrator(
-        models=[ModelChoice("scripted", ScriptedAgent())],
+        models=[scripted_choice(ScriptedAgent)],
         log=journal,
         context=ContextGatherer(JournalHistory(journal, 8)),
         prompt=PromptBuilder("You are a test.", EstimateCounter(), 8000),

@@ -18,19 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from core.agent.call_guard import ToolPolicy
-from core.config import load_config
+from core.config import GenerationConfig, load_config
 from core.events import Done, RunEvent, TextDelta, ToolProposal
+from core.generation.setup import turn_modes
 from core.orchestrator import ModelChoice, Orchestrator
 from core.ports import ExtractedFact, TurnRecord
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
+from core.providers.fake import EchoProvider
 from core.tools.base import Tool
 from core.tools.catalog import ToolCatalog, UnavailableTool
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from knowledge.documents.chunk import estimate_tokens
 from knowledge.documents.pipeline import DocumentIngester
+from knowledge.graph_store import GRAPH_FILE, GraphStore
 from knowledge.jobs import JobLedger
+from knowledge.service import KnowledgeService
 from memory.document_store import ReferenceDocStore
 from memory.embeddings import HashingEmbedder
 from memory.facts.service import open_fact_memory
@@ -84,6 +88,14 @@ async def stream_words(answer: str, slow: bool, cancel: asyncio.Event | None) ->
     yield Done(answer=answer, usage=Usage(12, len(streamed)), model="scripted")
 
 
+def scripted_choice(make: Callable[[], Any]) -> ModelChoice:
+    """The scripted model with the per-turn modes main.py gives a model (`turn_modes`): stream, and best-of
+    with the echo provider judging; a duel is unavailable (one model only)."""
+    config = GenerationConfig(n=2)
+    modes, unavailable = turn_modes(lambda _temperature: make(), {}, config, EchoProvider())
+    return ModelChoice("scripted", make(), modes=modes, unavailable=unavailable)
+
+
 class NoFacts:
     """The offline fact extractor's place (spaCy is not loaded here): finds nothing."""
 
@@ -98,6 +110,7 @@ class Stack:
     journal: Journal
     memory: MemoryService
     notes: list[str]
+    knowledge: KnowledgeService
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -136,7 +149,7 @@ def build_stack(data: Path) -> Stack:
     port = ConversationMemory(memory, TurnIndexer(memory.write_turns, journal))
     context = ContextGatherer(JournalHistory(journal, 8), memory=port, facts=facts)
     orchestrator = Orchestrator(
-        [ModelChoice("scripted", CitingAgent())],
+        [scripted_choice(CitingAgent)],
         journal,
         context,
         PromptBuilder("You are a test.", EstimateCounter(), 8000),
@@ -156,6 +169,7 @@ def build_stack(data: Path) -> Stack:
     )
     closers.append(desk.close)
     notes: list[str] = []
+    knowledge = KnowledgeService(GraphStore(data / GRAPH_FILE))
     backends = GuiBackends(
         memory=memory,
         facts=facts,
@@ -163,11 +177,12 @@ def build_stack(data: Path) -> Stack:
         sessions=sessions,
         tools=_tools(notes),
         documents=desk,
+        knowledge=knowledge,
         version="test",
         provider="scripted",
         upload_mb=2.0,
     )
-    return Stack(orchestrator, backends, journal, memory, notes, closers)
+    return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
 
 
 def seed_fact(stack: Stack, subject: str, predicate: str, value: str) -> None:
@@ -177,3 +192,16 @@ def seed_fact(stack: Stack, subject: str, predicate: str, value: str) -> None:
     facts: Any = stack.backends.facts
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API may hold this thread's event loop
         pool.submit(asyncio.run, facts.record([fact], turn)).result()
+
+
+def seed_graph(stack: Stack, triples: list[tuple[str, str, str, str, str]], source: str) -> None:
+    """Entities and relations as a session's facts would leave them: (subject, its type, relation,
+    object, its type), each relation recorded with `source`."""
+
+    def add(graph: Any) -> None:
+        for subject, subject_type, relation, obj, object_type in triples:
+            head = graph.add_entity(subject, subject_type)
+            tail = graph.add_entity(obj, object_type)
+            graph.add_relation(head, relation, tail, fact_id=source)
+
+    stack.knowledge.edit(add)
