@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,8 @@ REPORT_KEYS = {
     "errors",
     "cancelled",
     "details",
+    "job_id",
+    "jobs",
 }
 
 pytestmark = pytest.mark.integration
@@ -95,3 +100,88 @@ def test_sync_obsidian_then_git_print_one_report_each(tmp_path: Path) -> None:
     stats = run_main("memory", "stats", "--json", tmp_path=tmp_path, config=config)
     counts = json.loads(stats.stdout)["collections"]
     assert (counts["obsidian_notes"], counts["git_commits"]) == (2, 1)
+
+
+def sync_items(data: Path, kind: str) -> list[tuple[str, str, str, float | None]]:
+    """(job, key, state, done_at) of every item of the sync jobs, read as `docs jobs` reads them."""
+    try:
+        with sqlite3.connect(f"file:{data / 'jobs.sqlite3'}?mode=ro", uri=True, timeout=5) as db:
+            return db.execute(
+                "SELECT i.job_id, i.key, i.state, i.done_at FROM job_items i JOIN jobs j USING (job_id) "
+                "WHERE j.kind = ? ORDER BY i.position",
+                (kind,),
+            ).fetchall()
+    except sqlite3.OperationalError:  # the writer is creating it
+        return []
+
+
+def kill_when_done(command: list[str], tmp_path: Path, kind: str, at_least: int) -> None:
+    """Start `command` and SIGKILL it once `at_least` of its job's items are done (never after its end)."""
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
+    job = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and job.poll() is None:
+            if sum(state == "done" for _, _, state, _ in sync_items(tmp_path / "data", kind)) >= at_least:
+                break
+            time.sleep(0.02)
+        assert job.poll() is None, "the sync ended before it could be killed"
+        os.kill(job.pid, signal.SIGKILL)
+        job.wait(30)
+    finally:
+        if job.poll() is None:
+            job.kill()
+
+
+def make_repo(path: Path, commits: int) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "A"}
+    env["GIT_COMMITTER_EMAIL"] = "a@x"
+    subprocess.run(["git", "init", "-q", str(path)], check=True, env=env)
+    for i in range(commits):
+        (path / "log.txt").write_text(f"entry {i}\n")
+        subprocess.run(["git", "-C", str(path), "add", "log.txt"], check=True, env=env)
+        subprocess.run(["git", "-C", str(path), "commit", "-q", "-m", f"Entry {i}"], check=True, env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["obsidian", "git"])
+def test_kill_9_mid_sync_then_resume_writes_every_item_once(tmp_path: Path, source: str) -> None:
+    if source == "git" and shutil.which("git") is None:
+        pytest.skip("needs git")
+    total = 120
+    vault, repo = tmp_path / "vault", tmp_path / "repo"
+    if source == "obsidian":
+        vault.mkdir()
+        for i in range(total):
+            (vault / f"Note {i:03d}.md").write_text(
+                f"# Note {i}\nTopic {i}. [[Note {(i + 1) % total:03d}]] #t{i % 5}\n"
+            )
+    else:
+        make_repo(repo, total)
+    config = f"obsidian:\n  vault: {vault}\nsession:\n  git_repos: [{repo}]\n"
+    (tmp_path / "config.yaml").write_text(config)
+    kind = f"sync-{source}"
+    main = [sys.executable, str(ROOT / "main.py"), "--config", str(tmp_path / "config.yaml")]
+    kill_when_done([*main, "sync", source, "--json"], tmp_path, kind, at_least=3)
+    before = {key: at for _, key, state, at in sync_items(tmp_path / "data", kind) if state == "done"}
+    assert 3 <= len(before) < total
+
+    listed = json.loads(run_main("docs", "jobs", "--json", tmp_path=tmp_path, config=config).stdout)["jobs"]
+    (cut,) = [j for j in listed if j["kind"] == kind]
+    assert (cut["state"], cut["items_done"]) == ("running", len(before))  # cut off: resumable
+
+    resumed = run_main("sync", source, "--resume", "--json", tmp_path=tmp_path, config=config)
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["jobs"] == [cut["job_id"]]
+    assert report["added"] == total - len(before)  # the items done before the kill are not done again
+    after = {key: at for _, key, state, at in sync_items(tmp_path / "data", kind)}
+    assert all(after[key] == at for key, at in before.items())
+
+    stats = run_main("memory", "stats", "--json", tmp_path=tmp_path, config=config)
+    collection = "obsidian_notes" if source == "obsidian" else "git_commits"
+    assert json.loads(stats.stdout)["collections"][collection] == total  # one record each, none twice
+    again = json.loads(run_main("sync", source, "--json", tmp_path=tmp_path, config=config).stdout)
+    assert again["added"] == 0 and again["jobs"] == [again["job_id"]]  # nothing left to resume
