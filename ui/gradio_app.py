@@ -1,4 +1,5 @@
-"""The Gradio GUI: the Chat, Memory, Documents, Status and Sessions tabs (ui/gui_*.py) on one page.
+"""The Gradio GUI: the Chat, Memory, Documents, Status, Sessions and Settings tabs (ui/gui_*.py) on one page,
+with the first-run wizard above them until the setup is done.
 
 `build_app` lays the tabs out over the orchestrator and the services in `GuiBackends`; Gradio is imported
 lazily there. `launch` serves the page on a checked address, with a `/health` route for Docker. Per-browser
@@ -21,6 +22,7 @@ from ui.gui_documents import build_documents_tab
 from ui.gui_graph import build_graph_tab
 from ui.gui_memory import build_memory_tab
 from ui.gui_sessions import build_sessions_tab
+from ui.gui_settings import attach_wizard, build_settings_tab, build_wizard
 from ui.gui_status import build_status_tab
 from ui.security import HostAllowlist, allowed_hosts_for, check_bind
 
@@ -52,6 +54,7 @@ def build_app(
     parts = backends or GuiBackends()
     with gr.Blocks(title=title, analytics_enabled=False, fill_height=True) as app:
         gr.Markdown(f"# {title}", elem_id="title")
+        wizard = build_wizard(gr, parts.setup)  # above the tabs: shown on load until setup is done
         with gr.Tabs(elem_id="tabs"):
             with gr.Tab("Chat", id="chat", elem_id="tab-chat"):
                 chat = build_chat_tab(gr, orchestrator, parts, model_notice)
@@ -65,6 +68,8 @@ def build_app(
                 status = build_status_tab(gr, orchestrator, parts)
             with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
                 sessions = build_sessions_tab(gr, orchestrator, parts, chat)
+            with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
+                build_settings_tab(gr, parts.setup, wizard, settings_tab)  # reads itself afresh when opened
         _refresh_on_open(
             gr, memory_tab, memory, documents_tab, documents, status_tab, status, sessions_tab, sessions
         )
@@ -74,6 +79,7 @@ def build_app(
             return messages or gr.skip()
 
         app.load(on_load, [chat.browser_id, chat.session], [chat.chatbot], show_progress="hidden")
+        attach_wizard(gr, app, wizard, parts.setup)
     app.queue(default_concurrency_limit=concurrency_limit)
     return app
 

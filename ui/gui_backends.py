@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from ui.gui_documents import DocumentDesk
     from ui.gui_graph import GraphReader
+    from ui.gui_wizard import SetupDesk
     from ui.services import Services
     from ui.tools_cli import ToolRunner
 
@@ -35,11 +36,13 @@ class GuiBackends:
     provider: str = ""
     upload_mb: float = 50.0  # Gradio refuses a bigger upload before it reaches a handler
     browser_secret: str = "daemon"  # keys the browser's stored session id (an id, not a secret)
+    setup: SetupDesk | None = None  # the first-run wizard and the Settings tab (ui/gui_wizard.py)
 
 
 def from_services(services: Services) -> GuiBackends:
     """The GUI's back ends from the services main.py built; the document desk shares their memory store."""
     from ui.gui_documents import open_document_desk
+    from ui.gui_wizard import open_setup_desk
 
     config = services.config
     desk = None
@@ -60,4 +63,5 @@ def from_services(services: Services) -> GuiBackends:
         # Stable across restarts so reopening the page continues its session; per data dir so two Daemons
         # on one machine never read each other's stored id.
         browser_secret=hashlib.sha256(str(config.data_dir).encode()).hexdigest()[:32],
+        setup=open_setup_desk(config, services.main_provider),
     )

@@ -1,0 +1,141 @@
+"""The first-run wizard and the Settings tab in a real browser (Debian chromium through Playwright).
+
+A fresh data dir behind the whole GUI back end of tests/browser/gui_stack.py, a fake Ollama on a free
+loopback port (its real `/api/tags` and `/v1/chat/completions` formats) as the only local server found: the
+wizard shows, takes a name and a style, offers the Ollama model in one click, validates it with one real
+request, saves the settings in the data dir and hides; the chat then answers. The Settings tab edits the
+personality. Screenshots go where the other tabs' go (tests/browser/test_gui_tabs.py).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.config import load_config
+from core.config_user import settings_path
+from core.secrets import SecretStore
+from core.system_prompt import DEFAULT_PERSONALITY, PERSONALITY_FILE, system_prompt_reader
+from tests.browser.gui_stack import build_stack
+from tests.browser.test_gui_tabs import Gui
+from tests.fakes.model_listing_servers import OllamaListing, port_of
+from tests.fakes.openai_dialect_servers import said
+from ui.gui_wizard import SetupDesk
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def ollama() -> Iterator[OllamaListing]:
+    server = OllamaListing(("qwen2.5:7b",)).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def gui(
+    tmp_path_factory: pytest.TempPathFactory, chromium_path: Path, ollama: OllamaListing
+) -> Iterator[Gui]:
+    from ui.gradio_app import build_app, launch
+
+    data = tmp_path_factory.mktemp("fresh-data")
+    previous = os.environ.get("GRADIO_TEMP_DIR")
+    os.environ["GRADIO_TEMP_DIR"] = str(data / "gradio-tmp")
+    stack = build_stack(data)
+    ports = {"ollama": port_of(ollama), "lmstudio": _free_port(), "llamacpp": _free_port()}
+    stack.backends.setup = SetupDesk(
+        data, SecretStore(data, keyring=lambda: None), ports, 0.8, 10.0, "scripted"
+    )
+    app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
+    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])
+    try:
+        yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
+    finally:
+        app.close()
+        stack.close()
+        if previous is None:
+            os.environ.pop("GRADIO_TEMP_DIR", None)
+        else:
+            os.environ["GRADIO_TEMP_DIR"] = previous
+
+
+@pytest.fixture
+def page(browser: Any, gui: Gui) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) -> None:
+    from playwright.sync_api import expect
+
+    ollama.script(said("OK"), said("OK"))  # the Test button's call and Finish's
+    page.goto(gui.url)
+    wizard = page.locator("#wizard")
+    expect(wizard).to_be_visible()
+    one_click = page.get_by_label("Use qwen2.5:7b from Ollama")
+    expect(one_click).to_be_visible()  # found on load
+    page.fill("#wiz-name input, #wiz-name textarea", "Ada")
+    page.get_by_label("Concise: short answers").check()
+    one_click.check()
+    page.click("#wiz-test")
+    expect(page.locator("#wiz-test-result")).to_contain_text("✓ qwen2.5:7b from Ollama answered")
+    gui.shot(page, "wizard")
+    page.click("#wiz-finish")
+    expect(page.locator("#wiz-result")).to_contain_text("Saved")
+    expect(wizard).to_be_hidden()
+
+    config = load_config(settings_file=settings_path(gui.data))
+    assert config.user.setup_complete and config.user.name == "Ada" and config.user.style == "concise"
+    assert config.models.main == "ollama" and config.providers["ollama"].model == "qwen2.5:7b"
+    assert config.providers["ollama"].base_url == f"http://127.0.0.1:{port_of(ollama)}/v1"
+    assert [r.body["model"] for r in ollama.requests if r.body] == ["qwen2.5:7b", "qwen2.5:7b"]
+    assert "The user's name is Ada." in system_prompt_reader(gui.data)()
+
+    page.fill("#msg textarea", "hello after setup")
+    page.click("#send")
+    expect(page.locator("#chatbot")).to_contain_text("Echo: hello after setup")
+
+    page.reload()  # setup is done: the wizard stays away
+    page.wait_for_selector("#msg textarea")
+    expect(wizard).to_be_hidden()
+
+
+def test_settings_tab_edits_the_personality_and_reopens_the_wizard(page: Any, gui: Gui) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(gui.url)
+    page.wait_for_selector("#msg textarea")
+    page.get_by_role("tab", name="Settings").click()
+    box = page.locator("#personality textarea")
+    expect(box).to_have_value(DEFAULT_PERSONALITY)  # read from the data dir when the tab opens
+    expect(page.locator("#settings-keys")).to_contain_text("Saved keys")
+    box.fill("You are Jeeves, a formal butler.")
+    page.click("#personality-save")
+    expect(page.locator("#personality-status")).to_contain_text("Saved")
+    assert (gui.data / PERSONALITY_FILE).read_text().startswith("You are Jeeves")
+    assert system_prompt_reader(gui.data)().startswith("You are Jeeves, a formal butler.")
+    gui.shot(page, "settings")
+
+    page.click("#personality-reset")
+    expect(page.locator("#personality-status")).to_contain_text("default")
+    assert not (gui.data / PERSONALITY_FILE).exists()
+    page.click("#settings-rerun")
+    expect(page.locator("#wizard")).to_be_visible()
