@@ -47,7 +47,7 @@ def from_services(services: Services) -> GuiBackends:
     config = services.config
     desk = None
     if services.memory is not None:
-        desk = open_document_desk(config, services.memory)
+        desk = open_document_desk(config, services.memory, services.knowledge)
         services.closers.append(desk.close)
     return GuiBackends(
         memory=services.memory,
