@@ -138,6 +138,16 @@ def ask_payload(done: Done, proposals: list[ToolProposal] | None = None) -> dict
     }
 
 
+def ask_result(events: list[RunEvent]) -> tuple[dict[str, Any], int]:
+    """The `ask --json` object of a finished turn's events and the exit code (0: answered). The control
+    route's non-streamed turn (ui/control_routes.py) answers with the same object."""
+    done = next((e for e in events if isinstance(e, Done)), None)
+    if done is None:
+        error = next((e for e in events if isinstance(e, RunError)), None)
+        return {"error": error.message if error else "no answer"}, 1
+    return ask_payload(done, [e for e in events if isinstance(e, ToolProposal)]), 0
+
+
 def ask(orchestrator: Conversation, text: str, *, session_id: str | None, as_json: bool) -> int:
     """`python main.py ask TEXT`: one turn; streamed text, or one JSON object with --json."""
     events: list[RunEvent] = []
@@ -154,10 +164,9 @@ def ask(orchestrator: Conversation, text: str, *, session_id: str | None, as_jso
     error = next((e for e in events if isinstance(e, RunError)), printer.error)
     proposals = [e for e in events if isinstance(e, ToolProposal)] or printer.proposals
     if as_json:
-        print_json(
-            ask_payload(done, proposals) if done else {"error": error.message if error else "no answer"}
-        )
-        return 0 if done else 1
+        payload, code = ask_result(events)
+        print_json(payload)
+        return code
     for proposal in proposals:  # `ask` never runs them: the user can, deliberately
         print(f"  to run it: {approval_command(proposal)}", file=sys.stderr)
     if error:

@@ -7,9 +7,9 @@ functions it uses on its own stores. Every turn goes through this process's orch
 remembered like a turn typed into the GUI. All of `/daemon/v1/...` needs `Authorization: Bearer <token>`
 with the token of `daemon_token` (ui/daemon_endpoint.py); anything else gets 401.
 
-Routes (under `/daemon/v1`): `GET health`, `GET models`, `POST sessions`, `POST turn` (NDJSON run events,
-one a line; a client that goes away cancels the turn), `GET history`, `POST memory/search`,
-`GET memory/stats`, `GET facts`.
+Routes (under `/daemon/v1`): `GET health`, `GET models`, `POST sessions`, `POST turn` (`text`, `session_id`,
+`model`: NDJSON run events, one a line; with `"stream": false` the one object `ask --json` prints; a client
+that goes away cancels the turn), `GET history`, `POST memory/search`, `GET memory/stats`, `GET facts`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
-from core.events import RunError
+from core.events import RunError, RunEvent
 from memory.candidates import QueryContext
 from ui.boundary import is_blank
 from ui.daemon_wire import API_VERSION, PREFIX, event_line, scored_payload
@@ -131,6 +131,8 @@ class _Routes:
         model = _optional_text(body, "model")
         if model is not None and model not in self._b.conversation.model_names:
             raise BadRequest(f"unknown model {model!r}")
+        if body.get("stream", True) is False:  # one JSON object, as `ask --json` prints it
+            return await self._answered(request, text, session, model)
         lines = self._events(text, session, model)
         return StreamingResponse(
             lines, media_type="application/x-ndjson", headers={"cache-control": "no-cache"}
@@ -148,6 +150,26 @@ class _Routes:
             except Exception:  # a bug: the status is sent, so the stream ends with an error event
                 logger.exception("control turn failed")
                 yield event_line(RunError("the running Daemon failed on this turn; see its log", "internal"))
+
+    async def _answered(
+        self, request: Request, text: str, session: str | None, model: str | None
+    ) -> Response:
+        from starlette.responses import JSONResponse
+
+        from ui.api_server import until_disconnect
+        from ui.cli import ask_result
+
+        async def collect() -> list[RunEvent]:
+            async with self._slots:
+                run = self._b.conversation.run_turn(text, session_id=session, model=model)
+                async with aclosing(run):
+                    return [event async for event in run]
+
+        events = await until_disconnect(request, collect())  # a client that leaves cancels the turn
+        if events is None:
+            return JSONResponse({"error": "the client went away; the turn was cancelled"}, status_code=499)
+        payload, _ = ask_result(events)
+        return JSONResponse(payload)
 
     async def history(self, request: Request) -> Response:
         from starlette.responses import JSONResponse

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ from ui.daemon_wire import API_VERSION, PREFIX, WireError, fact_from, read_event
 if TYPE_CHECKING:
     import httpx
 
-PROBE_TIMEOUT_S = 3.0  # /health answers from the event loop at once; a busy loop still answers in this
+PROBE_TIMEOUT_S = 3.0  # /health answers from the event loop at once
+BUSY_WAIT_S = 60.0  # a loop busy loading a model on the first turn answers once it is done
 REQUEST_TIMEOUT_S = 120.0  # a memory search on a busy machine
 CONNECT_TIMEOUT_S = 5.0
 
@@ -112,7 +114,9 @@ def _error_text(response: httpx.Response) -> str:
     return response.text[:200] or response.reason_phrase
 
 
-def attach(data_dir: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> DaemonClient | None:
+def attach(
+    data_dir: Path, *, timeout_s: float = PROBE_TIMEOUT_S, busy_wait_s: float = BUSY_WAIT_S
+) -> DaemonClient | None:
     """A client of the Daemon running on `data_dir`, or None when none runs (no file, a dead pid, a port
     that does not answer `/health` with the token, or another process answering there)."""
     endpoint = read_endpoint(data_dir)
@@ -122,18 +126,28 @@ def attach(data_dir: Path, *, timeout_s: float = PROBE_TIMEOUT_S) -> DaemonClien
     if token is None:
         return None
     client = DaemonClient(endpoint, token)
-    return client if _answers(client, timeout_s) else None
+    answer = _probe(client, timeout_s)
+    if answer == "busy":  # it listens but has not answered yet (loading a model): give it longer
+        print(f"waiting for {client.describe()}, which is busy…", file=sys.stderr)
+        answer = _probe(client, busy_wait_s)
+    return client if answer == "ok" else None
 
 
-def _answers(client: DaemonClient, timeout_s: float) -> bool:
+def _probe(client: DaemonClient, timeout_s: float) -> str:
+    """`ok` (it answers as the endpoint's pid), `busy` (connected, no answer in time) or `no`."""
     import httpx
 
     try:
         response = httpx.get(client.url("health"), headers=client.headers, timeout=timeout_s)
         body = response.json()
+    except (httpx.ConnectError, httpx.ConnectTimeout):
+        return "no"
+    except httpx.TimeoutException:
+        return "busy"
     except (httpx.HTTPError, ValueError):
-        return False
-    return response.status_code == 200 and isinstance(body, dict) and body.get("pid") == client.endpoint.pid
+        return "no"
+    ours = response.status_code == 200 and isinstance(body, dict) and body.get("pid") == client.endpoint.pid
+    return "ok" if ours else "no"
 
 
 class RemoteConversation:

@@ -349,3 +349,55 @@ def test_a_stopped_turn_ends_cancelled_and_the_daemon_journals_it(running: Runni
             break
         time.sleep(0.05)
     assert turns[0].user == "please hang forever" and turns[0].status == "cancelled"
+
+
+def test_the_turn_route_answers_the_ask_json_object_when_not_streamed(running: Running) -> None:
+    client = attached(running)
+    answer = client.post("turn", {"text": "not streamed", "stream": False})
+    done = running.conversation.events[-1]
+    assert isinstance(done, Done) and answer == json.loads(json.dumps(cli.ask_payload(done)))
+    assert answer["answer"].strip() == "not streamed"
+
+
+class SlowHealth:
+    """An HTTP server on 127.0.0.1 whose `/daemon/v1/health` answers as this pid after `delay_s`."""
+
+    def __init__(self, delay_s: float) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        delay = delay_s
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+                time.sleep(delay)
+                body = json.dumps({"ok": True, "pid": os.getpid()}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_busy_daemon_is_waited_for_not_taken_for_stale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slow = SlowHealth(delay_s=1.0)
+    try:
+        ControlFiles(tmp_path).announce(slow.port, "gui")
+        assert attach(tmp_path, timeout_s=0.2, busy_wait_s=0.3) is None  # still busy after the wait
+        client = attach(tmp_path, timeout_s=0.2, busy_wait_s=30.0)
+        assert client is not None and client.endpoint.port == slow.port
+        assert "which is busy" in capsys.readouterr().err
+    finally:
+        slow.close()
