@@ -35,6 +35,7 @@ _CSS = """
 .gradio-container { max-width: 960px !important; margin: 0 auto !important; }
 #notice { font-size: 0.9em; opacity: 0.8; }
 #status { font-size: 0.85em; opacity: 0.75; min-height: 1.4em; }
+#mode label[data-testid*="(unavailable:"] { opacity: 0.5; pointer-events: none; }
 """
 
 

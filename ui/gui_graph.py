@@ -138,11 +138,15 @@ def build_graph_tab(gr: Any, knowledge: GraphReader | None, tab: Any) -> dict[st
             2, MAX_CAP, value=DEFAULT_CAP, step=1, label="At most entities", elem_id="graph-cap", scale=2
         )
     c["info"] = gr.Markdown("", elem_id="graph-info")
-    with gr.Row():
-        c["picture"] = gr.HTML("", elem_id="graph-picture", js_on_load=ON_CLICK, min_height=200)
-        c["relations"] = gr.Dataframe(
-            headers=RELATION_HEADERS, elem_id="graph-relations", interactive=False, wrap=True, max_height=480
-        )
+    c["picture"] = gr.HTML("", elem_id="graph-picture", js_on_load=ON_CLICK, min_height=200)
+    c["relations"] = gr.Dataframe(
+        headers=RELATION_HEADERS,
+        elem_id="graph-relations",
+        interactive=False,
+        wrap=True,
+        max_height=480,
+        column_widths=["18%", "14%", "20%", "8%", "14%", "26%"],
+    )
     show = _shower(gr, knowledge)
     outputs = [c["picture"], c["info"], c["relations"], c["entity"]]
     inputs = [c["entity"], c["depth"], c["cap"]]

@@ -70,7 +70,7 @@ class ScriptedAgent:
     """Echoes the last user message word by word; `tool …`, `slow …` and `SCRIPTED_ANSWERS` script others."""
 
     async def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]:
         text = messages[-1].content.rsplit("The user says: ", 1)[-1]  # the message, not the whole prompt
         if text.startswith("tool"):

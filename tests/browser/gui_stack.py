@@ -57,7 +57,7 @@ class CitingAgent:
     """Echo; `cite …` answers with the first memory marker in the prompt; `slow …` streams 200 words."""
 
     async def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]:
         prompt = "\n".join(m.content for m in messages)
         text = messages[-1].content.rsplit("The user says: ", 1)[-1]
