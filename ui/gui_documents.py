@@ -41,7 +41,7 @@ INGEST = "ingest"  # the job kind `ingest` records, so `docs jobs` and `ingest -
 DOC_HEADERS = ["id", "title", "type", "chunks", "path"]
 IMAGE_HEADERS = ["id", "caption", "size", "file"]
 SOURCE_HEADERS = ["source", "where"]
-JOB_HEADERS = ["job", "kind", "state", "items", "MB", "ETA", "started"]
+JOB_HEADERS = ["job", "kind", "state", "items", "size", "ETA", "started"]
 SOURCE_LABELS = {"obsidian": "Obsidian vault", "git": "Git repositories"}
 POLL_S = 0.1
 JOBS_TICK_S = 1.0
@@ -128,7 +128,8 @@ class SourceDesk:
 
 
 def job_rows(jobs: JobLedger, sources: SourceDesk | None = None, limit: int = 20) -> list[list[Any]]:
-    """The newest jobs (ingest and syncs): state, items, megabytes and, for a running sync, its ETA."""
+    """The newest jobs (ingest and syncs): state, items, bytes (none for commits) and, for a running sync, its
+    ETA."""
     rows = []
     for job in jobs.jobs(limit=limit):
         eta = sources.eta(job["job_id"]) if sources is not None and job["state"] == RUNNING else None
@@ -138,12 +139,19 @@ def job_rows(jobs: JobLedger, sources: SourceDesk | None = None, limit: int = 20
                 job["kind"],
                 job["state"],
                 f"{job['items_done']}/{job['items_total']}",
-                f"{job['bytes_done'] / 1e6:.2f}/{job['bytes_total'] / 1e6:.2f}",
+                f"{_size(job['bytes_done'])}/{_size(job['bytes_total'])}" if job["bytes_total"] else "",
                 "" if eta is None else f"{eta:.0f} s",
                 time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job["created_at"])),
             ]
         )
     return rows
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("MB", 1e6), ("KB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} B"
 
 
 @dataclass
