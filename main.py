@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from memory.shutdown.processor import Step
     from memory.shutdown.session_end import SessionEnd
+    from memory.visual.retrieval import ImageRecall
     from memory.visual.store import VisualMemory
     from ui.inventory import Inventory
     from ui.services import Services
@@ -360,11 +361,22 @@ def build_visual(
     )
 
 
-def _image_recall(config: AppConfig, memory: MemoryService, knowledge: KnowledgeService) -> ImageFinder:
-    """What `recall_image` searches through: visual memory's entity, CLIP and caption retrieval."""
+def _image_recall(
+    config: AppConfig,
+    memory: MemoryService,
+    knowledge: KnowledgeService,
+    env: Mapping[str, str] | None = None,
+) -> ImageRecall:
+    """What `recall_image` searches through: visual memory's entity, CLIP and caption retrieval. With `env`
+    (the app: the GUI adds images through it) `models.vision` captions, when it can."""
+    from core.errors import ConfigError
     from memory.visual.retrieval import ImageRecall
 
-    visual = build_visual(config, memory, knowledge, {})
+    try:
+        visual = build_visual(config, memory, knowledge, env or {}, captions=env is not None)
+    except ConfigError as error:  # a misconfigured caption model must not stop the chat
+        log.warning("images are captioned without a vision model: %s", error)
+        visual = build_visual(config, memory, knowledge, {})
     return ImageRecall(visual, min_clip_score=config.visual.min_clip_score)
 
 
@@ -651,6 +663,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from core.turn_context import ContextGatherer, JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
+    from memory.visual.attach import turn_images_for
     from ui.inventory import Inventory
     from ui.services import Services
     from ui.tools_cli import ToolRunner
@@ -679,7 +692,8 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
-    images = _image_recall(config, parts.memory, parts.knowledge)
+    images = _image_recall(config, parts.memory, parts.knowledge, env)
+    turn_images = turn_images_for(images, config.visual)  # the chat's and the Images tab's (one store)
     catalog = build_tool_catalog(
         config,
         env,
@@ -714,6 +728,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         knowledge=parts.knowledge,
         extractor=parts.extractor,
         facts=parts.facts,
+        images=turn_images,
     )
     return Services(
         config,
@@ -729,6 +744,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         closers,
         tools=ToolRunner(catalog, guards.policy),
         knowledge=parts.knowledge,
+        images=turn_images,
     )
 
 

@@ -22,7 +22,8 @@ from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, 
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import PromptBuilder, citation_map, cited
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
-from core.types import Message
+from core.turn_images import ImageSource, turn_images, with_images
+from core.types import ImageData, Message
 
 __all__ = ["Agent", "JournalHistory", "ModelChoice", "Orchestrator", "RecallAnswerer"]
 
@@ -72,6 +73,7 @@ class Orchestrator:
         knowledge: KnowledgePort | None = None,
         extractor: FactExtractor | None = None,
         facts: FactPort | None = None,
+        images: ImageSource | None = None,
     ) -> None:
         if not models:
             raise ValueError("the orchestrator needs at least one model")
@@ -84,6 +86,7 @@ class Orchestrator:
         self._knowledge = knowledge
         self._extractor = extractor
         self._facts = facts
+        self._images = images
 
     @property
     def model_names(self) -> list[str]:
@@ -107,10 +110,12 @@ class Orchestrator:
         session_id: str | None = None,
         model: str | None = None,
         cancel: asyncio.Event | None = None,
+        images: Sequence[ImageData] = (),
         mode: str | None = None,
     ) -> AsyncIterator[RunEvent]:
-        """Run one turn and yield its events; the last one is `Done` (committed) or `RunError`. `mode` (one
-        of `turn_modes`) answers this turn in that generation mode instead of the configured one."""
+        """Run one turn and yield its events; the last one is `Done` (committed) or `RunError`.
+        `images` (the user attached them) and the images the message recalls go to a vision model; `mode`
+        (one of `turn_modes`) answers this turn in that generation mode instead of the configured one."""
         text = text.strip()
         if not text:
             raise UserInputError("the message is empty")
@@ -123,7 +128,7 @@ class Orchestrator:
         try:
             context = await self._context.gather(session_id, text)
             prompt = await self._prompt.build(context)
-            messages = prompt.messages()
+            messages = with_images(prompt.messages(), await turn_images(self._images, context, images))
             # The escalation state sets the reply length (short, calm answers in distress), when it has one.
             limit = context.max_response_tokens
             budget = {"max_tokens": limit} if limit is not None else {}

@@ -1,7 +1,8 @@
 """Images that go with a turn to a vision model: the ones the user attached and the ones retrieval recalled.
 
-The orchestrator asks an `ImageSource` (memory/visual/attach.py implements it) for the turn's recalled
-images and puts them, after the attached ones, on the turn's user message (`Message.images`). Only a
+The orchestrator puts the images the user attached, or when there are none the ones an `ImageSource`
+(memory/visual/attach.py implements it) recalls for the message, on the turn's user message
+(`Message.images`). Only a
 provider whose profile says `vision` sends them (core/providers/vision.py); the others send the text, in
 which retrieval already put each image's caption.
 """
@@ -19,7 +20,7 @@ from core.types import ImageData, Message
 class ImageSource(Protocol):
     """Where a turn's images come from (visual memory)."""
 
-    max_images: int  # at most this many images per turn, attached ones first
+    max_images: int  # at most this many images per turn (attached or recalled)
 
     async def recalled(self, context: TurnContext, limit: int) -> Sequence[ImageData]:
         """Up to `limit` stored images the turn's message asks to see (none without visual intent)."""
@@ -41,10 +42,10 @@ def with_images(messages: Sequence[Message], images: Sequence[ImageData]) -> lis
 async def turn_images(
     source: ImageSource | None, context: TurnContext, attached: Sequence[ImageData]
 ) -> list[ImageData]:
-    """The attached images, then recalled ones, at most `source.max_images` in all (attached ones only,
-    uncapped by memory, when there is no source)."""
+    """The images for this turn: the attached ones when there are any (the message is about them: "what
+    is in this picture?"), at most `source.max_images`; else the ones the message recalls."""
     if source is None:
         return list(attached)
-    kept = list(attached)[: source.max_images]
-    room = source.max_images - len(kept)
-    return kept + list(await source.recalled(context, room)) if room > 0 else kept
+    if attached:
+        return list(attached)[: source.max_images]
+    return list(await source.recalled(context, source.max_images)) if source.max_images > 0 else []

@@ -20,6 +20,7 @@ from ui.gui_backends import GuiBackends
 from ui.gui_chat import build_chat_tab, restore
 from ui.gui_documents import build_documents_tab
 from ui.gui_graph import build_graph_tab
+from ui.gui_images import build_images_tab
 from ui.gui_memory import build_memory_tab
 from ui.gui_sessions import build_sessions_tab
 from ui.gui_settings import attach_wizard, build_settings_tab, build_wizard
@@ -65,6 +66,8 @@ def build_app(
                 build_graph_tab(gr, parts.knowledge, graph_tab)  # redraws itself when opened
             with gr.Tab("Documents", id="documents", elem_id="tab-documents") as documents_tab:
                 documents = build_documents_tab(gr, parts)
+            with gr.Tab("Images", id="images", elem_id="tab-images") as images_tab:
+                images = build_images_tab(gr, parts)
             with gr.Tab("Status", id="status", elem_id="tab-status") as status_tab:
                 status = build_status_tab(gr, orchestrator, parts)
             with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
@@ -72,7 +75,17 @@ def build_app(
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
                 build_settings_tab(gr, parts.setup, wizard, settings_tab)  # reads itself afresh when opened
         _refresh_on_open(
-            gr, memory_tab, memory, documents_tab, documents, status_tab, status, sessions_tab, sessions
+            gr,
+            memory_tab,
+            memory,
+            documents_tab,
+            documents,
+            images_tab,
+            images,
+            status_tab,
+            status,
+            sessions_tab,
+            sessions,
         )
 
         async def on_load(stored_id: str, session: Any) -> Any:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from ui.gui_documents import DocumentDesk
     from ui.gui_graph import GraphReader
+    from ui.gui_images import ImageDesk
     from ui.gui_wizard import SetupDesk
     from ui.services import Services
     from ui.tools_cli import ToolRunner
@@ -32,6 +33,7 @@ class GuiBackends:
     tools: ToolRunner | None = None  # runs an approved proposal through the REPL's guards
     knowledge: GraphReader | None = None  # the knowledge graph behind the Graph tab
     documents: DocumentDesk | None = None
+    image_desk: ImageDesk | None = None  # visual memory: the Images tab and images attached in the chat
     version: str = ""
     provider: str = ""
     upload_mb: float = 50.0  # Gradio refuses a bigger upload before it reaches a handler
@@ -42,6 +44,7 @@ class GuiBackends:
 def from_services(services: Services) -> GuiBackends:
     """The GUI's back ends from the services main.py built; the document desk shares their memory store."""
     from ui.gui_documents import open_document_desk
+    from ui.gui_images import open_image_desk
     from ui.gui_wizard import open_setup_desk
 
     config = services.config
@@ -57,6 +60,7 @@ def from_services(services: Services) -> GuiBackends:
         tools=services.tools,
         knowledge=services.knowledge,
         documents=desk,
+        image_desk=open_image_desk(services.images, config.data_dir),
         version=services.version,
         provider=services.main_provider,
         upload_mb=config.documents.max_file_mb,

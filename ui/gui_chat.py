@@ -25,9 +25,11 @@ from ui.gui_backends import GuiBackends
 from ui.gui_chat_logic import (
     GuiChatSession,
     RecordingBackend,
+    attached_paths,
     describe_proposal,
     history_messages,
     source_choices,
+    take_attachments,
 )
 from ui.gui_items import open_citation
 
@@ -88,7 +90,9 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
             c["approve"] = gr.Button("Approve", elem_id="approve", variant="primary", size="sm")
             c["reject"] = gr.Button("Reject", elem_id="reject", size="sm")
     with gr.Row(equal_height=True):
-        c["msg"] = gr.Textbox(
+        # The message box takes files too (its clip button, or drop them on it): documents are ingested,
+        # images go to visual memory and to a vision model with this turn (ui/gui_chat_logic.py).
+        c["msg"] = gr.MultimodalTextbox(
             elem_id="msg",
             show_label=False,
             container=False,
@@ -96,7 +100,10 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
             max_lines=8,
             scale=8,
             autofocus=True,
-            placeholder="Message (Enter to send, Shift+Enter for a new line)",
+            file_count="multiple",
+            sources=["upload"],
+            submit_btn=False,
+            placeholder="Message (Enter to send, Shift+Enter for a new line; attach files with the clip)",
         )
         c["send"] = gr.Button("Send", elem_id="send", variant="primary", size="md", scale=1, min_width=80)
         c["stop"] = gr.Button("Stop", elem_id="stop", variant="stop", size="md", scale=1, min_width=80)
@@ -164,13 +171,22 @@ class _Handlers:
         self.controller = ChatController(backend)
 
     async def submit(
-        self, text: str, history: list[Any], session: GuiChatSession, model: str, mode: str | None = None
+        self,
+        text: str | dict[str, Any],
+        history: list[Any],
+        session: GuiChatSession,
+        model: str,
+        mode: str | None = None,
     ) -> AsyncIterator[Any]:
         """One turn of this browser's chat, in the mode picked for it (refused when that is unavailable)."""
         asked, refusal = requested_mode(mode, mode_options(self.backend, model))
         if refusal is not None:
             yield (self.gr.skip(), self.gr.skip(), f"⚠ {refusal}", self.gr.skip())
             return
+        files = attached_paths(text) if session.cancel is None else []  # busy: the turn is refused anyway
+        if files:
+            yield (self.gr.skip(), self.gr.skip(), f"Reading {len(files)} attached file(s)…", self.gr.skip())
+        text = await self._with_attachments(text, files, session)
         controller = ChatController(RecordingBackend(self.backend, session))
         yielded = False
         turn = controller.submit(text, history, session, model, mode=asked)
@@ -182,6 +198,17 @@ class _Handlers:
                 yield (*_outputs(update, self.gr), session.session_id or self.gr.skip())
         if not yielded:
             yield (*_outputs(ChatUpdate(), self.gr), self.gr.skip())
+
+    async def _with_attachments(
+        self, value: str | dict[str, Any], files: list[str], session: GuiChatSession
+    ) -> str:
+        """The turn's text, with a line per attached file; the attached images wait in `session` for it."""
+        text = value if isinstance(value, str) else str(value.get("text") or "")
+        if not files:
+            return text
+        attached = await take_attachments(files, self.parts.documents, self.parts.image_desk)
+        session.attached = attached.images
+        return attached.message(text)
 
     def after_turn(self, session: GuiChatSession) -> tuple[Any, ...]:
         """Show the turn's proposals and sources; the mode picked was for that turn only."""

@@ -1,22 +1,33 @@
-"""The chat tab's logic beyond streaming (ui/chat_controller.py): proposals, sources, restoring a session.
+"""The chat tab's logic beyond streaming (ui/chat_controller.py): proposals, sources, restoring a session,
+files attached in the message box.
 
 No Gradio here. `GuiChatSession` is one browser tab's state; `RecordingBackend` wraps the orchestrator for
-one turn so the tab learns the turn's proposals and citations without changing how the turn is streamed.
+one turn so the tab learns the turn's proposals and citations without changing how the turn is streamed,
+and hands the turn the images attached to it. `take_attachments` files what the message box carried:
+documents through the Documents tab's ingest job (same limits, same errors), images into visual memory.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from core.errors import DaemonError
 from core.events import Done, RunEvent, ToolProposal
 from core.ports import TurnRecord
 from core.text import clip
+from core.types import ImageData
 from ui import render
 from ui.chat_controller import ChatBackend, ChatSession
+
+if TYPE_CHECKING:
+    from ui.gui_documents import DocumentDesk
+    from ui.gui_images import ImageDesk
 
 
 @dataclass
@@ -25,6 +36,7 @@ class GuiChatSession(ChatSession):
 
     proposals: list[ToolProposal] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)
+    attached: list[ImageData] = field(default_factory=list)  # images for the next turn's vision model
 
 
 class RecordingBackend:
@@ -46,6 +58,9 @@ class RecordingBackend:
         """The backend's events, unchanged; a new turn starts with no proposals and no sources."""
         self._session.proposals.clear()
         self._session.citations = []
+        images, self._session.attached = self._session.attached, []  # this turn's only
+        if images:  # a backend that takes no images is never asked to
+            options["images"] = tuple(images)
         events = self._backend.run_turn(text, **options)
         async with contextlib.aclosing(events):  # type: ignore[type-var]
             async for event in events:
@@ -84,3 +99,78 @@ def history_messages(turns: Sequence[TurnRecord]) -> list[dict[str, Any]]:
         answer = turn.assistant or f"_{render.exit_notice(turn.status) or 'No answer.'}_"
         messages.append({"role": "assistant", "content": render.neutralize_remote_media(answer)})
     return messages
+
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"})
+
+
+@dataclass
+class Attached:
+    """What the message box's files became: one line each for the chat, and the images for the model."""
+
+    notes: list[str] = field(default_factory=list)
+    images: list[ImageData] = field(default_factory=list)
+
+    def message(self, text: str) -> str:
+        """The turn's text: the user's words, then what was attached (so the chat and the journal show it,
+        and a model that cannot see images reads their captions)."""
+        lines = "\n".join(f"- {note}" for note in self.notes)
+        if not self.notes:
+            return text
+        return f"{text}\n\n{lines}" if text.strip() else f"(attached)\n{lines}"
+
+
+async def take_attachments(
+    paths: Sequence[str], documents: DocumentDesk | None, images: ImageDesk | None
+) -> Attached:
+    """File each attached path: images into visual memory (and for the model), the rest as documents."""
+    attached = Attached()
+    for path in paths:
+        name = Path(path).name
+        if Path(path).suffix.lower() in IMAGE_SUFFIXES:
+            await _attach_image(path, images, attached)
+        elif documents is None:
+            attached.notes.append(f"⚠ {name}: documents are not available in this GUI")
+        else:
+            attached.notes.append(await _ingest(path, documents))
+    return attached
+
+
+async def _attach_image(path: str, desk: ImageDesk | None, attached: Attached) -> None:
+    name = Path(path).name
+    if desk is None:
+        attached.notes.append(f"⚠ {name}: images are not available in this GUI")
+        return
+    stored, line = await asyncio.to_thread(desk.add, path)
+    if stored is None:
+        attached.notes.append(line)
+        return
+    try:
+        attached.images.append(
+            await asyncio.to_thread(desk.images.load, Path(stored.path), f"attached: {name}")
+        )
+    except DaemonError as error:
+        attached.notes.append(f"⚠ {name}: {error}")
+        return
+    attached.notes.append(f"image {name}: {clip(stored.text, 200, one_line=True)}")
+
+
+async def _ingest(path: str, desk: DocumentDesk) -> str:
+    """One document through the Documents tab's recorded ingest job; its line for the chat."""
+    name = Path(path).name
+    try:
+        kept = await asyncio.to_thread(desk.keep_upload, path)
+        progress = [step async for step in desk.ingest([kept])]  # the job runs to its end meanwhile
+    except DaemonError as error:
+        return f"⚠ {name}: {clip(str(error), 200, one_line=True)}"
+    errors = await asyncio.to_thread(desk.job_errors, progress[-1].job_id) if progress else []
+    if errors:
+        return f"⚠ {name}: {clip(errors[0], 200, one_line=True)}"
+    return f"document {name}: added to your documents"
+
+
+def attached_paths(value: str | dict[str, Any] | None) -> list[str]:
+    """The files a message-box value carries (a plain string carries none)."""
+    if not isinstance(value, dict):
+        return []
+    return [str(path) for path in value.get("files") or [] if path]

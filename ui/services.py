@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from knowledge.service import KnowledgeService
     from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from memory.visual.attach import TurnImages
     from ui.tools_cli import ToolRunner
 
 
@@ -34,6 +35,7 @@ class Services:
     closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
     tools: ToolRunner | None = None  # runs the tool calls the user approves (the REPL's proposals)
     knowledge: KnowledgeService | None = None  # the knowledge graph (the GUI's Graph tab)
+    images: TurnImages | None = None  # visual memory as the GUI's Images tab and chat attachments use it
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""

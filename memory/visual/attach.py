@@ -57,7 +57,7 @@ class TurnImages:
     ) -> None:
         self.max_images = max_images
         self.visual = visual
-        self._recall = recall
+        self.recall = recall
         self._max_side = max_side
         self._max_kb = max_kb
 
@@ -72,7 +72,7 @@ class TurnImages:
         ids = [m.id for m in context.memories if m.collection == VISUAL]
         images = await asyncio.to_thread(self.visual.by_ids, ids) if ids else []
         if not images:
-            found = await self._recall.find_images(context.text, limit)
+            found = await self.recall.find_images(context.text, limit)
             images = await asyncio.to_thread(self.visual.by_ids, [e.id for e in found.entries])
         return await asyncio.to_thread(self._load_all, images[:limit])
 
