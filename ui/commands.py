@@ -161,8 +161,6 @@ def run_gui(services: Services) -> int:
         idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
         idle.start()
     try:
-        if files is not None:  # Gradio binds this very port (a taken one fails the launch)
-            files.announce(gui.port, "gui")
         launch(
             app,
             gui.host,
@@ -173,7 +171,11 @@ def run_gui(services: Services) -> int:
             health=lambda: health_payload(services.orchestrator, parts),
             max_file_mb=parts.upload_mb,
             routes=[control] if control is not None else [],
+            block=False,  # returns once the server listens: only then may front ends attach
         )
+        if files is not None:
+            files.announce(gui.port, "gui")
+        app.block_thread()  # what launch(block=True) does: serve until Ctrl-C or SIGTERM
     finally:
         if files is not None:  # front ends started from now on run on their own
             files.withdraw()

@@ -129,3 +129,51 @@ def test_after_sigkill_the_stale_endpoint_is_ignored_and_commands_run_alone(serv
     assert asked.returncode == 0, asked.stderr
     assert "through the running Daemon" not in asked.stderr
     assert json.loads(asked.stdout)["answer"].strip() == "after the kill"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_gui_serves_attached_front_ends_and_removes_its_files_on_exit(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    import time
+
+    folder = tmp_path_factory.mktemp("attached-gui")
+    gui = subprocess.Popen(
+        main_args(folder, "gui", "--port", str(free_port())),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=daemon_env(folder),
+        cwd=folder,
+    )
+    endpoint_file = folder / "data" / "daemon_endpoint.json"
+    try:
+        deadline = time.monotonic() + COMMAND_TIMEOUT_S  # a bound on waiting, not an assertion on speed
+        while not endpoint_file.exists() and gui.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert endpoint_file.exists(), "the GUI did not publish its endpoint"
+        asked = subprocess.run(
+            main_args(folder, "ask", "--json", "hello through the gui"),
+            env=daemon_env(folder),
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            cwd=folder,
+        )
+        assert asked.returncode == 0, asked.stderr
+        assert f"(through the running Daemon (gui, pid {gui.pid}, port " in asked.stderr
+        assert json.loads(asked.stdout)["answer"].strip() == "hello through the gui"
+        gui.send_signal(signal.SIGTERM)  # a clean exit: session-end processing, then the files go
+        gui.wait(timeout=COMMAND_TIMEOUT_S)
+        assert not endpoint_file.exists() and not (folder / "data" / "daemon_token").exists()
+    finally:
+        if gui.poll() is None:
+            gui.kill()
+            gui.wait(timeout=60)
