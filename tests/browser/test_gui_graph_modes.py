@@ -68,6 +68,13 @@ def test_graph_tab_draws_an_entity_and_a_click_recentres(context: Any, gui: Gui)
     assert page.evaluate("window.__pwned") is None
     assert all(url.startswith(gui.url.rstrip("/")) or url.startswith("data:") for url in requests), requests
 
+    box = page.locator("#graph-entity input")  # a name typed in the search box, then Enter
+    box.fill("Portu")
+    expect(page.get_by_role("option", name="Portugal (place)")).to_be_visible()  # a suggestion
+    box.fill("Portugal")
+    box.press("Enter")
+    expect(picture.locator('g.kg-centre[data-entity="portugal"]')).to_be_visible()
+
 
 def test_best_of_for_one_turn_in_one_browser_while_another_stays_on_stream(browser: Any, gui: Gui) -> None:  # noqa: F811
     from playwright.sync_api import expect
