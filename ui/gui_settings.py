@@ -135,7 +135,7 @@ def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk |
 def _wire_finish(gr: Any, c: dict[str, Any], desk: SetupDesk, cloud: list[Any]) -> None:
     key_names = list(wizard.OPTIONAL_KEYS)
     secret_fields = [c["cloud_key"], *c["keys"]]
-    cleared = [gr.update(value="")] * len(secret_fields)
+    cleared = [""] * len(secret_fields)  # plain values: Gradio consumes an update dict when it applies it
 
     async def done(name: str, style: str, picked: str, found: dict[str, Any], *rest: str) -> tuple[Any, ...]:
         fields, keys, (vault, repos) = rest[:4], rest[4:-2], rest[-2:]

@@ -19,7 +19,7 @@ import pytest
 
 from core.config import load_config
 from core.config_user import settings_path
-from core.secrets import SecretStore
+from core.secrets import SECRETS_FILE, SecretStore
 from core.system_prompt import DEFAULT_PERSONALITY, PERSONALITY_FILE, system_prompt_reader
 from tests.browser.gui_stack import build_stack
 from tests.browser.test_gui_tabs import Gui
@@ -28,6 +28,7 @@ from tests.fakes.openai_dialect_servers import said
 from ui.gui_wizard import SetupDesk
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+TAVILY_KEY = "tvly-dev-wizard-0123456789abcdef"
 
 
 def _free_port() -> int:
@@ -95,6 +96,7 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     page.fill("#wiz-name input, #wiz-name textarea", "Ada")
     page.get_by_label("Concise: short answers").check()
     one_click.check()
+    page.fill("#wiz-tavily_api_key input", TAVILY_KEY)
     page.click("#wiz-test")
     expect(page.locator("#wiz-test-result")).to_contain_text("✓ qwen2.5:7b from Ollama answered")
     gui.shot(page, "wizard")
@@ -108,11 +110,18 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     assert config.providers["ollama"].base_url == f"http://127.0.0.1:{port_of(ollama)}/v1"
     assert [r.body["model"] for r in ollama.requests if r.body] == ["qwen2.5:7b", "qwen2.5:7b"]
     assert "The user's name is Ada." in system_prompt_reader(gui.data)()
+    assert SecretStore(gui.data, keyring=lambda: None).as_env() == {"TAVILY_API_KEY": TAVILY_KEY}
+    holding = [p.name for p in gui.data.rglob("*") if p.is_file() and TAVILY_KEY.encode() in p.read_bytes()]
+    assert holding == [SECRETS_FILE]  # not in settings.yaml, the journal or a log
 
     page.fill("#msg textarea", "hello after setup")
     page.click("#send")
     expect(page.locator("#chatbot")).to_contain_text("Echo: hello after setup")
 
+    page.get_by_role("tab", name="Settings").click()
+    page.click("#settings-rerun")
+    expect(page.locator("#wiz-tavily_api_key input")).to_have_value("")  # Finish emptied the key fields
+    expect(page.locator("#wiz-name input, #wiz-name textarea").first).to_have_value("Ada")
     page.reload()  # setup is done: the wizard stays away
     page.wait_for_selector("#msg textarea")
     expect(wizard).to_be_hidden()
