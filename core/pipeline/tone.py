@@ -265,8 +265,11 @@ def _asked_for_knowledge(tokens: Sequence[str]) -> bool:
     opening = tuple(tokens[:4])
     if any(opening[: len(q)] == q for q in lex.KNOWLEDGE_OPENINGS):
         return True
+    # "for a workshop" is a purpose; "at my school" only in a question ("what do we teach at our school
+    # about ..."): told as a statement it is where the user is ("active shooter at my school").
     pairs = set(zip(tokens, tokens[1:], strict=False))
-    return any((p, d) in pairs for p in ("for", "at") for d in ("a", "an", "our", "the", "my")) and any(
+    preps = ("for", "at") if not lex.ASKING.isdisjoint(tokens) else ("for",)
+    return any((p, d) in pairs for p in preps for d in ("a", "an", "our", "the", "my")) and any(
         t in lex.PURPOSE_NOUNS for t in tokens
     )
 
@@ -281,8 +284,12 @@ def _left_behind(tokens: Sequence[str]) -> bool:
 
 def _ordinary_cause(tokens: Sequence[str]) -> bool:
     """A bodily complaint with an everyday cause named: "burned my tongue on my coffee", "sore after my
-    tetanus shot", "short of breath after climbing the stairs"."""
-    return not lex.ORDINARY_CAUSES.isdisjoint(tokens)
+    tetanus shot", "short of breath after climbing the stairs". An everyday word that only sets the scene
+    ("bitten by a snake while hiking", "during my workout") names no cause."""
+    return any(
+        t in lex.ORDINARY_CAUSES and lex.SETTINGS.isdisjoint(tokens[max(0, i - 2) : i])
+        for i, t in enumerate(tokens)
+    )
 
 
 def _word_matches(pattern: str, token: str) -> bool:
@@ -365,7 +372,12 @@ class ToneDetector:
         if self._head is not None and text.strip() and not settled:
             votes = self._vote(text)
             threatened = _explicit_crisis(cues) or any(f.frame != "body" for f in findings)
-            vetoed = _asked_for_knowledge(tokens) or _ordinary_cause(tokens) or _left_behind(tokens)
+            vetoed = (
+                _asked_for_knowledge(tokens)
+                or _ordinary_cause(tokens)
+                or _left_behind(tokens)
+                or _joking(text, tokens)  # "had 5 espressos, now I'm vibrating lol"
+            )
             if votes and not threatened and vetoed:
                 # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
                 # nothing says the user is in danger now, so its crisis vote does not count.

@@ -61,9 +61,11 @@ def _words(text: str) -> frozenset[str]:
 SELF = _words("i me myself we us ourselves")
 REFLEXIVE = _words("myself ourselves")
 ATTACK = _words(
-    "kill murder stab shoot strangle choke hurt hit beat punch kick rape attack follow stalk grab drag"
+    "kill murder stab shoot strangle choke hurt hit beat punch kick rape attack follow stalk grab drag chase "
+    "throw push shove"
 )
-PURSUIT = _words("follow stalk")  # only an attack while it happens ("he's following me")
+PURSUIT = _words("follow stalk chase")  # only an attack while it happens ("he's following me")
+PERSUADE = _words("push shove")  # an attack unless it is to do something ("pushed me to apply")
 WOUNDING = _words("stab stabbed shoot shot strangle choke rape")  # never said in jest
 PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | _words(
     "man men guy guys woman stranger ex partner bloke lad lads gang someone somebody he she they people "
@@ -71,20 +73,21 @@ PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | _words(
 )
 INJURE = _words(
     "cut burn hurt harm starve carve scratch bang slam hit punch stab slice slash choke strangle hang poison "
-    "drown"
+    "drown scald"
 )
 DELIBERATE_INJURE = _words("carve slash gouge")
 SHARP = _words("blade razor lighter knife glass scissors sharp sharper")
 BODY = _words(
     "chest throat lip tongue face arm leg heart head mouth hand side skin stomach vision eye body wrist "
-    "thigh word breathing pulse airway neck speech voice"
+    "thigh word breathing pulse airway neck speech voice ankle foot"
 )
 # Signs said of the user or of their body ("I'm dizzy", "can't breathe"), and signs only a body part shows
 # ("my lips are going blue", "my throat is closing"; "I'm feeling blue" is a mood).
 SEVERE_SIGNS = _words("unconscious seizure faint slur")
 SEVERE_BODY_SIGNS = _words("droop blue spurt close")
 MILD_SIGNS = _words(
-    "numb dizzy vomit shaky shake shaking confused drowsy sweat shiver clammy breathless bleed double blurry"
+    "numb dizzy vomit shaky shake shaking confused drowsy sweat shiver clammy breathless bleed double blurry "
+    "wheeze wheezing hive hives"
 )
 MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong hoarse")
 # Signs a panic attack shows as well: two of them are not an emergency without a sign of another kind.
@@ -108,6 +111,9 @@ EXCESS = _words("whole all entire double twice bunch handful too lot load")
 ALCOHOL = _words("alcohol vodka booze wine drink beer")
 # A known condition that makes one sign an emergency ("I'm allergic ... my tongue feels thick").
 CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic inhaler epipen asthma")
+# A bite or sting from an animal whose venom makes one sign an emergency ("bitten by a snake, my leg is
+# swelling"); a mosquito's or a bee's alone does not (a bee sting needs a second sign, as any sign does).
+VENOMOUS = _words("snake adder rattlesnake viper spider scorpion jellyfish")
 SEVERE_PAIN = _words("crushing excruciating thunderclap")
 ARRANGE = _words("sort update write finish settle put make tidy tie")
 ARRANGEMENTS = _words("affair will note goodbye funeral end")
@@ -123,9 +129,32 @@ ACCIDENT = _words("accident accidentally mistake")
 LOST_FUNCTIONS = _words("feel lift move speak talk smile walk stand swallow")
 # Forcing a way into the user's home: "he just broke the window", "someone kicked in the front door".
 FORCE = _words("break smash kick bash")
-ENTRIES = _words("door window lock glass gate")
+ENTRIES = _words("door window lock glass gate handle handles")
 RECENT_PAST = _words("yesterday last ago earlier")
 PLAY = _words("ball football baseball cricket game accident accidentally")
+# Self-injury told by its marks on the user's body, fresh and wanted again ("fresh cuts and i want more");
+# "barcode" is self-harm slang for rows of cuts.
+WOUND_MARKS = _words("cut cuts burn burns scratch scratches gash gashes slice barcode")
+MARKS_FRESH = _words("fresh new deep deeper again more")
+SOUGHT_INJURE = _words("cut burn scald carve slash slice scratch stab")
+CUTTING = _words("cut carve slash slice stab")
+HEAT = _words("boiling scalding hot flame fire stove hob iron candle lighter")
+# Marks left by something else: a pet, thorns, a job in the garden or the kitchen.
+MARK_CAUSES = _words(
+    "cat kitten dog puppy pet thorn thorns bramble brambles rose roses garden gardening kitchen"
+)
+# Wanting the pain is the purpose of the act ("need to feel pain", "I deserve it").
+PAIN_SOUGHT = _words("pain deserve punish")
+# Spaces of the user's own where an unknown person is an intruder ("there's a guy in my backseat").
+PRIVATE_SPACES = _words(
+    "car backseat house flat apartment room bedroom home garden tent closet garage bathroom"
+)
+UNKNOWN = _words("someone somebody stranger strangers man guy men woman person")
+# A person trying to get into the user's car or home: the handle tried, the window banged on.
+TRY_ENTRY = _words("try bang pound")
+# Gunfire where the user is: a shooter at their school, someone shooting outside their house.
+GUNFIRE = _words("shooter gunman gunmen gunfire gunshots shots")
+NOT_GUNFIRE = _words("drill film movie video photo photos game hoops pool scene practice range")
 # A relapse of self-injury told with a wound ("did it again 🩸", "relapsed, needs stitches").
 WOUNDS = _words("🩸 blood bleeding bled stitches deep deeper razor blade")
 HELD = _words("get got have hold holding grab")
@@ -170,11 +199,14 @@ class DangerReader:
             return ()
         found: list[DangerFinding] = [f for sentence in doc.sents for f in _ingestion(sentence)]
         found.extend(_relapse(doc))
+        found.extend(_marks(doc))
+        found.extend(_blade_readied(doc))
         # "I feel fine" settles a bump or an attack, not something swallowed: an overdose often feels fine
         # at first.
         if not _recovered(doc):
             for sentence in doc.sents:
-                for reader in (_threats, _self_injury, _means_held, _ending):
+                readers = (_threats, _gunfire, _intruder, _self_injury, _heat_held, _means_held, _ending)
+                for reader in readers:
                     found.extend(reader(sentence))
             found.extend(_body(doc))
             found.extend(_fragment(doc, text))
@@ -199,13 +231,15 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
     for tok in sentence:
         if not _in_force(tok, settled_past=True):
             continue
-        entry = _forced_entry(tok)
+        entry = _forced_entry(tok) or _entry_attempt(tok)
         if entry is not None:
             yield entry
             continue
-        if _is(tok, ATTACK) and any(c.dep_ == "nsubjpass" and c.lower_ in SELF for c in tok.children):
+        if _is(tok, ATTACK) and _passive_of_me(tok):
             if not any(c.dep_ == "prt" for c in tok.children):  # "shot down"
-                yield DangerFinding("threat", f"{tok.lower_} (me)", acute=_is(tok, WOUNDING))
+                # "I've been stabbed"; "being chased rn", "I'm being followed": under way now
+                now = any(c.dep_ == "auxpass" and c.lower_ == "being" for c in tok.children)
+                yield DangerFinding("threat", f"{tok.lower_} (me)", acute=_is(tok, WOUNDING) or now)
             continue
         target = _attack_target(tok)
         agent = _subject(tok, through=("xcomp", "conj", "aux")) if target is not None else None
@@ -241,16 +275,106 @@ def _forced_entry(tok: Any) -> DangerFinding | None:
     return DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {door.lower_}", acute=acute)
 
 
+def _passive_of_me(tok: Any) -> bool:
+    """An attack verb in the passive said of the user ("I've been stabbed") or of no one named, as texting
+    drops the subject ("being chased rn"); an agent, if named, is a person ("chased by deadlines" is not)."""
+    if not any(c.dep_ in ("auxpass", "nsubjpass") for c in tok.children):
+        return False
+    subjects = [c for c in tok.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if subjects and not all(c.lower_ in SELF for c in subjects):
+        return False
+    agents = [g for c in tok.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"]
+    return all(_is_person(a) for a in agents)
+
+
+def _unknown(person: Any) -> bool:
+    """Someone the user does not know: "someone", "a stranger", "some guy", "a man"."""
+    if person.lower_ in ("someone", "somebody", "stranger", "strangers"):
+        return True
+    return _is(person, UNKNOWN) and any(
+        c.dep_ == "det" and c.lower_ in ("a", "an", "some", "this") for c in person.children
+    )
+
+
+def _entry_attempt(tok: Any) -> DangerFinding | None:
+    """An unknown person trying to get into the user's car or home: "a stranger is trying my car door",
+    "some guy keeps banging on my window" (a neighbour knocking is not)."""
+    if not _is(tok, TRY_ENTRY):
+        return None
+    targets = [c for c in tok.children if c.dep_ == "dobj"]
+    targets += [g for c in tok.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+    door = next((t for t in targets if _is(t, ENTRIES) and _mine(t)), None)
+    agent = _subject(tok, through=("xcomp", "conj", "aux"))
+    if door is None or agent is None or not _unknown(agent) or any(_is(t, RECENT_PAST) for t in tok.sent):
+        return None
+    return DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {door.lower_}", acute=True)
+
+
+def _gunfire(sentence: Any) -> Iterator[DangerFinding]:
+    """Gunfire where the user is, now: "someone is shooting outside my house", "active shooter at my school,
+    I'm hiding" (not a film shoot, a drill, hoops, a game, or last night's news)."""
+    doc = sentence.doc
+    if any(_is(t, NOT_GUNFIRE) or _is(t, RECENT_PAST) for t in doc):
+        return
+    for tok in sentence:
+        shooting = (
+            tok.lemma_ == "shoot"
+            and tok.tag_ == "VBG"
+            and not any(c.dep_ in ("dobj", "prt") for c in tok.children)
+        )
+        if (shooting or _is(tok, GUNFIRE)) and _in_force(tok, settled_past=True) and _near_user(tok):
+            yield DangerFinding("threat", f"{tok.lower_} near me", acute=True)
+            return
+
+
+def _near_user(tok: Any) -> bool:
+    """The event is at a place of the user's ("outside my house", "at our school") or the user is hiding."""
+    places = [g for c in tok.subtree if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+    if any(c.lower_ in ("my", "our") for p in places for c in p.children) or any(
+        p.lower_ == "here" for p in places
+    ):
+        return True
+    return any(
+        t.lemma_ == "hide" and any(c.dep_ == "nsubj" and c.lower_ in SELF for c in t.children)
+        for t in tok.doc
+    )
+
+
+def _intruder(sentence: Any) -> Iterator[DangerFinding]:
+    """An unknown person inside a space of the user's own, now: "there's a guy in my backseat", "someone is
+    in my house" (not "a guy in my class", nor someone there to do a job: "a man in my house fixing the
+    boiler")."""
+    for tok in sentence:
+        if tok.lemma_ != "be" or tok.tag_ in ("VBD", "VBN") or not _in_force(tok, settled_past=True):
+            continue
+        role = "attr" if any(c.dep_ == "expl" for c in tok.children) else "nsubj"
+        for person in (c for c in tok.children if c.dep_ == role and _unknown(c)):
+            preps = [
+                c
+                for c in (*person.children, *tok.children)
+                if c.dep_ == "prep" and c.lower_ in ("in", "inside")
+            ]
+            spaces = [g for p in preps for g in p.children if g.dep_ == "pobj" and _is(g, PRIVATE_SPACES)]
+            mine = any(c.lower_ in ("my", "our") for g in spaces for c in g.children)
+            doing = any(c.dep_ in ("acl", "relcl") for c in person.children)
+            if mine and not doing:
+                yield DangerFinding("threat", f"{person.lower_} in my {spaces[0].lower_}", acute=True)
+                return
+
+
 def _future(tok: Any) -> bool:
-    """Said of what is to come: "he'll hurt me", "is going to hit me", "gonna"."""
+    """Said of what is to come: "he'll hurt me", "is going to hit me", "gonna", "about to"."""
     if any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "wo", "shall", "gon") for c in tok.children):
         return True
-    return tok.dep_ == "xcomp" and tok.head.lemma_ == "go" and tok.head.tag_ == "VBG"
+    going = tok.head.lemma_ == "go" and tok.head.tag_ == "VBG"
+    return tok.dep_ == "xcomp" and (going or tok.head.lower_ == "about")
 
 
 def _attack_target(tok: Any) -> Any:
     """The user as the object of an attack verb ("kill me"), or of "come for/after me"."""
     if _is(tok, ATTACK) and not any(c.dep_ == "prt" for c in tok.children):  # "hit me up"
+        if tok.lemma_ in PERSUADE and any(c.dep_ in ("xcomp", "ccomp") for c in tok.children):
+            return None  # "she pushed me to apply": persuasion
         return next((c for c in tok.children if c.dep_ == "dobj" and c.lower_ in ("me", "us")), None)
     if tok.lemma_ == "come":
         for prep in tok.children:
@@ -274,12 +398,74 @@ def _self_injury(sentence: Any) -> Iterator[DangerFinding]:
             continue
         objects = [c for c in tok.children if c.dep_ in ("dobj", "pobj")]
         objects += [g for c in tok.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
-        if _accident(tok):
+        sought = _sought(tok)
+        if _accident(tok) and not sought:
             continue
         if any(o.lower_ in REFLEXIVE for o in objects):
             yield DangerFinding("self_injury", f"{tok.lemma_} → myself", acute=True)
-        elif any(_my_body_part(o) for o in objects) and _deliberate(tok):
+        elif any(_my_body_part(o) for o in objects) and (_deliberate(tok) or sought):
             yield DangerFinding("self_injury", f"{tok.lemma_} → my body", acute=True)
+
+
+def _sought(tok: Any) -> bool:
+    """An injury the user wants or needs to do, or is about to do for the pain: "I want to burn my arm",
+    "need to feel pain rn. going to burn my arm on the stove" (a bang or a punch is left to the other checks:
+    "I want to bang my head against the wall" is a figure of speech)."""
+    if not _is(tok, SOUGHT_INJURE):
+        return False
+    if tok.dep_ == "xcomp" and tok.head.lemma_ in ("want", "need", "wanna"):
+        return True
+    # "about to cut my arm"; "going to burn my arm" only for the pain or now (else it may be a warning)
+    return _future(tok) and (_is(tok, CUTTING) or any(_is(t, PAIN_SOUGHT | NOW) for t in tok.doc))
+
+
+def _heat_held(sentence: Any) -> Iterator[DangerFinding]:
+    """A body part of the user's held to something hot for the pain or on purpose: "holding my hand under
+    the boiling tap on purpose", "keeping my arm over the flame rn"."""
+    if not any(_is(t, PAIN_SOUGHT | NOW | {"purpose"}) for t in sentence.doc):
+        return
+    for tok in sentence:
+        if tok.lemma_ not in ("hold", "put", "keep", "press") or not _in_force(tok, settled_past=True):
+            continue
+        subject = _subject(tok)
+        parts = [c for c in tok.children if c.dep_ == "dobj" and _my_body_part(c)]
+        places = [g for c in tok.children if c.dep_ == "prep" for g in c.subtree]
+        if (subject is None or subject.lower_ in SELF) and parts and any(_is(g, HEAT) for g in places):
+            yield DangerFinding("self_injury", f"{tok.lemma_} {parts[0].lower_} → heat", acute=True)
+            return
+
+
+def _marks(doc: Any) -> Iterator[DangerFinding]:
+    """Self-injury told by its marks on the user's body, fresh and wanted again: "my arm is covered in fresh
+    cuts and i want more", "barcode arm again, fresh" (not marks someone or something else left, nor a
+    question)."""
+    if any(_is(t, MARK_CAUSES) for t in doc) or _names_someone_else(doc):
+        return
+    marks = [t for t in doc if _is(t, WOUND_MARKS) and t.pos_ in ("NOUN", "PROPN", "ADJ")]
+    fresh = {t.lower_ for t in doc if _is(t, MARKS_FRESH)}
+    body = any(_my_body_part(t) for t in doc)
+    if marks and body and len(fresh) >= 2 and all(_in_force(m, settled_past=True) for m in marks):
+        yield DangerFinding("self_injury", f"{marks[0].lower_}, {' + '.join(sorted(fresh))}", acute=True)
+
+
+def _blade_readied(doc: Any) -> Iterator[DangerFinding]:
+    """A blade taken out of something, to be used now with no other purpose: "took apart my sharpener for
+    the blade, going to use it tonight" (not "... to open the parcels", not to shave)."""
+    blade = any(t.lemma_.lower() == "blade" for t in doc)
+    taken_out = any(t.lower_ in ("apart", "out") for t in doc)
+    if not blade or not taken_out or any(_is(t, SHAVING) for t in doc):
+        return
+    for tok in doc:
+        if tok.lemma_ != "use" or not _in_force(tok, settled_past=True):
+            continue
+        subject = _subject(tok)
+        if subject is not None and subject.lower_ not in SELF:
+            continue
+        purpose = any(c.dep_ in ("xcomp", "advcl", "prep") for c in tok.children)
+        soon = _future(tok) or any(_is(t, NOW) or t.lower_ == "tonight" for t in tok.subtree)
+        if soon and not purpose:
+            yield DangerFinding("self_injury", "blade → use now", acute=True)
+            return
 
 
 def _relapse(doc: Any) -> Iterator[DangerFinding]:
@@ -406,7 +592,8 @@ def _body(doc: Any) -> Iterator[DangerFinding]:
         sign = _sign(tok)
         if sign and _in_force(tok, settled_past=True) and _of_my_body(tok, sign.endswith("body")):
             (severe if sign.startswith("severe") else mild).append(_sign_name(tok))
-    condition = any(_is(t, CONDITIONS) for t in doc)
+    bitten = any(t.lower_ in ("bitten", "bit", "stung") for t in doc)
+    condition = any(_is(t, CONDITIONS) for t in doc) or (bitten and any(_is(t, VENOMOUS) for t in doc))
     emotional = any(_is(t, EMOTION) for t in doc)
     kinds = {"panic" if m in PANIC_SIGNS else m for m in mild}
     if not emotional and (severe or (len(kinds) >= 2 and kinds != {"panic"}) or (mild and condition)):
@@ -493,17 +680,27 @@ def _sign(tok: Any) -> str | None:
         return "mild"
     if lemma == "see" and (_cannot(tok) or any(c.lower_ == "double" for c in tok.children)):
         return "mild"
-    if _is(tok, MILD_SIGNS) and (tok.pos_ in ("VERB", "ADJ", "ADV") or tok.lemma_ in ("sweat", "vomit")):
+    if _is(tok, MILD_SIGNS) and (tok.pos_ in ("VERB", "ADJ", "ADV") or _noun_sign(tok)):
         return "mild"
     return None
+
+
+def _noun_sign(tok: Any) -> bool:
+    """A sign named as a noun: "sweating", "vomiting", or hives in a message that names no one else ("covered
+    in hives"; "my son has hives" is his)."""
+    if tok.lemma_ in ("sweat", "vomit"):
+        return True
+    return tok.lower_ in ("hive", "hives") and not _names_someone_else(tok.doc)
 
 
 def _heavy_bleeding(tok: Any) -> bool:
     """Bleeding heavily or that won't stop, or blood spurting or gushing ("it's spurting blood")."""
     if tok.lemma_ in ("spurt", "gush", "pour"):
         return any(c.dep_ == "dobj" and c.lemma_ == "blood" for c in tok.children)
+    through = any(c.dep_ == "prep" and c.lower_ == "through" for c in tok.children)  # "through my jeans"
     return tok.lemma_ == "bleed" and bool(
-        {c.lemma_ for c in tok.subtree} & HEAVY
+        through
+        or {c.lemma_ for c in tok.subtree} & HEAVY
         or (tok.head.lemma_ == "stop" and any(c.dep_ == "neg" for c in tok.head.children))
     )
 
@@ -518,7 +715,10 @@ def _short_of_breath(tok: Any) -> bool:
 def _severe_pain(tok: Any) -> bool:
     """Pain an emergency is told by: crushing, the worst of one's life, spreading down an arm."""
     words = {t.lower_ for t in tok.subtree} | {t.lower_ for t in tok.head.subtree if t.dep_ != "conj"}
-    return bool(words & SEVERE_PAIN) or {"worst", "life"} <= words or {"down", "arm"} <= words
+    if any(t.lower_ in lex.ORDINARY_CAUSES for t in tok.doc):  # "worst pain ever after leg day at the gym"
+        return False
+    worst = "worst" in words and bool(words & {"life", "ever"})
+    return bool(words & SEVERE_PAIN) or worst or {"down", "arm"} <= words
 
 
 def _of_my_body(tok: Any, body_only: bool) -> bool:
@@ -566,7 +766,8 @@ def _names_someone_else(doc: Any) -> bool:
 def _cannot(tok: Any) -> bool:
     """ "can't"/"cannot" on the verb itself ("can't wait to see it" is no loss of sight)."""
     children = list(tok.children)
-    return any(c.dep_ == "neg" for c in children) and any(c.lemma_ in ("can", "could") for c in children)
+    negated = any(c.dep_ == "neg" or c.lower_ == "barely" for c in children)  # "can barely stand"
+    return negated and any(c.lemma_ in ("can", "could") for c in children)
 
 
 def _lost_function(tok: Any) -> str | None:

@@ -234,6 +234,13 @@ RISK_TERMS: tuple[str, ...] = (
     "anaphylaxis", "epipen", "stroke", "bleeding", "collapsed",
     # farewells and arrangements
     "funeral", "affairs in order",
+    # venom and allergy, exposure, entrapment, incapacity: emergencies told by their cause
+    "stung", "bitten", "hives", "wheez*", "venom*", "snake*", "hypotherm*", "frostbit*", "through the ice",
+    "soaked through", "soaking wet",
+    "trapped", "stuck in the car", "pinned", "smoke", "car crash", "crashed the car", "crashed my car",
+    "can barely stand", "can not stand up", "worst pain",
+    # danger from others: pursuit, strangers, intruders
+    "chased", "chasing me", "stranger", "intruder*", "shooter", "gunman",
 )
 
 # Head-only crisis vetoes (`core.pipeline.tone`): a question asked for knowledge, or an everyday cause named
@@ -251,6 +258,8 @@ PURPOSE_NOUNS: frozenset[str] = frozenset({
     "handout", "seminar", "lecture", "exam", "assignment", "project", "article", "blog", "podcast", "talk",
     "curriculum", "module", "team", "staff", "volunteers",
 })
+# Words before an everyday cause that make it the scene, not the cause ("while hiking", "during my workout").
+SETTINGS: frozenset[str] = frozenset({"while", "during", "when"})
 LETHAL_WORDS: frozenset[str] = frozenset({"die", "dying", "dead", "death", "lethal", "fatal", "painless"})
 ORDINARY_CAUSES: frozenset[str] = frozenset({
     "coffee", "tea", "soup", "kettle", "stove", "oven", "pan", "iron", "toaster", "pizza", "tetanus",

@@ -540,3 +540,43 @@ def test_the_vetoes_leave_danger_and_dying_alone() -> None:
 def test_slang_quoted_from_someone_else_is_no_cue() -> None:
     assert ToneDetector().detect("my cousin said kms at dinner, weird vibe").level is not ToneLevel.CRISIS
     assert ToneDetector().detect("honestly kms, can't do this anymore").level is ToneLevel.CRISIS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "theres a fire at our school and i'm trapped in the lab",  # a place the user is at, told: no purpose
+        "bitten by something while hiking and my whole leg is going numb",  # "while hiking" sets the scene
+    ],
+)
+def test_a_place_or_a_scene_does_not_veto_the_heads_crisis(text: str) -> None:
+    assert ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text).level is ToneLevel.CRISIS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do they teach first aid at our school?",  # the same place, in a question
+        "ate five donuts and now my heart is racing lmao",  # laughter
+    ],
+)
+def test_a_question_about_a_place_or_laughter_vetoes_the_heads_crisis(text: str) -> None:
+    assert (
+        ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text).level is not ToneLevel.CRISIS
+    )
+
+
+@pytest.mark.parametrize(
+    ("with_term", "without"),
+    [
+        ("stung by something and my lips feel weird", "my lips feel weird"),  # venom and allergy
+        ("stuck in the car and there's smoke everywhere", "stuck in traffic and running late"),  # entrapment
+        ("soaking wet up on the moor and so sleepy", "up on the moor and so sleepy"),  # exposure
+        ("being chased by two guys", "two guys on the bus were loud"),  # pursuit
+    ],
+)
+def test_emergency_causes_are_risk_terms_for_a_less_sure_head(with_term: str, without: str) -> None:
+    """A crisis vote of 0.6 counts with a risk term of the new classes, and towards elevated without."""
+    votes = {with_term: "crisis", without: "crisis"}
+    assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(with_term).level is ToneLevel.CRISIS
+    assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(without).level is ToneLevel.ELEVATED

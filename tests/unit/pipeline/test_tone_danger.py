@@ -191,3 +191,74 @@ def test_ordinary_scenes_others_and_a_settled_past_are_not_acute(reader: DangerR
 
 def test_a_wound_spurting_is_acute_even_when_called_it(reader: DangerReader) -> None:
     assert frames(reader, "caught my leg on the saw and it's spurting blood") == {"body"}
+
+
+# -- blind5 round: classes of danger the frames did not read (messages written here, none from a data set) --
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        # self-injury the user wants, or is about to do for the pain, whatever the instrument
+        ("i want to burn my wrist with the lighter again tonight", "self_injury"),
+        ("need the pain. about to scald my arm with the kettle water", "self_injury"),
+        ("holding my hand under the boiling tap on purpose", "self_injury"),
+        ("i'm about to cut my arm", "self_injury"),
+        # self-injury told by its marks, fresh and wanted again
+        ("my thighs are full of new cuts and i need more", "self_injury"),
+        ("fresh barcode on my wrist again", "self_injury"),
+        # a blade got out of something, to be used now
+        ("got the blade out of my razor, using it tonight", "self_injury"),
+        # gunfire where the user is; an unknown person in the user's space or trying to get in
+        ("somebody is shooting in the car park outside our flat", "threat"),
+        ("there's a gunman at my office, we're hiding in a cupboard", "threat"),
+        ("someone is in my bedroom right now", "threat"),
+        ("some guy is trying my front door handle", "threat"),
+        # a pursuit under way, the subject dropped as in texting
+        ("being followed home from the bus stop rn", "threat"),
+        # bleeding that soaks through a covering; venom; the worst pain of one's life; hives with a wheeze
+        ("leg is bleeding through the towel", "body"),
+        ("an adder bit me and my ankle is swelling up", "body"),
+        ("worst headache ever and my neck is stiff and I'm throwing up", "body"),
+        ("ate a cashew, now i'm wheezing and got hives all over", "body"),
+    ],
+)
+def test_sought_injuries_marks_intruders_gunfire_and_venom_are_acute(
+    reader: DangerReader, text: str, frame: str
+) -> None:
+    assert frame in frames(reader, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same shapes, harmless: a figure of speech, an accident foretold, marks something else left
+        "I want to bang my head against the desk, this code is cursed",
+        "I'm going to burn my mouth on this pizza",
+        "about to burn my hand on this pan, it's so hot",
+        "keeping my hands by the fire to warm them up",
+        "the kitten left new scratches on my arm again",
+        "fresh cuts of steak at the butcher, want more",
+        # a blade for a job; a film, a drill or hoops; last night's news
+        "took the blade out of the box cutter, going to use it to open the parcels",
+        "they're shooting a music video outside my house",
+        "lockdown drill at my school today, we hid under the desks",
+        "heard gunshots near my flat last night",
+        # someone known, or there for a reason; a question; a past dream
+        "my neighbour keeps banging on my door about the music",
+        "there's a man in my kitchen fixing the boiler",
+        "there's a guy in my class who keeps staring",
+        "is there someone in my garage?",
+        # chased by things, not people; persuaded, not pushed
+        "being chased by deadlines all week",
+        "my manager pushed me to apply for the promotion",
+        # a mosquito's bite swelling; someone else's hives; the worst pain named with an everyday cause
+        "mosquitoes bit me and my leg is swelling",
+        "my daughter has hives from the new soap",
+        "worst pain ever after leg day at the gym",
+    ],
+)
+def test_harmless_scenes_of_the_same_shapes_are_not_acute(reader: DangerReader, text: str) -> None:
+    assert frames(reader, text) == set()
+
+
+def test_a_push_down_the_stairs_is_a_threat_to_the_user(reader: DangerReader) -> None:
+    assert "threat" in frames(reader, "my husband shoved me down the steps", acute=False)
