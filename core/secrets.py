@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,12 @@ def usable_keyring() -> Any:
 
 def write_private(path: Path, text: str) -> None:
     """Replace `path` with `text` atomically; the new file is 0600 from the moment it exists."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    import tempfile
+
+    # mkstemp: a fresh name (two writers never share one) created 0600 with O_EXCL, in the same folder so
+    # the replace is atomic
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
         os.fchmod(fd, 0o600)  # the mode given to open is reduced by the umask, never widened: make sure
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -94,6 +97,7 @@ class SecretStore:
         self._find_keyring = keyring
         self._backend: Any = None
         self._looked = False
+        self._writing = threading.Lock()  # read-modify-write of the files: two GUI sessions may save at once
 
     def __repr__(self) -> str:  # names only, never a value
         return f"SecretStore({self._dir}, names={self.names()})"
@@ -174,11 +178,12 @@ class SecretStore:
         return data if isinstance(data, type(empty)) else empty
 
     def _update_file(self, file: str, change: Callable[[Any], Any], empty: Any) -> None:
-        data = change(self._read(file, empty))
-        path = self._dir / file
-        if not data:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            return
-        self._dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_private(path, json.dumps(data, indent=1, sort_keys=True))
+        with self._writing:
+            data = change(self._read(file, empty))
+            path = self._dir / file
+            if not data:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                return
+            self._dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_private(path, json.dumps(data, indent=1, sort_keys=True))

@@ -12,6 +12,7 @@ ui/gui_settings.py lays this out on the page.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,8 @@ class SetupDesk:
     discovery_timeout_s: float = 0.8
     validation_timeout_s: float = 20.0
     current_provider: str = ""  # the provider answering in this process (a new choice applies at restart)
+    # two browser sessions may finish at once: one saves after the other
+    saving: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def needs_setup(self) -> bool:
         return not setup_complete(self.data_dir)
@@ -201,12 +204,13 @@ async def finish(desk: SetupDesk, answers: Answers) -> Outcome:
     if not checked.ok:
         return checked
     choice = answers.choice
-    if choice.key_env and choice.key:
-        desk.secrets.set(choice.key_env, choice.key)
-    for name, value in answers.keys.items():
-        if name in OPTIONAL_KEYS and value.strip():
-            desk.secrets.set(name, value)
-    save_settings(desk.data_dir, _settings(answers, vault, repos))
+    with desk.saving:
+        if choice.key_env and choice.key:
+            desk.secrets.set(choice.key_env, choice.key)
+        for name, value in answers.keys.items():
+            if name in OPTIONAL_KEYS and value.strip():
+                desk.secrets.set(name, value)
+        save_settings(desk.data_dir, _settings(answers, vault, repos))
     note = "The chat is ready."
     if desk.current_provider and choice.name != desk.current_provider:  # models are built at start
         note = f"The chat is ready; restart Daemon to answer with {choice.label}."
@@ -230,5 +234,6 @@ def _settings(answers: Answers, vault: str | None, repos: list[str]) -> dict[str
 
 def skip(desk: SetupDesk) -> Outcome:
     """Mark the setup done without changing anything: the offline defaults apply."""
-    save_settings(desk.data_dir, {"user": {"setup_complete": True}})
+    with desk.saving:
+        save_settings(desk.data_dir, {"user": {"setup_complete": True}})
     return Outcome(True, "Using the offline defaults. Run the wizard again any time from the Settings tab.")

@@ -149,3 +149,15 @@ def test_a_set_environment_variable_wins_over_a_saved_key_but_an_empty_one_does_
         "E2B_API_KEY": "saved-e2b",
         "PATH": "/bin",
     }
+
+
+def test_keys_saved_at_once_from_several_threads_are_all_kept(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = SecretStore(tmp_path, keyring=lambda: None)
+    names = [f"KEY_{i}" for i in range(16)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda name: store.set(name, f"value-of-{name}"), names))
+
+    assert store.as_env() == {name: f"value-of-{name}" for name in names}
+    assert [p.name for p in tmp_path.iterdir()] == [SECRETS_FILE]
