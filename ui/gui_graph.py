@@ -68,16 +68,39 @@ def resolve(graph: KnowledgeGraph, wanted: str | None) -> str | None:
     return next((eid for _, eid in suggestions(graph, "", 1)), None)
 
 
-def graph_page(graph: KnowledgeGraph, wanted: str | None, depth: int, cap: int) -> GraphPage:
-    """The tab's content for the entity the user asked for (pure: tests call it without a browser)."""
-    choices = suggestions(graph, "", SUGGESTION_LIMIT)
+@dataclass(frozen=True)
+class Selection:
+    """What `select` read from the graph: the view (None: nothing to draw), the search choices, a note."""
+
+    view: GraphView | None
+    choices: list[tuple[str, str]]
+    note: str = ""
+
+
+def select(graph: KnowledgeGraph, wanted: str | None, depth: int, cap: int) -> Selection:
+    """The part of the graph to show for the entity asked for: the only step that reads the graph (the
+    tab runs it under the knowledge service's lock, and lays out and draws after releasing it)."""
     if len(graph) == 0:
-        return GraphPage("", EMPTY, [], [], None)
+        return Selection(None, [], EMPTY)
+    choices = suggestions(graph, "", SUGGESTION_LIMIT)
     centre = resolve(graph, wanted)
     if centre is None:
-        return GraphPage("", f"No entity matches {_quoted(wanted)}.", [], choices, None)
+        return Selection(None, choices, f"No entity matches {_quoted(wanted)}.")
     view = neighbourhood(graph, centre, depth=depth, max_nodes=min(max(int(cap), 1), MAX_CAP))
-    return GraphPage(_picture(view), _info(view), relation_rows(view), _with(choices, view), centre)
+    return Selection(view, _with(choices, view))
+
+
+def page_of(selection: Selection) -> GraphPage:
+    """The tab's content for a selection: the picture, the line above it and the relation rows."""
+    view = selection.view
+    if view is None:
+        return GraphPage("", selection.note, [], selection.choices, None)
+    return GraphPage(_picture(view), _info(view), relation_rows(view), selection.choices, view.centre)
+
+
+def graph_page(graph: KnowledgeGraph, wanted: str | None, depth: int, cap: int) -> GraphPage:
+    """The tab's content for the entity the user asked for (pure: tests call it without a browser)."""
+    return page_of(select(graph, wanted, depth, cap))
 
 
 def _picture(view: GraphView) -> str:
@@ -163,7 +186,8 @@ def _shower(gr: Any, knowledge: GraphReader | None) -> Callable[..., tuple[Any, 
     def show(wanted: str | None, depth: float, cap: float) -> tuple[Any, ...]:
         if knowledge is None:
             return "", NO_GRAPH, [], gr.update(choices=[])
-        page = knowledge.edit(lambda graph: graph_page(graph, wanted, int(depth), int(cap)))
+        chosen = knowledge.edit(lambda graph: select(graph, wanted, int(depth), int(cap)))
+        page = page_of(chosen)  # the layout runs outside the lock: turns read the graph meanwhile
         box = (
             gr.update(choices=page.choices, value=page.centre)
             if page.centre
