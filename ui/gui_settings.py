@@ -121,6 +121,12 @@ def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk |
     scan_outputs = [c["provider"], c["found"], c["servers"]]
     app.load(on_load, [c["provider"]], [c["box"], *scan_outputs], show_progress="hidden")
     c["rescan"].click(scan, [c["provider"]], scan_outputs)
+    if "rerun" in c:  # the Settings tab's "Run the setup wizard again"
+
+        async def rerun(current: str) -> tuple[Any, ...]:
+            return (gr.update(visible=True), "", *await scan(current))
+
+        c["rerun"].click(rerun, [c["provider"]], [c["box"], c["result"], *scan_outputs])
     c["provider"].change(lambda p: gr.update(visible=p == CLOUD_LABEL), [c["provider"]], [c["cloud"]])
     cloud = [c["cloud_name"], c["cloud_model"], c["cloud_key"], c["cloud_url"]]
 
@@ -194,9 +200,7 @@ def build_settings_tab(
 
     c["save"].click(save, [c["personality"]], [c["status"]])
     c["reset"].click(reset, None, [c["personality"], c["status"]])
-    c["rerun"].click(
-        lambda: (gr.update(visible=True), ""), None, [wizard_parts["box"], wizard_parts["result"]]
-    )
+    wizard_parts["rerun"] = c["rerun"]  # attach_wizard shows the wizard and looks for servers again
     tab.select(reload, None, [c["keys"], c["personality"]], show_progress="hidden")
 
 
