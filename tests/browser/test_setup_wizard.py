@@ -130,12 +130,15 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
 def test_settings_tab_edits_the_personality_and_reopens_the_wizard(page: Any, gui: Gui) -> None:
     from playwright.sync_api import expect
 
+    SecretStore(gui.data, keyring=lambda: None).set("TAVILY_API_KEY", TAVILY_KEY)  # as the wizard saves it
     page.goto(gui.url)
     page.wait_for_selector("#msg textarea")
     page.get_by_role("tab", name="Settings").click()
     box = page.locator("#personality textarea")
     expect(box).to_have_value(DEFAULT_PERSONALITY)  # read from the data dir when the tab opens
-    expect(page.locator("#settings-keys")).to_contain_text("Saved keys")
+    keys = page.locator("#settings-keys")
+    expect(keys).to_contain_text("TAVILY_API_KEY ••••cdef")  # masked
+    expect(keys).not_to_contain_text(TAVILY_KEY[:-4])
     box.fill("You are Jeeves, a formal butler.")
     page.click("#personality-save")
     expect(page.locator("#personality-status")).to_contain_text("Saved")
