@@ -4,7 +4,9 @@ Before any model loads: a non-loopback address needs `DAEMON_API_TOKEN` (else ex
 services are built (the data dir's lock: one process per data dir), the token is read from the environment or
 from `api_token` in the data dir (created 0600 on first use; its path printed, the token itself printed only
 when it was just created and stderr is a terminal, never logged), and uvicorn serves until Ctrl-C or SIGTERM;
-then, as the GUI does, the sessions this server served get their session-end processing.
+then, as the GUI does, the sessions this server served get their session-end processing. On a loopback or
+wildcard bind it also serves the control routes (ui/control_routes.py) that `ask`, `history`, `cli`… started
+on the same data dir attach to, and announces them in the data dir once it listens.
 """
 
 from __future__ import annotations

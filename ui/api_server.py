@@ -2,11 +2,11 @@
 
 Routes: `POST /v1/chat/completions` (streamed or not; ui/api_wire.py speaks the wire format,
 ui/api_conversation.py turns a request into one turn), `GET /v1/models`, and `GET /health` (no token:
-Docker's HEALTHCHECK). Every turn goes through the same orchestrator as the CLI and GUI, so it is journaled
-and remembered. Safety, outermost first: the Host-header allowlist of a loopback bind (DNS rebinding;
-ui/security.py), the bearer token on everything but `/health` (ui/mcp_auth.py's check with an OpenAI error
-body), a body size limit, and a client that goes away cancels its turn (journaled `cancelled`, as the
-GUI's stop does).
+Docker's HEALTHCHECK); optionally the control routes under `/daemon/` (ui/control_routes.py, their own
+token). Every turn goes through the same orchestrator as the CLI and GUI, so it is journaled and remembered.
+Safety, outermost first: the Host-header allowlist of a loopback bind (DNS rebinding; ui/security.py), the
+bearer token on everything but `/health` (ui/mcp_auth.py's check with an OpenAI error body), a body size
+limit, and a client that goes away cancels its turn (journaled `cancelled`, as the GUI's stop does).
 """
 
 from __future__ import annotations
