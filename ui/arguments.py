@@ -197,9 +197,9 @@ def _add_document_commands(commands: Any) -> None:
         command = docs_commands.add_parser(action, help=text)
         command.add_argument("id", type=user_text, help="the document id (`docs list`)")
         command.add_argument("--json", action="store_true")
-    jobs = docs_commands.add_parser("jobs", help="ingest jobs and their progress (works while one runs)")
+    jobs = docs_commands.add_parser("jobs", help="ingest and sync jobs and their progress")
     jobs.add_argument("--json", action="store_true")
-    cancel = docs_commands.add_parser("cancel", help="stop a running job after the file under way")
+    cancel = docs_commands.add_parser("cancel", help="stop a running job after the item under way")
     cancel.add_argument("job", type=user_text, help="the job id (`docs jobs`)")
 
 

@@ -246,7 +246,7 @@ def docs_command(args: argparse.Namespace, parts: IngestParts) -> int:
     if action == "cancel":
         if not parts.ledger.request_cancel(args.job):
             raise UserInputError(f"no running job {args.job!r}; `docs jobs` lists them")
-        print(f"job {args.job} stops after the file under way")
+        print(f"job {args.job} stops after the item under way")
         return 0
     ingester = parts.ingester()
     if action == "list":
