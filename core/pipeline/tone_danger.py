@@ -79,7 +79,7 @@ DELIBERATE_INJURE = _words("carve slash gouge")
 SHARP = _words("blade razor lighter knife glass scissors sharp sharper")
 BODY = _words(
     "chest throat lip tongue face arm leg heart head mouth hand side skin stomach vision eye body wrist "
-    "thigh word breathing pulse airway neck speech voice ankle foot"
+    "thigh word breathing pulse airway neck speech voice ankle foot finger toe"
 )
 # Signs said of the user or of their body ("I'm dizzy", "can't breathe"), and signs only a body part shows
 # ("my lips are going blue", "my throat is closing"; "I'm feeling blue" is a mood).
@@ -87,9 +87,9 @@ SEVERE_SIGNS = _words("unconscious seizure faint slur")
 SEVERE_BODY_SIGNS = _words("droop blue spurt close")
 MILD_SIGNS = _words(
     "numb dizzy vomit shaky shake shaking confused drowsy sweat shiver clammy breathless bleed double blurry "
-    "wheeze wheezing hive hives"
+    "wheeze wheezing hive hives collapse"
 )
-MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong hoarse")
+MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong hoarse weird funny")
 # Signs a panic attack shows as well: two of them are not an emergency without a sign of another kind.
 PANIC_SIGNS = _words("pound race shake shaky shaking tight tingle sweat breathless breathe")
 PANIC_SIGNS |= {"catch breath"}  # "can't catch my breath", as `_sign_name` shows it
@@ -116,7 +116,7 @@ CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic
 VENOMOUS = _words("snake adder rattlesnake viper spider scorpion jellyfish")
 SEVERE_PAIN = _words("crushing excruciating thunderclap")
 ARRANGE = _words("sort update write finish settle put make tidy tie")
-ARRANGEMENTS = _words("affair will note goodbye funeral end")
+ARRANGEMENTS = _words("affair will note goodbye funeral end letter")
 PART_WITH = _words("give cancel delete rehome")
 QUESTION_WORDS = _words("how what why when which whether is can should do does would could are")
 CONDITIONAL = _words("if unless whether when once")
@@ -165,6 +165,17 @@ FRAGMENT_WORDS = 8
 URGENT = _words("help sos 911 999 112 hurry ambulance emergency asap")
 NOW = _words("rn now")
 WEAPONS = _words("gun knife blade razor machete weapon pistol rifle")
+VIOLENCE_NOW = _words("smash break throw punch hit kick scream bang trash wreck")
+GROUPS = _words("group gang bunch couple pair crowd")
+# The edge of a height the user is on: "on the edge of the multistorey car park", "at the top of the tower".
+EDGE_OF = _words("edge ledge railing parapet top side")
+HEIGHT_PLACES = _words(
+    "roof rooftop bridge building park multistorey tower cliff balcony platform flyover overpass block dam "
+    "quarry"
+)
+ONLINE = _words(
+    "instagram insta twitter tiktok strava facebook youtube twitch snapchat linkedin social online"
+)
 HEIGHTS = _words("roof bridge rooftop balcony")  # with "rn", "now" or a number of floors
 EDGES = _words("ledge railing tracks cliff")  # in a fragment, on their own
 HAZARD_SIGNS = _words(
@@ -175,7 +186,7 @@ ORDINARY = _words(
     "view sunset fireworks party fix fixing clean cleaning photo photos pics stars drinks bbq wine beer "
     "coffee book chilling enjoying nice lovely weather sun hike hiking climbing"
 )
-NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see catch")
+NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see catch get")
 
 
 def _is(tok: Any, words: frozenset[str]) -> bool:
@@ -205,7 +216,16 @@ class DangerReader:
         # at first.
         if not _recovered(doc):
             for sentence in doc.sents:
-                readers = (_threats, _gunfire, _intruder, _self_injury, _heat_held, _means_held, _ending)
+                readers = (
+                    _threats,
+                    _gunfire,
+                    _intruder,
+                    _self_injury,
+                    _heat_held,
+                    _means_held,
+                    _ending,
+                    _edge,
+                )
                 for reader in readers:
                     found.extend(reader(sentence))
             found.extend(_body(doc))
@@ -245,12 +265,16 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
         agent = _subject(tok, through=("xcomp", "conj", "aux")) if target is not None else None
         if agent is None or not _is_person(agent) or (tok.lemma_ in PURSUIT and tok.tag_ != "VBG"):
             continue
+        if tok.lemma_ in PURSUIT and (
+            any(_is(t, ONLINE) for t in tok.doc) or any(c.lower_ == "for" for c in tok.children)
+        ):
+            continue  # "following me on instagram", "chasing me for the invoice"
         # Acute: an attack under way or threatened ("he's hitting me", "says he'll hurt me", "a man following
         # me", "breaking into my flat") or with a blade, a gun, strangling (no one says "my ex is going to
         # stab me" in jest); "killing me" is hyperbole and a threat to kill said of a parent or a boss is
         # often a joke, so the head decides those, and a past attack.
         now = tok.tag_ == "VBG" or _future(tok) or (tok.dep_ == "xcomp" and tok.head.tag_ == "VBG")
-        acute = (now and tok.lemma_ not in ("kill", "murder")) or _is(tok, WOUNDING)
+        acute = (now and tok.lemma_ not in ("kill", "murder")) or _is(tok, WOUNDING) or _rampage(tok)
         yield DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {target.lower_}", acute=acute)
 
 
@@ -273,6 +297,14 @@ def _forced_entry(tok: Any) -> DangerFinding | None:
         return None
     acute = not any(_is(t, RECENT_PAST) for t in tok.sent)
     return DangerFinding("threat", f"{agent.lower_} {tok.lemma_} → {door.lower_}", acute=acute)
+
+
+def _rampage(tok: Any) -> bool:
+    """A threat to kill told beside violence under way ("dad is smashing up the kitchen and screaming he'll
+    kill us"): no longer a figure of speech."""
+    return tok.lemma_ in ("kill", "murder") and any(
+        t.tag_ == "VBG" and _is(t, VIOLENCE_NOW) and t.i != tok.i for t in tok.doc
+    )
 
 
 def _passive_of_me(tok: Any) -> bool:
@@ -579,8 +611,38 @@ def _ending(sentence: Any) -> Iterator[DangerFinding]:
             yield DangerFinding("ending", f"{tok.lemma_} → {sorted(objects & ARRANGEMENTS)[0]}", acute=False)
         elif tok.lemma_ in PART_WITH and (_particle(tok, "away") or tok.lemma_ != "give") and _mine(tok):
             yield DangerFinding("ending", f"{tok.lemma_} → my things", acute=False)
-        elif tok.lemma_ == "need" and _negated(tok) and _will(tok) and _has_time(tok):
+        elif tok.lemma_ == "need" and _negated(tok) and _will(tok) and (_has_time(tok) or _gift(tok.doc)):
             yield DangerFinding("ending", "won't need → after", acute=False)
+
+
+def _has_object(tok: Any) -> bool:
+    return any(c.dep_ == "dobj" for c in tok.children)
+
+
+def _edge(sentence: Any) -> Iterator[DangerFinding]:
+    """The user on the edge of a height, now: "I'm on the edge of the car park roof", "standing at the top of
+    the quarry" ("on the edge of my seat" is a figure of speech; a view or a party is an ordinary purpose)."""
+    if any(_is(t, ORDINARY) for t in sentence.doc):
+        return
+    for tok in sentence:
+        if tok.pos_ not in ("VERB", "AUX") or not _in_force(tok, settled_past=True):
+            continue
+        subject = _subject(tok)
+        if subject is not None and subject.lower_ not in SELF:
+            continue
+        edges = [g for c in tok.children if c.dep_ == "prep" for g in c.children if _is(g, EDGE_OF)]
+        places = [t for e in edges for o in e.children if o.lower_ == "of" for t in o.subtree]
+        if any(_is(t, HEIGHT_PLACES) for t in places):
+            yield DangerFinding("ending", f"on the {edges[0].lower_} of a height", acute=True)
+            return
+
+
+def _gift(doc: Any) -> bool:
+    """The user gave one of their things to someone ("gave my guitar to my best friend")."""
+    return any(
+        t.lemma_ == "give" and _mine(t) and any(c.dep_ == "dobj" and c.lower_ not in SELF for c in t.children)
+        for t in doc
+    )
 
 
 def _body(doc: Any) -> Iterator[DangerFinding]:
@@ -594,7 +656,8 @@ def _body(doc: Any) -> Iterator[DangerFinding]:
             (severe if sign.startswith("severe") else mild).append(_sign_name(tok))
     bitten = any(t.lower_ in ("bitten", "bit", "stung") for t in doc)
     condition = any(_is(t, CONDITIONS) for t in doc) or (bitten and any(_is(t, VENOMOUS) for t in doc))
-    emotional = any(_is(t, EMOTION) for t in doc)
+    # "lost my dad" is news that shakes a body; "lost on the mountain" is where the body is
+    emotional = any(_is(t, EMOTION) and not (t.lemma_ == "lose" and not _has_object(t)) for t in doc)
     kinds = {"panic" if m in PANIC_SIGNS else m for m in mild}
     if not emotional and (severe or (len(kinds) >= 2 and kinds != {"panic"}) or (mild and condition)):
         yield DangerFinding("body", ", ".join(dict.fromkeys(severe + mild)), acute=True)
@@ -667,8 +730,13 @@ def _sign(tok: Any) -> str | None:
         return "severe"
     if _is(tok, LOST_FUNCTIONS) and _cannot(tok):
         return _lost_function(tok)
-    if any(c.dep_ == "dobj" or (c.dep_ == "prt" and c.lower_ in ("out", "off")) for c in tok.children):
-        return None  # an act, not a sign: "close my eyes", "bleeding money", "burnt out"
+    if _phrasal_sign(tok):  # "throwing up", "going to pass out", "can't get up"
+        return "mild"
+    if any(
+        (c.dep_ == "dobj" and not c.like_num) or (c.dep_ == "prt" and c.lower_ in ("out", "off"))
+        for c in tok.children
+    ):
+        return None  # an act, not a sign: "close my eyes", "bleeding money", "burnt out" ("racing at 200" is)
     for words, kind in (
         (SEVERE_SIGNS, "severe"),
         (SEVERE_BODY_SIGNS, "severe body"),
@@ -676,8 +744,6 @@ def _sign(tok: Any) -> str | None:
     ):
         if _is(tok, words) and tok.pos_ in ("VERB", "ADJ"):
             return kind
-    if lemma == "throw" and any(c.lower_ == "up" for c in tok.children):
-        return "mild"
     if lemma == "see" and (_cannot(tok) or any(c.lower_ == "double" for c in tok.children)):
         return "mild"
     if _is(tok, MILD_SIGNS) and (tok.pos_ in ("VERB", "ADJ", "ADV") or _noun_sign(tok)):
@@ -691,6 +757,18 @@ def _noun_sign(tok: Any) -> bool:
     if tok.lemma_ in ("sweat", "vomit"):
         return True
     return tok.lower_ in ("hive", "hives") and not _names_someone_else(tok.doc)
+
+
+def _phrasal_sign(tok: Any) -> bool:
+    """A sign told by a verb and its particle: "throwing up", "going to pass out", "can't get up"."""
+    particles = {c.lower_ for c in tok.children if c.dep_ == "prt" or c.lower_ == "up"}
+    if tok.lemma_ == "throw":
+        return "up" in particles
+    if tok.lemma_ == "pass":
+        return "out" in particles
+    if tok.lower_ == "sick":  # "made myself sick", "been sick twice" (not "sick of it")
+        return tok.head.lemma_ in ("make", "be", "feel") and not any(c.lower_ == "of" for c in tok.children)
+    return tok.lemma_ == "get" and "up" in particles and _cannot(tok)
 
 
 def _heavy_bleeding(tok: Any) -> bool:
@@ -803,6 +881,8 @@ def _is_person(tok: Any) -> bool:
     """A person who can attack: a third-person pronoun, someone, a person noun, a named person."""
     if tok.lower_ in ("i", "we", "you", "it", "this", "that", "what", "which"):
         return False
+    if tok.lemma_.lower() in GROUPS:  # "a group of men", "a gang of lads"
+        return any(_is_person(g) for c in tok.children if c.lower_ == "of" for g in c.children)
     return tok.lemma_.lower() in PERSON_NOUNS or tok.lower_ in PERSON_NOUNS or tok.ent_type_ == "PERSON"
 
 

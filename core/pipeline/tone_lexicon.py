@@ -226,7 +226,8 @@ RISK_TERMS: tuple[str, ...] = (
     "breaking in", "hiding", "attack*", "threat*", "locked", "chest", "breathe", "breath", "ambulance",
     "emergency", "unconscious", "seizure", "fire", "choking", "drown*", "hurt", "harm",
     # weapons and other means
-    "pistol", "rifle", "firearm", "machete", "weapon", "belt", "tracks", "platform", "exhaust",
+    "pistol", "rifle", "firearm", "machete", "weapon", "belt", "tracks", "platform", "exhaust", "ligature",
+    "cord", "banister", "shotgun", "crowbar",
     "carbon monoxide", "engine running", "insulin", "antidepressants", "sleeping tablets", "into the sea",
     "into the river", "into traffic", "in front of a train", "in front of a bus",
     # bodily emergencies said in the present
@@ -237,7 +238,7 @@ RISK_TERMS: tuple[str, ...] = (
     # venom and allergy, exposure, entrapment, incapacity: emergencies told by their cause
     "stung", "bitten", "hives", "wheez*", "venom*", "snake*", "hypotherm*", "frostbit*", "through the ice",
     "soaked through", "soaking wet",
-    "trapped", "stuck in the car", "pinned", "smoke", "car crash", "crashed the car", "crashed my car",
+    "trapped", "pinned", "electrocut*", "electric shock", "smoke", "car crash", "crashed the car", "crashed my car",
     "can barely stand", "can not stand up", "worst pain",
     # danger from others: pursuit, strangers, intruders
     "chased", "chasing me", "stranger", "intruder*", "shooter", "gunman",

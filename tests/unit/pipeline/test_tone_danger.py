@@ -262,3 +262,48 @@ def test_harmless_scenes_of_the_same_shapes_are_not_acute(reader: DangerReader, 
 
 def test_a_push_down_the_stairs_is_a_threat_to_the_user(reader: DangerReader) -> None:
     assert "threat" in frames(reader, "my husband shoved me down the steps", acute=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        # the edge of a height, whatever the verb
+        ("sitting on the edge of the flyover with my legs over", "ending"),
+        ("messaging you from the top of the quarry", "ending"),
+        # a group that pursues; a threat to kill beside violence under way
+        ("a gang of lads is chasing me through the estate", "threat"),
+        ("my brother is throwing chairs and yelling he'll kill me", "threat"),
+        # a faint coming, with another sign; collapsed and unable to get up; a lost feeling in the extremities
+        ("my pulse is pounding and i think i'm about to pass out", "body"),
+        ("collapsed in the hallway and can't get up", "body"),
+        ("stranded on the moor, can't feel my toes anymore", "body"),
+        ("made myself sick again and my chest feels funny", "body"),
+    ],
+)
+def test_edges_groups_rampages_and_failing_bodies_are_acute(
+    reader: DangerReader, text: str, frame: str
+) -> None:
+    assert frame in frames(reader, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm on the edge of my seat with this series",
+        "we watched the fireworks from the top of the tower",
+        "my followers on tiktok are a bunch of people chasing me for updates",
+        "a group of friends are following me on strava",
+        "my mum will kill me if I'm late again",
+        "going to pass out from boredom in this lecture",
+        "collapsed onto the sofa after work",
+        "lost my keys, can't get up the motivation to look",
+    ],
+)
+def test_figures_of_speech_of_the_same_shapes_are_not_acute(reader: DangerReader, text: str) -> None:
+    assert frames(reader, text) == set()
+
+
+def test_letters_and_things_given_with_no_need_for_them_are_arrangements(reader: DangerReader) -> None:
+    assert "ending" in frames(reader, "gave my bike to my cousin, won't be needing it", acute=False)
+    assert "ending" in frames(reader, "writing letters to my parents tonight", acute=False)
+    assert frames(reader, "gave my old laptop to my cousin last year", acute=False) == set()

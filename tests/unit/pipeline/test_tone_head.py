@@ -23,7 +23,8 @@ TRAINED_CHAT = Path(__file__).resolve().parents[3] / "data" / "tone_chat_negativ
 
 
 def key(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+    """The text without case or punctuation; emoji kept ("🔪🩸 again" and "🩸🩸🩸 again" are two messages)."""
+    return re.sub(r"[^a-z0-9\u2600-\u27bf\U0001f000-\U0001faff]+", " ", text.lower()).strip()
 
 
 def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
@@ -31,7 +32,13 @@ def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
     assert read_head_digest(TONE_HEAD) == training_digest(read_examples(TONE_HEAD))
 
 
-HELD_OUT = ("tone_blind.tsv", "tone_crisis_blind3.tsv", "tone_crisis_blind4.tsv", "tone_chat_heldout.tsv")
+HELD_OUT = (
+    "tone_blind.tsv",
+    "tone_crisis_blind3.tsv",
+    "tone_crisis_blind4.tsv",
+    "tone_crisis_blind5.tsv",
+    "tone_chat_heldout.tsv",
+)
 
 
 @pytest.mark.parametrize("name", HELD_OUT)
@@ -120,6 +127,18 @@ def test_the_fourth_crisis_set_is_caught(detector: ToneDetector) -> None:
     assert total >= 100 and hits / total >= 0.95
     right, said = blind.precision("crisis")
     assert right / said >= 0.9
+
+
+@pytest.mark.slow
+def test_the_fifth_crisis_set_is_caught(detector: ToneDetector) -> None:
+    """tone_crisis_blind5.tsv (120 crisis rows, 80 hard negatives): 103/120 = 0.858, precision 103/107 when
+    first measured unseen; 120/120, precision 120/123 since it became the development set of the grammar
+    classes of its round (docs/tone_eval.md). A development floor, not an estimate."""
+    blind = scored(detector, "tone_crisis_blind5.tsv")
+    hits, total = blind.recall("crisis")
+    assert total >= 120 and hits / total >= 0.95
+    right, said = blind.precision("crisis")
+    assert right / said >= 0.95
 
 
 @pytest.mark.slow
