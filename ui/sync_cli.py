@@ -109,19 +109,23 @@ class _Watch:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.latest: Progress | None = None
+        self.first: dict[str, Progress] = {}  # each job's first report: where its bar starts
         self.started: list[str] = []
 
     def progress(self, progress: Progress) -> None:
         with self._lock:
             self.latest = progress
+            self.first.setdefault(progress.job_id, progress)
 
     def job(self, job_id: str) -> None:
         with self._lock:
             self.started.append(job_id)
 
-    def now(self) -> Progress | None:
+    def now(self) -> tuple[Progress | None, Progress | None]:
+        """The latest report and the first one of its job."""
         with self._lock:
-            return self.latest
+            latest = self.latest
+            return latest, None if latest is None else self.first.get(latest.job_id)
 
 
 def run_in_worker(
@@ -161,15 +165,15 @@ def _draw(
                 cancel.set()
                 err.write("\nstopping after the item under way…\n")
                 continue
-            progress = watch.now()
-            if not show or progress is None:
+            progress, first = watch.now()
+            if not show or progress is None or first is None:
                 continue
             if progress.job_id != shown:
                 if bar is not None:
                     bar.close()
                 shown = progress.job_id
                 err.write(f"{progress.kind} job {shown} (`docs cancel {shown}` stops it)\n")
-                bar = ProgressBar(progress)
+                bar = ProgressBar(first)
             if bar is not None:
                 bar.show(progress)
     finally:
