@@ -185,3 +185,40 @@ def test_kill_9_mid_sync_then_resume_writes_every_item_once(tmp_path: Path, sour
     assert json.loads(stats.stdout)["collections"][collection] == total  # one record each, none twice
     again = json.loads(run_main("sync", source, "--json", tmp_path=tmp_path, config=config).stdout)
     assert again["added"] == 0 and again["jobs"] == [again["job_id"]]  # nothing left to resume
+
+
+@pytest.mark.slow
+def test_docs_cancel_stops_a_running_sync_between_notes_and_the_next_sync_goes_on(tmp_path: Path) -> None:
+    total = 120
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(total):
+        (vault / f"Note {i:03d}.md").write_text(f"# Note {i}\nTopic {i}. [[Note {(i + 1) % total:03d}]]\n")
+    config = f"obsidian:\n  vault: {vault}\n"
+    (tmp_path / "config.yaml").write_text(config)
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
+    command = [sys.executable, str(ROOT / "main.py"), "--config", str(tmp_path / "config.yaml")]
+    sync = subprocess.Popen(
+        [*command, "sync", "obsidian", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and sync.poll() is None:
+            rows = sync_items(tmp_path / "data", "sync-obsidian")
+            if sum(state == "done" for _, _, state, _ in rows) >= 2:
+                break
+            time.sleep(0.02)
+        assert sync.poll() is None, "the sync ended before it could be cancelled"
+        job_id = rows[0][0]
+        cancel = run_main("docs", "cancel", job_id, tmp_path=tmp_path, config=config)
+        assert cancel.returncode == 0 and job_id in cancel.stdout
+        out, _ = sync.communicate(timeout=120)
+    finally:
+        if sync.poll() is None:
+            sync.kill()
+    report = json.loads(out)
+    assert report["cancelled"] and 2 <= report["added"] < total
+    listed = json.loads(run_main("docs", "jobs", "--json", tmp_path=tmp_path, config=config).stdout)["jobs"]
+    assert [(j["job_id"], j["state"]) for j in listed] == [(job_id, "cancelled")]
+    rest = json.loads(run_main("sync", "obsidian", "--json", tmp_path=tmp_path, config=config).stdout)
+    assert (rest["added"], rest["unchanged"]) == (total - report["added"], report["added"])
