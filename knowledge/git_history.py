@@ -204,6 +204,7 @@ class GitHistorySync:
         return run_sync(self, self._ledger.jobs, progress=progress, cancel=cancel)
 
     def identity(self) -> dict[str, Any]:
+        """The repositories: a job recorded for another list is not resumed."""
         return {"repos": [str(r) for r in self._repos]}
 
     def _program(self) -> str:

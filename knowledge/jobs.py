@@ -1,6 +1,6 @@
 """Background jobs: long work over a list of items, with progress, cancellation and resumption after a crash.
 
-Generic: a job is a `kind` ("ingest", a vault sync, a repository backfill...) and an ordered list of
+Generic: a job is a `kind` ("ingest", "sync-obsidian", "sync-git") and an ordered list of
 items, each a stable `key` (a resolved path, a commit hash) and a size in bytes for the progress. The
 caller's `process(item)` does one item's work (its store write) and returns an `ItemOutcome`.
 
@@ -10,6 +10,10 @@ done with), in one transaction. A crash (kill -9) between the store write and th
 pending; the resumed job does it again, and that second time is a no-op because the work itself is
 idempotent (the document ingester finds the same content hash stored and writes nothing). A done item is
 never done again by its job; so no item is done twice.
+
+A caller may keep its own rows about each item in this database (`add_tables`; the source syncs' ledger
+does, knowledge/sync_ledger.py) and hand them back in `ItemOutcome.ledger_writes`: they commit in the
+transaction that marks the item done, so there is one record of "done".
 
 `run_job` runs a job in the calling thread; `JobRunner` runs it in a worker thread (the chat keeps its own
 thread; the memory service serialises each store call itself) and returns a `JobHandle` to watch

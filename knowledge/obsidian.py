@@ -149,6 +149,7 @@ class ObsidianSync:
         return run_sync(self, self._ledger.jobs, progress=progress, cancel=cancel)
 
     def identity(self) -> dict[str, Any]:
+        """The vault: a job recorded for another vault is not resumed."""
         return {"vault": str(self.vault.resolve())}
 
     def _check(self) -> None:
@@ -197,6 +198,7 @@ class ObsidianSync:
     def describe(
         self, report: SyncReport, meta: Mapping[str, Any], done: Sequence[Mapping[str, Any]]
     ) -> None:
+        """The vault, its notes and attachments, once per report."""
         if not report.details:
             report.details.append(
                 {

@@ -18,7 +18,7 @@ import pytest
 
 from knowledge.git_history import GIT_COMMITS, SYNC_GIT, GitHistorySync
 from knowledge.graph_store import GraphStore
-from knowledge.jobs import CANCELLED, DONE, FAILED, JobItem, JobLedger, Progress
+from knowledge.jobs import CANCELLED, DONE, FAILED, ItemOutcome, JobItem, JobLedger, Progress, run_job
 from knowledge.obsidian import LINKS_TO, OBSIDIAN_NOTES, SYNC_OBSIDIAN, ObsidianSync
 from knowledge.service import KnowledgeService
 from knowledge.source_sync import SourceRecord
@@ -223,3 +223,31 @@ def test_sync_jobs_share_the_ledger_with_ingest_jobs(tmp_path: Path) -> None:
     listed = {j["job_id"]: j for j in JobLedger(tmp_path / "jobs.sqlite3").jobs()}  # as `docs jobs` reads
     assert {j["kind"] for j in listed.values()} == {"ingest", SYNC_OBSIDIAN}
     assert listed[report.jobs[-1]]["items_done"] == 2
+
+
+def test_an_items_own_rows_commit_with_its_done_mark_or_not_at_all(tmp_path: Path) -> None:
+    jobs = JobLedger(tmp_path / "jobs.sqlite3")
+    jobs.add_tables("CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY)")
+    job = jobs.create("sync-test", [JobItem("a"), JobItem("b")], {})
+
+    def process(item: JobItem) -> ItemOutcome:
+        if item.key == "b":  # its row breaks the primary key: the mark must not commit without it
+            return ItemOutcome("", {}, (("INSERT INTO seen VALUES (?)", ("a",)),))
+        return ItemOutcome("", {}, (("INSERT INTO seen VALUES (?)", (item.key,)),))
+
+    with pytest.raises(sqlite3.IntegrityError):
+        run_job(jobs, job, process)
+    assert [i["state"] for i in jobs.items(job)] == [DONE, "pending"]
+    assert jobs.read("SELECT key FROM seen") == [("a",)]
+    jobs.close()
+
+
+def test_the_eta_of_items_without_sizes_follows_the_pace_in_items(tmp_path: Path) -> None:
+    jobs = JobLedger(tmp_path / "jobs.sqlite3")
+    job = jobs.create(SYNC_GIT, [JobItem(f"repo@{i}") for i in range(4)], {})
+    ticks = iter(range(100))
+    seen: list[Progress] = []
+    run_job(jobs, job, lambda item: ItemOutcome(), on_progress=seen.append, clock=lambda: float(next(ticks)))
+    after_one = next(p for p in seen if p.items_done == 1)
+    assert after_one.bytes_total == 0 and after_one.eta_s == pytest.approx(3 * after_one.elapsed_s)
+    jobs.close()
