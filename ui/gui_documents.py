@@ -327,7 +327,7 @@ def _sources_and_jobs(gr: Any, desk: DocumentDesk, c: dict[str, Any]) -> None:
         gr.Markdown("Vault and repository syncs are not available in this GUI (no knowledge graph).")
     else:
         c["sources"] = gr.Dataframe(
-            headers=SOURCE_HEADERS, value=sources.rows(), elem_id="sources", interactive=False, wrap=True
+            headers=SOURCE_HEADERS, value=sources.rows(), elem_id="doc-sources", interactive=False, wrap=True
         )
         with gr.Row(equal_height=True):
             for source, label in SOURCE_LABELS.items():

@@ -93,7 +93,7 @@ def test_sync_now_runs_each_source_as_a_job_the_list_shows_to_its_end(context: A
 
     page = open_page(context, gui)
     tab(page, "Documents")
-    sources = page.locator("#sources")
+    sources = page.locator("#doc-sources")
     expect(sources).to_contain_text("Obsidian vault")
     expect(sources).to_contain_text("vault")
     page.click("#sync-obsidian")
