@@ -79,7 +79,8 @@ class SyncLedger:
         """Copy an older separate ledger's rows in (rows already here win), then rename its file."""
         try:
             with sqlite3.connect(f"file:{legacy}?mode=ro", uri=True) as old:
-                rows = {t: old.execute(f"SELECT * FROM {t}").fetchall() for t in _TABLES}  # noqa: S608
+                found = {r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                rows = {t: old.execute(f"SELECT * FROM {t}").fetchall() for t in _TABLES if t in found}  # noqa: S608
             old.close()
         except sqlite3.DatabaseError as error:
             raise StorageError(f"cannot read the older sync ledger {legacy}: {error}") from None
@@ -87,7 +88,7 @@ class SyncLedger:
         self.jobs.write(
             [
                 (f"INSERT OR IGNORE INTO {t} VALUES ({', '.join('?' * widths[t])})", row)  # noqa: S608
-                for t in _TABLES
+                for t in rows
                 for row in rows[t]
             ]
         )

@@ -117,3 +117,26 @@ def test_the_job_list_shows_ingest_and_sync_jobs_newest_first(ledger: JobLedger)
     ledger.create("ingest", [], {})
     ledger.create(SYNC_OBSIDIAN, [], {})
     assert [r[1] for r in job_rows(ledger)] == [SYNC_OBSIDIAN, "ingest"]
+
+
+def test_the_gui_desk_syncs_the_configured_vault_into_its_own_memory_and_graph(
+    vault: Path, tmp_path: Path
+) -> None:
+    from core.config import load_config
+    from ui.gui_documents import open_document_desk
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "sync_ledger.sqlite3").write_bytes(b"")  # an older, empty ledger file: imported and set aside
+    base = load_config(overrides={"data_dir": str(data)})
+    config = base.model_copy(update={"obsidian": base.obsidian.model_copy(update={"vault": vault})})
+    memory = open_memory()
+    graph = KnowledgeService(GraphStore(data / "graph.json"))
+    desk = open_document_desk(config, memory, graph)
+    assert desk.sources is not None and desk.sources.rows()[0][1] == str(vault)
+    desk.sources.start("obsidian")
+    desk.sources.wait(60)
+    assert "4 added" in desk.sources.status()
+    assert len(records(memory, OBSIDIAN_NOTES)) == 4 and graph.graph.edges("note:n0", "links_to")
+    assert (data / "sync_ledger.sqlite3.imported").exists()
+    desk.close()
