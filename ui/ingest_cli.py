@@ -284,7 +284,7 @@ def _jobs(ledger: JobLedger, *, as_json: bool) -> int:
     for job in jobs:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(job["created_at"]))
         print(
-            f"{job['job_id']}  {job['kind']:<8} {job['state']:<10} "
+            f"{job['job_id']}  {job['kind']:<13} {job['state']:<10} "
             f"{job['items_done']}/{job['items_total']} items  "
             f"{job['bytes_done'] / 1e6:.1f}/{job['bytes_total'] / 1e6:.1f} MB  {when}"
         )
