@@ -66,6 +66,7 @@ TONE_HEAD = HeadSpec(
         "tone_chat_negatives.tsv",
         "tone_examples_batch5.tsv",
         "tone_batch6.tsv",
+        "tone_batch7.tsv",
     ),
     calm_from=("intent_examples.tsv", ("emotional_support",)),
 )

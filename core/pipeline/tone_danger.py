@@ -166,6 +166,7 @@ URGENT = _words("help sos 911 999 112 hurry ambulance emergency asap")
 NOW = _words("rn now")
 WEAPONS = _words("gun knife blade razor machete weapon pistol rifle")
 VIOLENCE_NOW = _words("smash break throw punch hit kick scream bang trash wreck")
+DRIVERS = _words("driver cabbie taxi uber")
 GROUPS = _words("group gang bunch couple pair crowd")
 # The edge of a height the user is on: "on the edge of the multistorey car park", "at the top of the tower".
 EDGE_OF = _words("edge ledge railing parapet top side")
@@ -251,7 +252,7 @@ def _threats(sentence: Any) -> Iterator[DangerFinding]:
     for tok in sentence:
         if not _in_force(tok, settled_past=True):
             continue
-        entry = _forced_entry(tok) or _entry_attempt(tok)
+        entry = _forced_entry(tok) or _entry_attempt(tok) or _locked_in(tok)
         if entry is not None:
             yield entry
             continue
@@ -317,6 +318,36 @@ def _passive_of_me(tok: Any) -> bool:
         return False
     agents = [g for c in tok.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"]
     return all(_is_person(a) for a in agents)
+
+
+def _locked_in(tok: Any) -> DangerFinding | None:
+    """A person locking the user in ("he locked me in the bedroom"), or a driver or a stranger locking the
+    doors on them ("the taxi driver isn't going to my address, he locked the doors"); not "locked myself
+    out", not yesterday's."""
+    if (
+        tok.lemma_ != "lock"
+        or not _in_force(tok, settled_past=True)
+        or any(_is(t, RECENT_PAST) for t in tok.sent)
+    ):
+        return None
+    agent = _subject(tok, through=("xcomp", "conj", "aux"))
+    person = agent is not None and (_is_person(agent) or _is(agent, DRIVERS))
+    if not person or any(_is(t, PLAY | {"prank", "joke"}) for t in tok.doc):
+        return None
+    objects = [c for c in tok.children if c.dep_ == "dobj"]
+    inside = any(c.lower_ == "in" for c in tok.children)
+    if inside and any(o.lower_ in ("me", "us") for o in objects):
+        return DangerFinding("threat", f"{agent.lower_} lock → me in", acute=True)
+    driver = _unknown(agent) or agent.lemma_.lower() in DRIVERS or _driver_named(tok.doc)
+    mine = any(t.lower_ in ("me", "my", "i") for t in tok.doc)
+    if driver and mine and any(o.lemma_.lower() == "door" for o in objects):
+        return DangerFinding("threat", f"{agent.lower_} lock → doors", acute=True)
+    return None
+
+
+def _driver_named(doc: Any) -> bool:
+    """A driver is the person the message is about ("the Uber driver ..., he locked the doors")."""
+    return any(t.lemma_.lower() in DRIVERS and t.dep_ in ("nsubj", "nsubjpass") for t in doc)
 
 
 def _unknown(person: Any) -> bool:
@@ -941,6 +972,8 @@ def _distant_past(tok: Any) -> bool:
     words = [t.lower_ for t in tok.sent]
     pairs = set(zip(words, words[1:], strict=False))
     if ("used", "to") in pairs or ("when", "i") in pairs and ("i", "was") in pairs:
+        return True
+    if ("when", "we") in pairs and ("we", "were") in pairs:  # "when we were kids"
         return True
     if any(("last", unit) in pairs for unit in DISTANT_PAST):
         return True

@@ -238,7 +238,8 @@ RISK_TERMS: tuple[str, ...] = (
     # venom and allergy, exposure, entrapment, incapacity: emergencies told by their cause
     "stung", "bitten", "hives", "wheez*", "venom*", "snake*", "hypotherm*", "frostbit*", "through the ice",
     "soaked through", "soaking wet",
-    "trapped", "pinned", "electrocut*", "electric shock", "smoke", "car crash", "crashed the car", "crashed my car",
+    "trapped", "pinned", "electrocut*", "electric shock", "smoke", "car crash", "crashed the car",
+    "crashed my car",
     "can barely stand", "can not stand up", "worst pain",
     # danger from others: pursuit, strangers, intruders
     "chased", "chasing me", "stranger", "intruder*", "shooter", "gunman",

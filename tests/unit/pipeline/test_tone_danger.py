@@ -307,3 +307,22 @@ def test_letters_and_things_given_with_no_need_for_them_are_arrangements(reader:
     assert "ending" in frames(reader, "gave my bike to my cousin, won't be needing it", acute=False)
     assert "ending" in frames(reader, "writing letters to my parents tonight", acute=False)
     assert frames(reader, "gave my old laptop to my cousin last year", acute=False) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "acute"),
+    [
+        ("my boyfriend has locked me in the spare room", True),  # confinement under way
+        (
+            "the cab driver missed my street on purpose and locked the doors",
+            True,
+        ),  # a driver, the user inside
+        ("my brother locked me in the garden shed when we were kids", False),  # a settled past
+        ("my flatmate locked me in the bathroom as a prank", False),  # play
+        ("my husband locked the doors before bed", False),  # someone known, no one locked in
+    ],
+)
+def test_a_person_locking_the_user_in_is_an_acute_threat(
+    reader: DangerReader, text: str, acute: bool
+) -> None:
+    assert ("threat" in frames(reader, text)) is acute

@@ -80,8 +80,8 @@ def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> Non
 
 @pytest.mark.slow
 def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
-    """Real chat between friends (no crisis in it): 1/1,308 held-out turns (0.08 %) read as crisis and 16
-    (1.2 %) as concern or above, with and without the danger reader;
+    """Real chat between friends (no crisis in it): 1/1,308 held-out turns (0.08 %) read as crisis and 18
+    (1.38 %; 16 before batch 7) as concern or above, with and without the danger reader;
     before the chat negatives and the risk-evidence rule, 9.0 % crisis over all the dev conversations'
     turns."""
     chat = scored(detector, "tone_chat_heldout.tsv")
@@ -93,7 +93,7 @@ def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) 
 @pytest.mark.slow
 def test_every_dev_conversation_turn_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
     """All 2,757 turns of the five LoCoMo dev conversations (the held-out two and the three the head was
-    trained on): 1 read as crisis (0.04 %), 16 as concern or above (0.58 %)."""
+    trained on): 1 read as crisis (0.04 %), 18 as concern or above (0.65 %; 0.58 % before batch 7)."""
     turns = [*read_cases(DATA / "tone_chat_heldout.tsv"), *read_cases(TRAINED_CHAT)]
     chat = score(turns, lambda text: detector.detect(text).level.value)
     assert len(chat.cases) >= 2750
@@ -106,7 +106,8 @@ def test_crisis_phrasings_written_elsewhere_are_caught(detector: ToneDetector) -
     """tone_crisis_blind3.tsv (82 crisis rows: suicidal, self-harm, overdose, danger told as a scene, medical
     emergencies; 52 hard negatives): lexicon alone 17/82; with the head 72/82 on first measurement, 69/82
     once questions to an assistant joined as calm examples; with the danger reader 79/82 = 0.963, precision
-    79/87 = 0.908 (was 0.896); 78/82 = 0.951, precision 78/82 after the fourth set's round. The set was the
+    79/87 = 0.908 (was 0.896); 78/82 = 0.951, precision 78/82 after the fourth set's round, 78/81 after the
+    fifth's. The set was the
     danger reader's development set, so these figures are optimistic; the honest measurement is a later,
     unseen set (docs/tone_eval.md)."""
     blind = scored(detector, "tone_crisis_blind3.tsv")
@@ -120,8 +121,8 @@ def test_crisis_phrasings_written_elsewhere_are_caught(detector: ToneDetector) -
 def test_the_fourth_crisis_set_is_caught(detector: ToneDetector) -> None:
     """tone_crisis_blind4.tsv (100 crisis rows, 70 hard negatives): 83/100 = 0.830, precision 83/91 when first
     measured unseen; 95/100 = 0.950, precision 95/96 since it became the development set of the slang,
-    fragment and veto rules and batch 6 joined the head's training (docs/tone_eval.md). A development floor,
-    not an estimate."""
+    fragment and veto rules and batch 6 joined the head's training; 96/100, precision 96/97 after the fifth
+    set's round (docs/tone_eval.md). A development floor, not an estimate."""
     blind = scored(detector, "tone_crisis_blind4.tsv")
     hits, total = blind.recall("crisis")
     assert total >= 100 and hits / total >= 0.95
@@ -132,8 +133,9 @@ def test_the_fourth_crisis_set_is_caught(detector: ToneDetector) -> None:
 @pytest.mark.slow
 def test_the_fifth_crisis_set_is_caught(detector: ToneDetector) -> None:
     """tone_crisis_blind5.tsv (120 crisis rows, 80 hard negatives): 103/120 = 0.858, precision 103/107 when
-    first measured unseen; 120/120, precision 120/123 since it became the development set of the grammar
-    classes of its round (docs/tone_eval.md). A development floor, not an estimate."""
+    first measured unseen; 118/120, precision 118/121 since it became the development set of the grammar
+    classes of its round and batch 7 joined the head's training (docs/tone_eval.md). A development floor,
+    not an estimate."""
     blind = scored(detector, "tone_crisis_blind5.tsv")
     hits, total = blind.recall("crisis")
     assert total >= 120 and hits / total >= 0.95
