@@ -65,6 +65,8 @@ ATTACK = _words(
     "throw push shove"
 )
 PURSUIT = _words("follow stalk chase")  # only an attack while it happens ("he's following me")
+ATTEMPT = _words("try attempt threaten want go start begin")
+SURFACES = _words("ground floor wall bed car pavement concrete")
 PERSUADE = _words("push shove")  # an attack unless it is to do something ("pushed me to apply")
 WOUNDING = _words("stab stabbed shoot shot strangle choke rape")  # never said in jest
 PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | _words(
@@ -308,6 +310,16 @@ def _rampage(tok: Any) -> bool:
     )
 
 
+def _urged(child: Any) -> bool:
+    """A push towards something to do or reach ("to apply", "to our limits"), not onto a surface ("pushed me
+    to the ground")."""
+    if child.dep_ in ("xcomp", "ccomp", "advcl"):
+        return True
+    if child.dep_ == "prep" and child.lower_ == "to":
+        return not any(_is(g, SURFACES) for g in child.children)
+    return False
+
+
 def _passive_of_me(tok: Any) -> bool:
     """An attack verb in the passive said of the user ("I've been stabbed") or of no one named, as texting
     drops the subject ("being chased rn"); an agent, if named, is a person ("chased by deadlines" is not)."""
@@ -436,8 +448,14 @@ def _future(tok: Any) -> bool:
 def _attack_target(tok: Any) -> Any:
     """The user as the object of an attack verb ("kill me"), or of "come for/after me"."""
     if _is(tok, ATTACK) and not any(c.dep_ == "prt" for c in tok.children):  # "hit me up"
-        if tok.lemma_ in PERSUADE and any(c.dep_ in ("xcomp", "ccomp") for c in tok.children):
-            return None  # "she pushed me to apply": persuasion
+        # "a team to push us" encourages; "tried to push me", "going to push me" attack
+        infinitive = any(c.dep_ == "aux" and c.lower_ == "to" for c in tok.children) and (
+            tok.head.lemma_ not in ATTEMPT
+        )
+        if tok.lemma_ in PERSUADE and (infinitive or any(_urged(c) for c in tok.children)):
+            return (
+                None  # "she pushed me to apply", "pushed us to our limits", "a team to push us": persuasion
+            )
         return next((c for c in tok.children if c.dep_ == "dobj" and c.lower_ in ("me", "us")), None)
     if tok.lemma_ == "come":
         for prep in tok.children:

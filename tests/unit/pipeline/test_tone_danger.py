@@ -250,6 +250,8 @@ def test_sought_injuries_marks_intruders_gunfire_and_venom_are_acute(
         # chased by things, not people; persuaded, not pushed
         "being chased by deadlines all week",
         "my manager pushed me to apply for the promotion",
+        "the other team pushed us to our limits",
+        "so lucky to have a coach to push me every week",
         # a mosquito's bite swelling; someone else's hives; the worst pain named with an everyday cause
         "mosquitoes bit me and my leg is swelling",
         "my daughter has hives from the new soap",
@@ -262,6 +264,8 @@ def test_harmless_scenes_of_the_same_shapes_are_not_acute(reader: DangerReader, 
 
 def test_a_push_down_the_stairs_is_a_threat_to_the_user(reader: DangerReader) -> None:
     assert "threat" in frames(reader, "my husband shoved me down the steps", acute=False)
+    assert "threat" in frames(reader, "he pushed me to the floor and kicked me", acute=False)
+    assert "threat" in frames(reader, "my ex tried to push me down the stairs", acute=False)
 
 
 @pytest.mark.parametrize(
