@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import socket
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall
 from memory.journal import Journal
+from tests.browser.gui_page import free_port
 from tests.browser.gui_stack import scripted_choice, stream_words
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -105,12 +105,6 @@ class Recorder:
         return sorted({*self.foreign, *(url for url in self.events if not _is_loopback_url(url))})
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _is_loopback_url(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme in ("data", "blob", "about"):
@@ -144,7 +138,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Ite
         prompt=PromptBuilder("You are a test.", EstimateCounter(), 8000),
     )
     app = build_app(orchestrator, title="Daemon", model_notice=NOTICE)
-    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])
+    url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
     try:
         yield Server(url, journal)
     finally:
@@ -162,6 +156,18 @@ def browser(chromium_path: Path) -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def context(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
+    """A fresh browser context (its own cookies and storage: one browser session); a test module may set
+    VIEWPORT_HEIGHT."""
+    height = getattr(request.module, "VIEWPORT_HEIGHT", 900)
+    ctx = browser.new_context(viewport={"width": 1200, "height": height})
+    try:
+        yield ctx
+    finally:
+        ctx.close()
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ personality. Screenshots go where the other tabs' go (tests/browser/test_gui_tab
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,20 +19,14 @@ from core.config import load_config
 from core.config_user import settings_path
 from core.secrets import SECRETS_FILE, SecretStore
 from core.system_prompt import DEFAULT_PERSONALITY, PERSONALITY_FILE, system_prompt_reader
+from tests.browser.gui_page import Gui, free_port, uploads_inside
 from tests.browser.gui_stack import build_stack
-from tests.browser.test_gui_tabs import Gui
 from tests.fakes.model_listing_servers import OllamaListing, port_of
 from tests.fakes.openai_dialect_servers import said
 from ui.gui_wizard import SetupDesk
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TAVILY_KEY = "tvly-dev-wizard-0123456789abcdef"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -53,24 +45,20 @@ def gui(
     from ui.gradio_app import build_app, launch
 
     data = tmp_path_factory.mktemp("fresh-data")
-    previous = os.environ.get("GRADIO_TEMP_DIR")
-    os.environ["GRADIO_TEMP_DIR"] = str(data / "gradio-tmp")
+    restore_uploads = uploads_inside(data)
     stack = build_stack(data)
-    ports = {"ollama": port_of(ollama), "lmstudio": _free_port(), "llamacpp": _free_port()}
+    ports = {"ollama": port_of(ollama), "lmstudio": free_port(), "llamacpp": free_port()}
     stack.backends.setup = SetupDesk(
         data, SecretStore(data, keyring=lambda: None), ports, 0.8, 10.0, "scripted"
     )
     app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
-    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])
+    url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
     try:
         yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
     finally:
         app.close()
         stack.close()
-        if previous is None:
-            os.environ.pop("GRADIO_TEMP_DIR", None)
-        else:
-            os.environ["GRADIO_TEMP_DIR"] = previous
+        restore_uploads()
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests.browser.gui_page import Gui, open_page, send, tab
 from tests.browser.gui_stack import seed_graph
-from tests.browser.test_gui_tabs import Gui, context, gui, open_page, send, tab  # noqa: F401 - fixtures
+from tests.browser.test_gui_tabs import gui  # noqa: F401 - the fixture: the same stack as the tab tests
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 EVIL = '<img src=x onerror="window.__pwned=1">${7*7}{{7*7}}'

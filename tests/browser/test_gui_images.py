@@ -9,7 +9,6 @@ images each turn's user message carried.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,8 @@ from memory.visual.encoder import ClipEncoder
 from memory.visual.index import FaissImageIndex
 from memory.visual.retrieval import ImageRecall
 from memory.visual.store import VisualMemory
+from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
 from tests.browser.gui_stack import CitingAgent, build_stack, scripted_choice
-from tests.browser.test_gui_tabs import Gui, _free_port, open_page, send, tab
 from tests.unit.memory.visual_helpers import LIMITS, draw
 from ui.gui_images import ImageDesk
 
@@ -55,8 +54,7 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
     from ui.gradio_app import build_app, launch
 
     data = tmp_path_factory.mktemp("gui-images")
-    previous = os.environ.get("GRADIO_TEMP_DIR")
-    os.environ["GRADIO_TEMP_DIR"] = str(data / "gradio-tmp")  # as `gui` does: uploads inside the data dir
+    restore_uploads = uploads_inside(data)
     stack = build_stack(data)
     encoder = ClipEncoder(pretrained=None)  # random init: the real model code, no weights to fetch
     index = FaissImageIndex(data / "visual_index.faiss", encoder.name, encoder.dim)
@@ -75,7 +73,7 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
     )
     app = build_app(orchestrator, title="Daemon", backends=stack.backends)
     url = launch(
-        app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data], max_file_mb=2.0
+        app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data], max_file_mb=2.0
     )
     try:
         yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
@@ -83,19 +81,7 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
         app.close()
         visual.close()
         stack.close()
-        if previous is None:
-            os.environ.pop("GRADIO_TEMP_DIR", None)
-        else:
-            os.environ["GRADIO_TEMP_DIR"] = previous
-
-
-@pytest.fixture
-def context(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
-    try:
-        yield ctx
-    finally:
-        ctx.close()
+        restore_uploads()
 
 
 def test_add_an_image_see_it_search_it_and_remove_it(context: Any, gui: Gui, tmp_path: Path) -> None:

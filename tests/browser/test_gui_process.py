@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,22 +19,18 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.browser.gui_page import free_port
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.integration]
 ROOT = Path(__file__).resolve().parents[2]
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def gui_process(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[tuple[str, Path]]:
     folder = tmp_path_factory.mktemp("gui-process")
     (folder / "echo.yaml").write_text(ECHO_CONFIG)
-    data, port = folder / "data", _free_port()
+    data, port = folder / "data", free_port()
     env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
     env.pop("GRADIO_TEMP_DIR", None)  # `gui` puts it inside the data dir
     log = (folder / "gui.log").open("w")

@@ -19,11 +19,12 @@ from knowledge.git_history import GitHistorySync
 from knowledge.obsidian import ObsidianSync
 from knowledge.source_sync import SyncSource
 from knowledge.sync_ledger import SyncLedger
+from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
 from tests.browser.gui_stack import build_stack
-from tests.browser.test_gui_tabs import Gui, _free_port, open_page, send, tab
 from ui.gui_documents import SourceDesk
 from ui.sync_cli import MemorySink
 
+VIEWPORT_HEIGHT = 1100  # the Sources table and the job list both in view
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -52,8 +53,7 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
 
     data = tmp_path_factory.mktemp("gui-sources-data")
     vault, repo = make_sources(tmp_path_factory.mktemp("sources"))
-    previous = os.environ.get("GRADIO_TEMP_DIR")
-    os.environ["GRADIO_TEMP_DIR"] = str(data / "gradio-tmp")
+    restore_uploads = uploads_inside(data)
     stack = build_stack(data)
     desk: Any = stack.backends.documents
     ledger = SyncLedger(desk.ledger)
@@ -66,26 +66,14 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
 
     desk.sources = SourceDesk(desk.ledger, open_sync, vault, (repo,))  # as open_document_desk builds it
     app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
-    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])
+    url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
     try:
         yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
     finally:
         app.close()
         desk.sources.wait(30)
         stack.close()
-        if previous is None:
-            os.environ.pop("GRADIO_TEMP_DIR", None)
-        else:
-            os.environ["GRADIO_TEMP_DIR"] = previous
-
-
-@pytest.fixture
-def context(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1200, "height": 1100})
-    try:
-        yield ctx
-    finally:
-        ctx.close()
+        restore_uploads()
 
 
 def test_sync_now_runs_each_source_as_a_job_the_list_shows_to_its_end(context: Any, gui: Gui) -> None:

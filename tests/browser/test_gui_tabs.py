@@ -8,9 +8,6 @@ also copied to docs/screenshots/ (the README's pictures).
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,30 +16,10 @@ import httpx
 import pytest
 
 from tests.browser.conftest import CHROMIUM_ARGS
-from tests.browser.gui_stack import Stack, build_stack, seed_fact
+from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
+from tests.browser.gui_stack import build_stack, seed_fact
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-class Gui:
-    def __init__(self, url: str, stack: Stack, data: Path, shots: Path) -> None:
-        self.url, self.stack, self.data, self.shots = url, stack, data, shots
-
-    def shot(self, page: Any, name: str) -> Path:
-        """Save a screenshot of the page (and refresh docs/screenshots when asked to)."""
-        path = self.shots / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        if os.environ.get("DAEMON_UPDATE_SCREENSHOTS") == "1":
-            DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, DOCS_SHOTS / path.name)
-        return path
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +29,14 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
 
     data = tmp_path_factory.mktemp("gui-data")
     # As `gui` does: Gradio's uploads inside the data dir, which is blocked around them.
-    previous = os.environ.get("GRADIO_TEMP_DIR")
-    os.environ["GRADIO_TEMP_DIR"] = str(data / "gradio-tmp")
+    restore_uploads = uploads_inside(data)
     stack = build_stack(data)
     seed_fact(stack, "user", "lives in", "Lyon")
     app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
     url = launch(
         app,
         "127.0.0.1",
-        _free_port(),
+        free_port(),
         None,
         block=False,
         quiet=True,
@@ -73,32 +49,7 @@ def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterat
     finally:
         app.close()
         stack.close()
-        if previous is None:
-            os.environ.pop("GRADIO_TEMP_DIR", None)
-        else:
-            os.environ["GRADIO_TEMP_DIR"] = previous
-
-
-@pytest.fixture
-def context(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
-    try:
-        yield ctx
-    finally:
-        ctx.close()
-
-
-def open_page(context: Any, gui: Gui) -> Any:
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    page.goto(gui.url)
-    page.wait_for_selector("#msg textarea")
-    return page
-
-
-def send(page: Any, text: str) -> None:
-    page.fill("#msg textarea", text)
-    page.click("#send")
+        restore_uploads()
 
 
 def pick_row(page: Any, table: Any, text: str, target: str) -> None:
@@ -109,10 +60,6 @@ def pick_row(page: Any, table: Any, text: str, target: str) -> None:
     before = box.input_value()
     table.get_by_text(text, exact=True).last.click()
     expect(box).not_to_have_value(before or "")
-
-
-def tab(page: Any, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
 
 
 def test_chat_streams_a_reply_and_a_reload_continues_the_session(context: Any, gui: Gui) -> None:
