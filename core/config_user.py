@@ -52,7 +52,7 @@ def save_settings(data_dir: Path, changes: dict[str, Any]) -> Path:
     import yaml
 
     from core.config import _deep_merge
-    from core.secrets import write_private
+    from core.data_dir import write_private
 
     merged = _deep_merge(read_settings(data_dir), changes)
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)

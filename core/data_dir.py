@@ -77,3 +77,26 @@ def _tree(path: Path) -> list[Path]:
     for folder, dirs, files in os.walk(path, onerror=None, followlinks=False):
         items.extend(Path(folder, name) for name in (*dirs, *files))
     return items
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` with `text` atomically; the new file is 0600 from the moment it exists."""
+    import tempfile
+
+    # mkstemp: a fresh name (two writers never share one) created 0600 with O_EXCL, in the same folder so
+    # the replace is atomic
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        os.fchmod(fd, FILE_MODE)  # the mode given to open is reduced by the umask, never widened: make sure
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            fd = -1
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()

@@ -16,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from core.data_dir import write_private
 
 log = logging.getLogger(__name__)
 
@@ -55,29 +56,6 @@ def usable_keyring() -> Any:
     if isinstance(backend, chainer.ChainerBackend) and not backend.backends:
         return None
     return backend
-
-
-def write_private(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically; the new file is 0600 from the moment it exists."""
-    import tempfile
-
-    # mkstemp: a fresh name (two writers never share one) created 0600 with O_EXCL, in the same folder so
-    # the replace is atomic
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(name)
-    try:
-        os.fchmod(fd, 0o600)  # the mode given to open is reduced by the umask, never widened: make sure
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            fd = -1
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
 
 
 def under_environment(saved: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:

@@ -40,7 +40,7 @@ def load_personality(data_dir: Path) -> str:
 
 def save_personality(data_dir: Path, text: str) -> None:
     """Save the user's personality text (0600); empty text or the default removes the file (reset)."""
-    from core.secrets import write_private
+    from core.data_dir import write_private
 
     text = text.strip()
     path = data_dir / PERSONALITY_FILE

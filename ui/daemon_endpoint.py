@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from core.data_dir import FILE_MODE
+from core.data_dir import write_private
 
 ENDPOINT_FILE = "daemon_endpoint.json"
 TOKEN_FILE = "daemon_token"
@@ -38,27 +38,8 @@ class Endpoint:
 def new_token(path: Path) -> str:
     """A fresh token written to `path` (0600 from its creation; an older file is replaced)."""
     token = secrets.token_urlsafe(32)
-    _write_private(path, token + "\n")
+    write_private(path, token + "\n")
     return token
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write `text` to a new 0600 file beside `path`, then rename it over `path` (readers see the old file
-    or the whole new one)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
 
 
 class ControlFiles:
@@ -73,7 +54,7 @@ class ControlFiles:
     def announce(self, port: int, kind: str) -> Endpoint:
         """Write the endpoint file: from now on, front ends started on this data dir attach here."""
         self.endpoint = Endpoint(port=port, pid=os.getpid(), started=time.time(), kind=kind)
-        _write_private(self.data_dir / ENDPOINT_FILE, json.dumps(asdict(self.endpoint)) + "\n")
+        write_private(self.data_dir / ENDPOINT_FILE, json.dumps(asdict(self.endpoint)) + "\n")
         return self.endpoint
 
     def withdraw(self) -> None:

@@ -13,6 +13,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
+from core.data_dir import write_private
 from core.secrets import (
     INDEX_FILE,
     SECRETS_FILE,
@@ -20,7 +21,6 @@ from core.secrets import (
     mask,
     under_environment,
     usable_keyring,
-    write_private,
 )
 
 KEY = "sk-test-0123456789abcdefSECRETVALUE"
