@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
@@ -57,6 +58,8 @@ class ModelChoice:
     # and the modes it may not, each with the reason (a duel needs a second model).
     modes: Mapping[str, Agent] = field(default_factory=dict)
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    # Its own prompt builder (the budget its context window allows); None: the orchestrator's.
+    prompt: PromptBuilder | None = None
 
 
 class Orchestrator:
@@ -79,6 +82,8 @@ class Orchestrator:
             raise ValueError("the orchestrator needs at least one model")
         self._models: Mapping[str, ModelChoice] = {m.name: m for m in models}
         self.default_model = models[0].name
+        # use_model may run in a worker thread while a turn picks its model on the event loop
+        self._choosing = threading.Lock()
         self._log = log
         self._context = context
         self._prompt = prompt
@@ -91,6 +96,14 @@ class Orchestrator:
     @property
     def model_names(self) -> list[str]:
         return list(self._models)
+
+    def use_model(self, choice: ModelChoice) -> None:
+        """Add `choice` (or replace the model of that name) and make it the default from the next turn on.
+        A turn already running keeps the choice it picked when it started."""
+        with self._choosing:
+            others = {name: m for name, m in self._models.items() if name != choice.name}
+            self._models = {choice.name: choice, **others}
+            self.default_model = choice.name
 
     def describe_model(self, name: str) -> str:
         return self._models[name].description
@@ -127,7 +140,7 @@ class Orchestrator:
         context: TurnContext | None = None
         try:
             context = await self._context.gather(session_id, text)
-            prompt = await self._prompt.build(context)
+            prompt = await (choice.prompt or self._prompt).build(context)
             messages = with_images(prompt.messages(), await turn_images(self._images, context, images))
             # The escalation state sets the reply length (short, calm answers in distress), when it has one.
             limit = context.max_response_tokens
@@ -174,10 +187,11 @@ class Orchestrator:
                 self._context.observe_reply(session_id, text, "".join(shown), "cancelled", reading)
 
     def _choose(self, model: str | None) -> ModelChoice:
-        name = model or self.default_model
-        if name not in self._models:
-            raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(self._models)}")
-        return self._models[name]
+        with self._choosing:
+            name, models = model or self.default_model, self._models
+        if name not in models:
+            raise UserInputError(f"unknown model {name!r}; choose one of: {', '.join(models)}")
+        return models[name]
 
     def _pick(self, model: str | None, mode: str | None) -> tuple[ModelChoice, Agent]:
         """The model a turn asked for and its agent in the mode asked for (None: the configured one)."""

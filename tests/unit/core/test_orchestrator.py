@@ -320,3 +320,66 @@ async def test_citations_in_the_answer_map_to_the_items_the_prompt_showed(tmp_pa
     assert isinstance(done, Done)
     assert [(c["marker"], c["id"]) for c in done.citations] == [("M1", "conv_1")]  # M9 names nothing
     assert journal.turn(done.turn_id).citations == list(done.citations)  # type: ignore[union-attr]
+
+
+class GatedAgent(RecordingAgent):
+    """A `RecordingAgent` that holds its answer until `release` is set (a turn caught in flight)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = asyncio.Event(), asyncio.Event()
+
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
+    ) -> AsyncIterator[RunEvent]:
+        self.started.set()
+        await self.release.wait()
+        async for event in super().run(messages, cancel=cancel, max_tokens=max_tokens):
+            yield event
+
+
+async def test_a_model_added_at_run_time_becomes_the_default_and_replaces_its_namesake(
+    tmp_path: Path,
+) -> None:
+    first, second, third = RecordingAgent(), RecordingAgent(), RecordingAgent()
+    orchestrator, _ = make(tmp_path, first)
+
+    orchestrator.use_model(ModelChoice("ollama", second, "qwen2.5:7b"))
+    await collect(orchestrator, "hi")
+    orchestrator.use_model(ModelChoice("ollama", third, "llama3.2"))
+    await collect(orchestrator, "again")
+
+    assert orchestrator.default_model == "ollama" and orchestrator.model_names == ["ollama", "rec"]
+    assert orchestrator.describe_model("ollama") == "llama3.2"
+    assert (len(first.seen), len(second.seen), len(third.seen)) == (0, 1, 1)
+    await collect(orchestrator, "old one", model="rec")  # the start-up model stays selectable
+    assert len(first.seen) == 1
+
+
+async def test_a_turn_in_flight_keeps_the_model_it_started_with(tmp_path: Path) -> None:
+    old, new = GatedAgent(), RecordingAgent()
+    orchestrator, journal = make(tmp_path, old)  # type: ignore[arg-type]
+
+    running = asyncio.create_task(collect(orchestrator, "slow question"))
+    await old.started.wait()
+    orchestrator.use_model(ModelChoice("new", new))
+    old.release.set()
+    events = await running
+    await collect(orchestrator, "next question")
+
+    assert isinstance(events[-1], Done) and events[-1].answer == "answer:slow question"
+    assert [query_of(m) for m in old.seen] == ["slow question"]
+    assert [query_of(m) for m in new.seen] == ["next question"]
+    assert [t.status for t in journal.turns()] == ["complete", "complete"]
+
+
+async def test_a_model_with_its_own_prompt_builder_is_prompted_by_it(tmp_path: Path) -> None:
+    agent = RecordingAgent()
+    orchestrator, _ = make(tmp_path, RecordingAgent())
+
+    orchestrator.use_model(
+        ModelChoice("own", agent, prompt=PromptBuilder("OWN SYSTEM", EstimateCounter(), 4000))
+    )
+    await collect(orchestrator, "hello")
+
+    assert agent.seen[0][0].content.startswith("OWN SYSTEM")
