@@ -17,17 +17,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.agent.factory import AgentGuards
-    from core.config import AppConfig
+    from core.config import AppConfig, ProviderConfig
     from core.generation.extractive import ExtractiveRecall
     from core.mcp.runtime import McpRuntime
     from core.nlp import SpacyPipeline
+    from core.orchestrator import ModelChoice, Orchestrator, RecallAnswerer
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, FactPort, ImageFinder, MemoryBrowser, MemoryPort
     from core.prompt.builder import PromptBuilder
     from core.providers.base import ChatProvider
+    from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.tools.base import Tool
     from core.tools.catalog import ToolCatalog
+    from core.tools.toolset import Toolset
     from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
@@ -708,8 +711,6 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
     general = catalog.available.filtered(lambda t: t.name not in stores)
     guards = build_tool_policy(config, side)  # the same gate and guards for every model and front end
-    recall = build_recall(parts.nlp)
-    choices = model_choices(config, factory, names, general, tuple(stores), side, recall, guards)
     inventory = Inventory(
         names,
         side.name if side else None,
@@ -719,11 +720,15 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         catalog.available,
         idle_end_minutes=config.session.idle_end_minutes,
     )
+    kit = ModelKit(general, tuple(stores), side, build_recall(parts.nlp), guards, inventory)
+    choices = main_model_choices(config, factory, names, kit)
+    prompt = choices[0].prompt
+    assert prompt is not None  # main_model_choices gives the default model its own
     orchestrator = Orchestrator(
         choices,
         journal,
         parts.context,
-        build_prompt(config, names[0], side, inventory),
+        prompt,
         memory=parts.port,
         knowledge=parts.knowledge,
         extractor=parts.extractor,
@@ -745,7 +750,55 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         tools=ToolRunner(catalog, guards.policy),
         knowledge=parts.knowledge,
         images=turn_images,
+        use_model=model_switcher(config, env, ledger, orchestrator, kit),
     )
+
+
+@dataclass(frozen=True)
+class ModelKit:
+    """What every model choice is built from besides its provider: the tools (the store tools for capable
+    models only), the side model, the embedded model's recall, the tool guards and the prompt's inventory."""
+
+    general: Toolset
+    stores: tuple[Tool, ...]
+    side: ChatProvider | None
+    recall: RecallAnswerer | None
+    guards: AgentGuards
+    inventory: Inventory | None = None
+
+
+def main_model_choices(
+    config: AppConfig, factory: ProviderFactory, names: Sequence[str], kit: ModelKit
+) -> list[ModelChoice]:
+    """The model choices, the first (`names[0]`, the default) in the configured generation mode and with
+    the prompt budget its context window allows. Start-up and a model picked at run time both use this."""
+    from dataclasses import replace
+
+    from core.generation.setup import model_choices
+
+    choices = model_choices(config, factory, names, kit.general, kit.stores, kit.side, kit.recall, kit.guards)
+    prompt = build_prompt(config, names[0], kit.side, kit.inventory)
+    return [replace(choices[0], prompt=prompt), *choices[1:]]
+
+
+def model_switcher(
+    config: AppConfig, env: Mapping[str, str], ledger: CostLedger, orchestrator: Orchestrator, kit: ModelKit
+) -> Callable[[str, ProviderConfig, Mapping[str, str]], None]:
+    """`use_model(name, provider, keys)`: build provider `name` (its config; `keys` just saved, over the
+    environment) as start-up would as the main model, and make it the orchestrator's default from the
+    next turn on. Raises (a `DaemonError` naming the problem) and changes nothing when it cannot."""
+
+    def use_model(name: str, provider: ProviderConfig, keys: Mapping[str, str]) -> None:
+        from core.providers.registry import ProviderFactory
+
+        providers = {**config.providers, name: provider}
+        models = config.models.model_copy(update={"main": name})
+        chosen = config.model_copy(update={"providers": providers, "models": models})
+        factory = ProviderFactory(chosen, {**env, **keys}, ledger)
+        names = [name, *(other for other in factory.available() if other != name)]
+        orchestrator.use_model(main_model_choices(chosen, factory, names, kit)[0])
+
+    return use_model
 
 
 @dataclass(frozen=True)

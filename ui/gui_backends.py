@@ -67,5 +67,5 @@ def from_services(services: Services) -> GuiBackends:
         # Stable across restarts so reopening the page continues its session; per data dir so two Daemons
         # on one machine never read each other's stored id.
         browser_secret=hashlib.sha256(str(config.data_dir).encode()).hexdigest()[:32],
-        setup=open_setup_desk(config, services.main_provider),
+        setup=open_setup_desk(config, services.main_provider, services.use_model),
     )

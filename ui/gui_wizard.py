@@ -11,9 +11,10 @@ ui/gui_settings.py lays this out on the page.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ OPTIONAL_KEYS: Mapping[str, str] = {
     "WOLFRAM_APP_ID": "Wolfram|Alpha app id (maths and data)",
 }
 VALIDATION_PROMPT = "Reply with the single word OK."
+# main.py's model switcher: provider name, its config, the keys just saved -> answering from the next turn
+UseModel = Callable[[str, ProviderConfig, Mapping[str, str]], None]
 
 
 @dataclass
@@ -50,7 +53,8 @@ class SetupDesk:
     ports: Mapping[str, int] = field(default_factory=dict)
     discovery_timeout_s: float = 0.8
     validation_timeout_s: float = 20.0
-    current_provider: str = ""  # the provider answering in this process (a new choice applies at restart)
+    current_provider: str = ""  # the provider answering in this process
+    use_model: UseModel | None = None  # None: a new choice applies at the next start
     # two browser sessions may finish at once: one saves after the other
     saving: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -62,7 +66,7 @@ class SetupDesk:
         return await discover(self.ports, timeout_s=self.discovery_timeout_s)
 
 
-def open_setup_desk(config: Any, current_provider: str = "") -> SetupDesk:
+def open_setup_desk(config: Any, current_provider: str = "", use_model: UseModel | None = None) -> SetupDesk:
     """The desk for an `AppConfig`: its data dir's secret store and its discovery ports."""
     return SetupDesk(
         config.data_dir,
@@ -70,6 +74,7 @@ def open_setup_desk(config: Any, current_provider: str = "") -> SetupDesk:
         config.discovery.ports(),
         config.discovery.timeout_s,
         current_provider=current_provider,
+        use_model=use_model,
     )
 
 
@@ -211,10 +216,28 @@ async def finish(desk: SetupDesk, answers: Answers) -> Outcome:
             if name in OPTIONAL_KEYS and value.strip():
                 desk.secrets.set(name, value)
         save_settings(desk.data_dir, _settings(answers, vault, repos))
-    note = "The chat is ready."
-    if desk.current_provider and choice.name != desk.current_provider:  # models are built at start
-        note = f"The chat is ready; restart Daemon to answer with {choice.label}."
-    return Outcome(True, f"✓ Saved. {checked.message}. {note}")
+    return Outcome(True, f"✓ Saved. {checked.message}. {await _switch(desk, choice)}")
+
+
+async def _switch(desk: SetupDesk, choice: ProviderChoice) -> str:
+    """Make the running chat answer with the saved choice; what the user is told about it."""
+    if choice.entry is None and choice.name == desk.current_provider:
+        return "The chat is ready."  # the model answering already
+    if desk.use_model is None:
+        return f"The chat is ready; {choice.label} answers from the next start."
+    from core.errors import DaemonError
+
+    keys = {choice.key_env: choice.key} if choice.key_env and choice.key else {}
+    try:  # building the agents may read files (a tokenizer): off the event loop
+        await asyncio.to_thread(desk.use_model, choice.name, _provider_config(choice), keys)
+    except DaemonError as error:
+        return f"The chat keeps its model ({error}); {choice.label} answers from the next start."
+    except Exception as error:  # noqa: BLE001 - shown to the user, never raised into the page
+        log.warning("could not switch to %s", choice.name, exc_info=True)
+        reason = type(error).__name__
+        return f"The chat keeps its model ({reason}); {choice.label} answers from the next start."
+    desk.current_provider = choice.name
+    return f"The chat is now answering with {choice.label}."
 
 
 def _settings(answers: Answers, vault: str | None, repos: list[str]) -> dict[str, Any]:

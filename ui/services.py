@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from memory.visual.attach import TurnImages
+    from ui.gui_wizard import UseModel
     from ui.tools_cli import ToolRunner
 
 
@@ -36,6 +37,7 @@ class Services:
     tools: ToolRunner | None = None  # runs the tool calls the user approves (the REPL's proposals)
     knowledge: KnowledgeService | None = None  # the knowledge graph (the GUI's Graph tab)
     images: TurnImages | None = None  # visual memory as the GUI's Images tab and chat attachments use it
+    use_model: UseModel | None = None  # makes a model picked in the wizard answer from the next turn on
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""

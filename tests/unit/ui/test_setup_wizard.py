@@ -129,3 +129,69 @@ def test_skipping_marks_the_setup_done_and_keeps_the_offline_defaults(tmp_path: 
     assert not desk.needs_setup()
     assert load_config(settings_file=settings_path(tmp_path)).models.main == "auto"
     assert asyncio.run(validate(embedded_choice(), 1.0)).ok
+
+
+def test_the_model_picked_at_finish_answers_the_next_turn_without_a_restart(
+    tmp_path: Path, openai_fake: FakeOpenAIServer
+) -> None:
+    """finish -> main.py's model switcher (start-up's own composition) -> the orchestrator's default: the
+    next turn goes to the fake server with the key just saved; the start-up model stays selectable."""
+    from core.events import Done
+    from core.orchestrator import ModelChoice, Orchestrator
+    from core.providers.pricing import CostLedger
+    from core.tools.toolset import Toolset
+    from core.turn_context import ContextGatherer, JournalHistory
+    from main import ModelKit, build_prompt, build_tool_policy, model_switcher
+    from memory.journal import Journal
+    from tests.unit.core.test_orchestrator import RecordingAgent
+
+    config = load_config(overrides={"data_dir": str(tmp_path / "data")})
+    journal = Journal(tmp_path / "j.sqlite3")
+    startup = RecordingAgent()
+    orchestrator = Orchestrator(
+        [ModelChoice("local", startup)],
+        journal,
+        ContextGatherer(JournalHistory(journal, 8)),
+        build_prompt(config, "local", None),
+    )
+    kit = ModelKit(Toolset(), (), None, None, build_tool_policy(config))
+    switch = model_switcher(config, {}, CostLedger(budget_usd=None), orchestrator, kit)
+    desk = _desk(config.data_dir, current_provider="local", use_model=switch)
+    openai_fake.script(reply("OK"), reply("Hello from the picked model"))
+    choice = cloud_choice("openai", "gpt-4o-mini", KEY, base_url=openai_fake.base_url + "/v1")
+
+    outcome = asyncio.run(finish(desk, Answers(name="Ada", choice=choice)))
+
+    assert outcome.ok and "now answering with gpt-4o-mini from OpenAI" in outcome.message, outcome.message
+    assert orchestrator.default_model == "openai" and "local" in orchestrator.model_names
+
+    async def turn() -> list[object]:
+        return [event async for event in orchestrator.run_turn("hi")]
+
+    done = asyncio.run(turn())[-1]
+    assert isinstance(done, Done) and done.answer == "Hello from the picked model", done
+    turn_request = openai_fake.requests[1]
+    assert turn_request.headers["authorization"] == f"Bearer {KEY}"  # the key just saved reached it
+    assert turn_request.body["model"] == "gpt-4o-mini"
+    assert startup.seen == []
+    openai_fake.assert_done()
+
+
+def test_a_model_that_cannot_be_built_keeps_the_old_one_and_says_so(
+    tmp_path: Path, openai_fake: FakeOpenAIServer
+) -> None:
+    from core.errors import ConfigError
+
+    def refuse(name: str, provider: object, keys: object) -> None:
+        raise ConfigError("models.judge names 'nowhere', which is not configured")
+
+    openai_fake.script(reply("OK"))
+    choice = cloud_choice("openai", "gpt-4o-mini", KEY, base_url=openai_fake.base_url + "/v1")
+    desk = _desk(tmp_path, current_provider="local", use_model=refuse)
+
+    outcome = asyncio.run(finish(desk, Answers(name="Ada", choice=choice)))
+
+    assert outcome.ok and "keeps its model" in outcome.message and "'nowhere'" in outcome.message
+    assert "next start" in outcome.message
+    assert load_config(settings_file=settings_path(tmp_path)).models.main == "openai"  # saved all the same
+    assert desk.current_provider == "local"
