@@ -93,7 +93,11 @@ def build_app(
             return messages or gr.skip()
 
         app.load(on_load, [chat.browser_id, chat.session], [chat.chatbot], show_progress="hidden")
-        attach_wizard(gr, app, wizard, parts.setup)
+        # the models answering now: a model picked in the wizard is the default from its next turn on
+        app.load(chat.models_now, None, list(chat.selectors), show_progress="hidden", queue=False)
+        finished = attach_wizard(gr, app, wizard, parts.setup)
+        if finished is not None:
+            finished.then(chat.models_now, None, list(chat.selectors), show_progress="hidden", queue=False)
     app.queue(default_concurrency_limit=concurrency_limit)
     return app
 

@@ -7,7 +7,7 @@ Gradio is handed in (`gr`) by `ui.gradio_app.build_app`, which imports it lazily
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,8 @@ class ChatTab:
     chatbot: Any
     browser_id: Any
     status: Any
+    selectors: tuple[Any, Any]  # the model and mode selectors
+    models_now: Callable[[], tuple[Any, Any]]  # their updates for the models answering now
 
 
 def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_notice: str | None) -> ChatTab:
@@ -111,15 +113,16 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
     with gr.Accordion("Sources", open=True, visible=False, elem_id="sources-box") as c["sources_box"]:
         c["sources"] = gr.Radio(choices=[], elem_id="sources", show_label=False, container=False)
         c["source_view"] = gr.Markdown("", elem_id="source-view")
-    _wire(gr, backend, parts, c)
-    return ChatTab(c["session"], c["chatbot"], c["browser_id"], c["status"])
+    handlers = _wire(gr, backend, parts, c)
+    selectors = (c["model"], c["mode"])
+    return ChatTab(c["session"], c["chatbot"], c["browser_id"], c["status"], selectors, handlers.models_now)
 
 
 def _outputs(update: ChatUpdate, gr: Any) -> tuple[Any, ...]:
     return tuple(gr.skip() if value is None else value for value in update)
 
 
-def _wire(gr: Any, backend: ChatBackend, parts: GuiBackends, c: dict[str, Any]) -> None:
+def _wire(gr: Any, backend: ChatBackend, parts: GuiBackends, c: dict[str, Any]) -> _Handlers:
     handlers = _Handlers(gr, backend, parts)
     after = [c["proposal"], c["proposal_text"], c["sources_box"], c["sources"], c["source_view"]]
     gr.on(
@@ -161,6 +164,7 @@ def _wire(gr: Any, backend: ChatBackend, parts: GuiBackends, c: dict[str, Any]) 
         outputs=[c["status"], c["proposal"], c["proposal_text"]],
         show_progress="hidden",
     )
+    return handlers
 
 
 class _Handlers:
@@ -218,6 +222,12 @@ class _Handlers:
         """The mode selector for another model (a duel needs a rival, best-of a judge)."""
         options = mode_options(self.backend, model)
         return self.gr.update(choices=mode_choices(options), value=CONFIGURED, visible=bool(options))
+
+    def models_now(self) -> tuple[Any, Any]:
+        """The model selector as the backend has it now, on its default (a model picked in the wizard
+        answers from the next turn on), and that model's mode selector."""
+        default = self.backend.default_model
+        return self.gr.update(choices=self.backend.model_names, value=default), self.modes_for(default)
 
     def _proposal_bar(self, session: GuiChatSession) -> tuple[Any, Any]:
         if not session.proposals:

@@ -99,10 +99,11 @@ def _choice(picked: str, found: dict[str, Any], cloud: tuple[str, str, str, str]
     return wizard.embedded_choice()
 
 
-def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk | None) -> None:
-    """Wire the wizard: shown on load when setup is not done, with the local servers found at that moment."""
+def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk | None) -> Any:
+    """Wire the wizard: shown on load when setup is not done, with the local servers found at that moment.
+    Returns Finish's event (to chain the chat's model selector on), None without a wizard."""
     if c is None or desk is None:
-        return
+        return None
 
     async def scan(current: str) -> tuple[Any, dict[str, Any], str]:
         servers = await desk.servers()
@@ -135,10 +136,10 @@ def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk |
         return (await wizard.validate(choice, desk.validation_timeout_s)).message
 
     c["test"].click(test, [c["provider"], c["found"], *cloud], [c["test_result"]])
-    _wire_finish(gr, c, desk, cloud)
+    return _wire_finish(gr, c, desk, cloud)
 
 
-def _wire_finish(gr: Any, c: dict[str, Any], desk: SetupDesk, cloud: list[Any]) -> None:
+def _wire_finish(gr: Any, c: dict[str, Any], desk: SetupDesk, cloud: list[Any]) -> Any:
     key_names = list(wizard.OPTIONAL_KEYS)
     secret_fields = [c["cloud_key"], *c["keys"]]
     cleared = [""] * len(secret_fields)  # plain values: Gradio consumes an update dict when it applies it
@@ -159,12 +160,13 @@ def _wire_finish(gr: Any, c: dict[str, Any], desk: SetupDesk, cloud: list[Any]) 
         return (gr.update(visible=False), outcome.message, *cleared)
 
     inputs = [c["name"], c["style"], c["provider"], c["found"], *cloud, *c["keys"], c["vault"], c["repos"]]
-    c["finish"].click(done, inputs, [c["box"], c["result"], *secret_fields])
+    finished = c["finish"].click(done, inputs, [c["box"], c["result"], *secret_fields])
 
     def skipped() -> tuple[Any, str]:
         return gr.update(visible=False), wizard.skip(desk).message
 
     c["skip"].click(skipped, None, [c["box"], c["result"]])
+    return finished
 
 
 def build_settings_tab(

@@ -3,8 +3,9 @@
 A fresh data dir behind the whole GUI back end of tests/browser/gui_stack.py, a fake Ollama on a free
 loopback port (its real `/api/tags` and `/v1/chat/completions` formats) as the only local server found: the
 wizard shows, takes a name and a style, offers the Ollama model in one click, validates it with one real
-request, saves the settings in the data dir and hides; the chat then answers. The Settings tab edits the
-personality. Screenshots go where the other tabs' go (tests/browser/test_gui_tabs.py).
+request, saves the settings in the data dir and hides; the chat then answers with that model at once
+(main.py's model switcher, no restart). The Settings tab edits the personality. Screenshots go where the
+other tabs' go (tests/browser/test_gui_tabs.py).
 """
 
 from __future__ import annotations
@@ -49,7 +50,13 @@ def gui(
     stack = build_stack(data)
     ports = {"ollama": port_of(ollama), "lmstudio": free_port(), "llamacpp": free_port()}
     stack.backends.setup = SetupDesk(
-        data, SecretStore(data, keyring=lambda: None), ports, 0.8, 10.0, "scripted"
+        data,
+        SecretStore(data, keyring=lambda: None),
+        ports,
+        0.8,
+        10.0,
+        "scripted",
+        use_model=_switcher(data, stack.orchestrator),
     )
     app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
     url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
@@ -59,6 +66,17 @@ def gui(
         app.close()
         stack.close()
         restore_uploads()
+
+
+def _switcher(data: Path, orchestrator: Any) -> Any:
+    """main.py's own model switcher (start-up's composition of a main model) on the stack's orchestrator."""
+    from core.providers.pricing import CostLedger
+    from core.tools.toolset import Toolset
+    from main import ModelKit, build_tool_policy, model_switcher
+
+    config = load_config(overrides={"data_dir": str(data)})
+    kit = ModelKit(Toolset(), (), None, None, build_tool_policy(config))
+    return model_switcher(config, {}, CostLedger(budget_usd=None), orchestrator, kit)
 
 
 @pytest.fixture
@@ -75,7 +93,8 @@ def page(browser: Any, gui: Gui) -> Iterator[Any]:
 def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) -> None:
     from playwright.sync_api import expect
 
-    ollama.script(said("OK"), said("OK"))  # the Test button's call and Finish's
+    # the Test button's call, Finish's, then the first chat turn: the picked model answers it at once
+    ollama.script(said("OK"), said("OK"), said("Hello Ada, qwen here."))
     page.goto(gui.url)
     wizard = page.locator("#wizard")
     expect(wizard).to_be_visible()
@@ -89,14 +108,15 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     expect(page.locator("#wiz-test-result")).to_contain_text("✓ qwen2.5:7b from Ollama answered")
     gui.shot(page, "wizard")
     page.click("#wiz-finish")
-    expect(page.locator("#wiz-result")).to_contain_text("Saved")
+    expect(page.locator("#wiz-result")).to_contain_text("now answering with qwen2.5:7b from Ollama")
     expect(wizard).to_be_hidden()
+    expect(page.locator("#model input")).to_have_value("ollama")  # the chat's selector follows
 
     config = load_config(settings_file=settings_path(gui.data))
     assert config.user.setup_complete and config.user.name == "Ada" and config.user.style == "concise"
     assert config.models.main == "ollama" and config.providers["ollama"].model == "qwen2.5:7b"
     assert config.providers["ollama"].base_url == f"http://127.0.0.1:{port_of(ollama)}/v1"
-    assert [r.body["model"] for r in ollama.requests if r.body] == ["qwen2.5:7b", "qwen2.5:7b"]
+    assert [r.body["model"] for r in ollama.requests if r.body][:2] == ["qwen2.5:7b", "qwen2.5:7b"]
     assert "The user's name is Ada." in system_prompt_reader(gui.data)()
     assert SecretStore(gui.data, keyring=lambda: None).as_env() == {"TAVILY_API_KEY": TAVILY_KEY}
     holding = [p.name for p in gui.data.rglob("*") if p.is_file() and TAVILY_KEY.encode() in p.read_bytes()]
@@ -104,7 +124,10 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
 
     page.fill("#msg textarea", "hello after setup")
     page.click("#send")
-    expect(page.locator("#chatbot")).to_contain_text("Echo: hello after setup")
+    expect(page.locator("#chatbot")).to_contain_text("Hello Ada, qwen here.")  # no restart
+    expect(page.locator("#status")).to_contain_text("qwen2.5:7b")  # the status names who answered
+    turn = ollama.requests[-1].body
+    assert turn["model"] == "qwen2.5:7b" and "hello after setup" in turn["messages"][-1]["content"]
 
     page.get_by_role("tab", name="Settings").click()
     page.click("#settings-rerun")
@@ -113,6 +136,7 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     page.reload()  # setup is done: the wizard stays away
     page.wait_for_selector("#msg textarea")
     expect(wizard).to_be_hidden()
+    expect(page.locator("#model input")).to_have_value("ollama")  # a reloaded page shows the new model
 
 
 def test_settings_tab_edits_the_personality_and_reopens_the_wizard(page: Any, gui: Gui) -> None:
