@@ -5,7 +5,9 @@ local server that `core/providers/discovery.py` found, or a cloud provider with 
 keys (Tavily, E2B, Wolfram|Alpha), an Obsidian vault and git repositories. A chosen provider is checked with
 one tiny real request before anything is saved (a bad key shows the provider's own 401 message).
 `finish` writes the settings to `<data dir>/settings.yaml` (core/config_user.py) and the keys to the
-secret store (core/secrets.py); `skip` only marks the setup done, so the offline defaults apply.
+secret store (core/secrets.py), then makes the chosen model answer from the next turn through
+`SetupDesk.use_model` (main.py's model switcher); `skip` only marks the setup done, so the offline defaults
+apply.
 ui/gui_settings.py lays this out on the page.
 """
 
