@@ -44,15 +44,15 @@ class ChatTab:
     chatbot: Any
     browser_id: Any
     status: Any
-    selectors: tuple[Any, Any]  # the model and mode selectors
-    models_now: Callable[[], tuple[Any, Any]]  # their updates for the models answering now
+    selectors: tuple[Any, Any, Any]  # the model and mode selectors and the model notice
+    models_now: Callable[[], tuple[Any, Any, Any]]  # their updates for the models answering now
 
 
 def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_notice: str | None) -> ChatTab:
     """Lay out the chat and wire it; call inside a `gr.Blocks` (and a tab)."""
-    if model_notice:
-        gr.Markdown(model_notice, elem_id="notice")
     c: dict[str, Any] = {"session": gr.State(GuiChatSession())}
+    # about the model answering at start: hidden once the wizard switches to another (`models_now`)
+    c["notice"] = gr.Markdown(model_notice or "", elem_id="notice", visible=bool(model_notice))
     c["browser_id"] = gr.BrowserState("", storage_key=SESSION_KEY, secret=parts.browser_secret)
     with gr.Row(equal_height=True):
         c["model"] = gr.Dropdown(
@@ -114,7 +114,7 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
         c["sources"] = gr.Radio(choices=[], elem_id="sources", show_label=False, container=False)
         c["source_view"] = gr.Markdown("", elem_id="source-view")
     handlers = _wire(gr, backend, parts, c)
-    selectors = (c["model"], c["mode"])
+    selectors = (c["model"], c["mode"], c["notice"])
     return ChatTab(c["session"], c["chatbot"], c["browser_id"], c["status"], selectors, handlers.models_now)
 
 
@@ -173,6 +173,7 @@ class _Handlers:
     def __init__(self, gr: Any, backend: ChatBackend, parts: GuiBackends) -> None:
         self.gr, self.backend, self.parts = gr, backend, parts
         self.controller = ChatController(backend)
+        self.noticed_model = backend.default_model  # the model the notice is about
 
     async def submit(
         self,
@@ -223,11 +224,14 @@ class _Handlers:
         options = mode_options(self.backend, model)
         return self.gr.update(choices=mode_choices(options), value=CONFIGURED, visible=bool(options))
 
-    def models_now(self) -> tuple[Any, Any]:
+    def models_now(self) -> tuple[Any, Any, Any]:
         """The model selector as the backend has it now, on its default (a model picked in the wizard
-        answers from the next turn on), and that model's mode selector."""
+        answers from the next turn on), that model's mode selector, and the notice (hidden once the
+        model it is about no longer answers by default)."""
         default = self.backend.default_model
-        return self.gr.update(choices=self.backend.model_names, value=default), self.modes_for(default)
+        models = self.gr.update(choices=self.backend.model_names, value=default)
+        notice = self.gr.skip() if default == self.noticed_model else self.gr.update(visible=False)
+        return models, self.modes_for(default), notice
 
     def _proposal_bar(self, session: GuiChatSession) -> tuple[Any, Any]:
         if not session.proposals:

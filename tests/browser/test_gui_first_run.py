@@ -58,7 +58,8 @@ def gui(
         "scripted",
         use_model=_switcher(data, stack.orchestrator),
     )
-    app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
+    notice = "Answering with the scripted test model."
+    app = build_app(stack.orchestrator, title="Daemon", model_notice=notice, backends=stack.backends)
     url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
     try:
         yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
@@ -98,6 +99,7 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     page.goto(gui.url)
     wizard = page.locator("#wizard")
     expect(wizard).to_be_visible()
+    expect(page.locator("#notice")).to_contain_text("scripted test model")
     one_click = page.get_by_label("Use qwen2.5:7b from Ollama")
     expect(one_click).to_be_visible()  # found on load
     page.fill("#wiz-name input, #wiz-name textarea", "Ada")
@@ -111,6 +113,7 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     expect(page.locator("#wiz-result")).to_contain_text("now answering with qwen2.5:7b from Ollama")
     expect(wizard).to_be_hidden()
     expect(page.locator("#model input")).to_have_value("ollama")  # the chat's selector follows
+    expect(page.locator("#notice")).to_be_hidden()  # the start-up model's notice is about it only
 
     config = load_config(settings_file=settings_path(gui.data))
     assert config.user.setup_complete and config.user.name == "Ada" and config.user.style == "concise"
@@ -137,6 +140,7 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     page.wait_for_selector("#msg textarea")
     expect(wizard).to_be_hidden()
     expect(page.locator("#model input")).to_have_value("ollama")  # a reloaded page shows the new model
+    expect(page.locator("#notice")).to_be_hidden()
 
 
 def test_settings_tab_edits_the_personality_and_reopens_the_wizard(page: Any, gui: Gui) -> None:
