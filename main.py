@@ -17,20 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.agent.factory import AgentGuards
-    from core.config import AppConfig, ProviderConfig
+    from core.config import AppConfig
     from core.generation.extractive import ExtractiveRecall
     from core.mcp.runtime import McpRuntime
     from core.nlp import SpacyPipeline
-    from core.orchestrator import ModelChoice, Orchestrator, RecallAnswerer
+    from core.orchestrator import Orchestrator
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor, FactPort, ImageFinder, MemoryBrowser, MemoryPort
     from core.prompt.builder import PromptBuilder
     from core.providers.base import ChatProvider
-    from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.tools.base import Tool
     from core.tools.catalog import ToolCatalog
-    from core.tools.toolset import Toolset
     from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
@@ -657,13 +655,12 @@ def _build_memory(
 def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
     """Wire the lock, journal, providers, agent loop, memory, facts, graph and orchestrator together."""
     from core.errors import StorageError
-    from core.generation.setup import model_choices
+    from core.generation.main_model import ModelKit, main_model_choices, model_switcher
     from core.orchestrator import Orchestrator
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.tools.store_tools import LOCAL_TOOL_NAMES
-    from core.tools.toolset import Toolset
-    from core.turn_context import ContextGatherer, JournalHistory
+    from core.turn_context import JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
     from memory.visual.attach import turn_images_for
@@ -689,9 +686,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     names = factory.available()
     history = JournalHistory(journal, config.history.recent_turns)
     if not with_memory:  # `history` reads the journal only: no models to load, no tools to offer
-        choices = model_choices(config, factory, names, Toolset())
-        prompt = build_prompt(config, names[0], None)
-        orchestrator = Orchestrator(choices, journal, ContextGatherer(history), prompt)
+        orchestrator = _journal_only(config, factory, names, journal, history)
         return Services(config, env, orchestrator, ledger, names[0], VERSION, closers=closers)
     side = _side_model(config, factory, names[0])
     parts = _build_remembering(config, journal, history, side, closers)
@@ -720,7 +715,14 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
         catalog.available,
         idle_end_minutes=config.session.idle_end_minutes,
     )
-    kit = ModelKit(general, tuple(stores), side, build_recall(parts.nlp), guards, inventory)
+    kit = ModelKit(
+        general,
+        tuple(stores),
+        side,
+        build_recall(parts.nlp),
+        guards,
+        lambda chosen, name: build_prompt(chosen, name, side, inventory),  # the budget follows the window
+    )
     choices = main_model_choices(config, factory, names, kit)
     prompt = choices[0].prompt
     assert prompt is not None  # main_model_choices gives the default model its own
@@ -754,51 +756,17 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     )
 
 
-@dataclass(frozen=True)
-class ModelKit:
-    """What every model choice is built from besides its provider: the tools (the store tools for capable
-    models only), the side model, the embedded model's recall, the tool guards and the prompt's inventory."""
-
-    general: Toolset
-    stores: tuple[Tool, ...]
-    side: ChatProvider | None
-    recall: RecallAnswerer | None
-    guards: AgentGuards
-    inventory: Inventory | None = None
-
-
-def main_model_choices(
-    config: AppConfig, factory: ProviderFactory, names: Sequence[str], kit: ModelKit
-) -> list[ModelChoice]:
-    """The model choices, the first (`names[0]`, the default) in the configured generation mode and with
-    the prompt budget its context window allows. Start-up and a model picked at run time both use this."""
-    from dataclasses import replace
-
+def _journal_only(
+    config: AppConfig, factory: ProviderFactory, names: list[str], journal: Journal, history: JournalHistory
+) -> Orchestrator:
+    """The orchestrator of `history`: it reads the journal only, so no tools, memory or models load."""
     from core.generation.setup import model_choices
+    from core.orchestrator import Orchestrator
+    from core.tools.toolset import Toolset
+    from core.turn_context import ContextGatherer
 
-    choices = model_choices(config, factory, names, kit.general, kit.stores, kit.side, kit.recall, kit.guards)
-    prompt = build_prompt(config, names[0], kit.side, kit.inventory)
-    return [replace(choices[0], prompt=prompt), *choices[1:]]
-
-
-def model_switcher(
-    config: AppConfig, env: Mapping[str, str], ledger: CostLedger, orchestrator: Orchestrator, kit: ModelKit
-) -> Callable[[str, ProviderConfig, Mapping[str, str]], None]:
-    """`use_model(name, provider, keys)`: build provider `name` (its config; `keys` just saved, over the
-    environment) as start-up would as the main model, and make it the orchestrator's default from the
-    next turn on. Raises (a `DaemonError` naming the problem) and changes nothing when it cannot."""
-
-    def use_model(name: str, provider: ProviderConfig, keys: Mapping[str, str]) -> None:
-        from core.providers.registry import ProviderFactory
-
-        providers = {**config.providers, name: provider}
-        models = config.models.model_copy(update={"main": name})
-        chosen = config.model_copy(update={"providers": providers, "models": models})
-        factory = ProviderFactory(chosen, {**env, **keys}, ledger)
-        names = [name, *(other for other in factory.available() if other != name)]
-        orchestrator.use_model(main_model_choices(chosen, factory, names, kit)[0])
-
-    return use_model
+    choices = model_choices(config, factory, names, Toolset())
+    return Orchestrator(choices, journal, ContextGatherer(history), build_prompt(config, names[0], None))
 
 
 @dataclass(frozen=True)

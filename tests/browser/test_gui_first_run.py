@@ -71,12 +71,13 @@ def gui(
 
 def _switcher(data: Path, orchestrator: Any) -> Any:
     """main.py's own model switcher (start-up's composition of a main model) on the stack's orchestrator."""
+    from core.agent.factory import AgentGuards
+    from core.generation.main_model import ModelKit, model_switcher
     from core.providers.pricing import CostLedger
     from core.tools.toolset import Toolset
-    from main import ModelKit, build_tool_policy, model_switcher
 
     config = load_config(overrides={"data_dir": str(data)})
-    kit = ModelKit(Toolset(), (), None, None, build_tool_policy(config))
+    kit = ModelKit(Toolset(), (), None, None, AgentGuards())
     return model_switcher(config, {}, CostLedger(budget_usd=None), orchestrator, kit)
 
 

@@ -136,12 +136,15 @@ def test_the_model_picked_at_finish_answers_the_next_turn_without_a_restart(
 ) -> None:
     """finish -> main.py's model switcher (start-up's own composition) -> the orchestrator's default: the
     next turn goes to the fake server with the key just saved; the start-up model stays selectable."""
+    from core.agent.factory import AgentGuards
     from core.events import Done
+    from core.generation.main_model import ModelKit, model_switcher
     from core.orchestrator import ModelChoice, Orchestrator
+    from core.prompt.builder import PromptBuilder
+    from core.prompt.tokens import EstimateCounter
     from core.providers.pricing import CostLedger
     from core.tools.toolset import Toolset
     from core.turn_context import ContextGatherer, JournalHistory
-    from main import ModelKit, build_prompt, build_tool_policy, model_switcher
     from memory.journal import Journal
     from tests.unit.core.test_orchestrator import RecordingAgent
 
@@ -152,9 +155,9 @@ def test_the_model_picked_at_finish_answers_the_next_turn_without_a_restart(
         [ModelChoice("local", startup)],
         journal,
         ContextGatherer(JournalHistory(journal, 8)),
-        build_prompt(config, "local", None),
+        PromptBuilder("You are a test.", EstimateCounter(), 8000),
     )
-    kit = ModelKit(Toolset(), (), None, None, build_tool_policy(config))
+    kit = ModelKit(Toolset(), (), None, None, AgentGuards())
     switch = model_switcher(config, {}, CostLedger(budget_usd=None), orchestrator, kit)
     desk = _desk(config.data_dir, current_provider="local", use_model=switch)
     openai_fake.script(reply("OK"), reply("Hello from the picked model"))
