@@ -10,7 +10,6 @@ not fail would show here.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -90,10 +89,6 @@ def test_the_smoke_test_reports_a_missing_build(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    os.environ.get("DAEMON_TEST_PYINSTALLER") != "1",
-    reason="opt-in (DAEMON_TEST_PYINSTALLER=1): after it the launcher test misses its SIGHUP (open)",
-)
 def test_the_desktop_build_answers_offline_and_shuts_down_cleanly(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "installer" / "build.py")]

@@ -203,7 +203,15 @@ def test_the_menu_launcher_opens_the_browser_and_stops_the_app_with_sigterm(tmp_
         "FAKE_MARKER": str(marker),
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
     }
-    launcher = subprocess.Popen([str(LINUX / "daemon-gui")], env=env, stdout=subprocess.PIPE, text=True)
+    launcher = subprocess.Popen(
+        [str(LINUX / "daemon-gui")],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        # As a terminal starts it: with SIGHUP at its default. A shell started with SIGHUP ignored (pytest
+        # run under nohup) cannot trap it, and the launcher would rightly keep running as nohup asked.
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not opened.exists():
