@@ -21,7 +21,7 @@ from eval.tone_report import read_cases, score
 if TYPE_CHECKING:
     from core.pipeline.tone import ToneDetector
 
-GRID = ((0.3, 0.8), (0.5, 0.8), (0.5, 0.85), (0.5, 0.9), (0.6, 0.9), (0.5, 0.95), (0.7, 0.99))
+GRID = ((0.5, 0.9), (0.3, 0.8), (0.3, 0.95), (0.3, 0.97))
 
 
 def _predictor(detector: ToneDetector) -> Callable[[str], str]:

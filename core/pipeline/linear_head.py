@@ -67,6 +67,7 @@ TONE_HEAD = HeadSpec(
         "tone_examples_batch5.tsv",
         "tone_batch6.tsv",
         "tone_batch7.tsv",
+        "tone_batch8.tsv",
     ),
     calm_from=("intent_examples.tsv", ("emotional_support",)),
 )

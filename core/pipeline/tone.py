@@ -22,7 +22,8 @@
    overdose or poison taken, arrangements for not being here), with person, tense, negation and questions
    taken from the parse. An *acute* frame said of the user is a crisis on its own, like an explicit cue;
    the other frames are risk evidence for the head (and an arrangement beside a risk term is a crisis:
-   "ctb soon, just sorting my affairs first").
+   "ctb soon, just sorting my affairs first"). An emergency of someone in the user's care now ("my baby
+   isn't breathing") is a crisis too, with support that says to call emergency services at once.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
@@ -58,6 +59,7 @@ class DangerSource(Protocol):
 
 CRISIS_SUPPORT = lex.CRISIS_SUPPORT
 THIRD_PARTY_SUPPORT = lex.THIRD_PARTY_SUPPORT
+CARE_EMERGENCY_SUPPORT = lex.CARE_EMERGENCY_SUPPORT
 # A reply that names one of these already points to a crisis line.
 _SUPPORT_MARKERS = ("988", "116 123", "findahelpline")
 
@@ -154,8 +156,8 @@ class ToneConfig:
     # The head's crisis probability that makes a crisis with no explicit crisis cue, for a message about the
     # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night").
     # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
-    head_crisis_at: float = 0.5
-    head_crisis_alone_at: float = 0.9
+    head_crisis_at: float = 0.3
+    head_crisis_alone_at: float = 0.95
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
@@ -388,6 +390,9 @@ class ToneDetector:
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
             level, stage = ToneLevel.CRISIS, "danger"
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
+        if any(f.frame == "care" and f.acute for f in findings):
+            # someone in the user's care in an emergency now: the user must act at once
+            level, stage, support = ToneLevel.CRISIS, "danger", CARE_EMERGENCY_SUPPORT
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
         shown = tuple(str(f) for f in findings)

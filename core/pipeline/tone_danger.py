@@ -190,6 +190,18 @@ ORDINARY = _words(
     "coffee book chilling enjoying nice lovely weather sun hike hiking climbing"
 )
 NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see catch get")
+# Someone in the user's care (a child, a partner, a parent, a friend with them), and what makes their state
+# an emergency now: not breathing or waking, a seizure, a collapse, turning blue, something harmful swallowed.
+IN_MY_CARE = _words(
+    "baby babies son daughter kid kids child toddler boy girl mum mom mother dad father husband wife partner "
+    "boyfriend girlfriend brother sister grandma grandpa grandad granddad grandmother grandfather nan friend "
+    "roommate flatmate housemate"
+)
+CARE_SIGNS = _words("unconscious unresponsive seizure collapse floppy limp convulse")
+REPORTED = _words("text texted message say tell post dm write")  # the small model lemmatises "texte"
+RESTING_PLACES = _words("couch sofa bed chair armchair settee")
+NEGATED_CARE_SIGNS = frozenset({"not breathing", "won't wake", "not responding"})
+SWALLOWED_HARM = POISON | _words("battery batteries magnet magnets pill pills tablet tablets")
 
 
 def _is(tok: Any, words: frozenset[str]) -> bool:
@@ -233,6 +245,7 @@ class DangerReader:
                     found.extend(reader(sentence))
             found.extend(_body(doc))
             found.extend(_fragment(doc, text))
+        found.extend(_in_my_care(doc))
         return _combined(found)
 
 
@@ -712,6 +725,87 @@ def _body(doc: Any) -> Iterator[DangerFinding]:
         yield DangerFinding("body", ", ".join(dict.fromkeys(severe + mild)), acute=True)
     elif mild:
         yield DangerFinding("body", mild[0], acute=False)
+
+
+def _in_my_care(doc: Any) -> Iterator[DangerFinding]:
+    """An emergency of someone in the user's care, now: "my baby isn't breathing", "my dad collapsed and
+    won't wake up", "can't wake my son", "my toddler swallowed a battery". Not a pet, not someone else's
+    relative ("my friend's dad"), not asked, hypothetical, or over ("last year", "yesterday", "he's fine
+    now")."""
+    if _someone_recovered(doc) or any(t.lower_ in RECENT_PAST for t in doc):
+        return
+    for tok in doc:
+        sign = _care_sign(tok)
+        # the negation of "isn't breathing", "won't wake" is the sign itself
+        if sign is None or _asked(tok) or _conditional(tok) or _distant_past(tok):
+            continue
+        if _negated(tok) and sign not in NEGATED_CARE_SIGNS:
+            continue
+        # "my friend texted that she swallowed …": told from afar, the third-party case
+        if any(_is(a, REPORTED) for a in tok.ancestors):
+            continue
+        subject = _subject(tok if tok.dep_ not in ("acomp", "oprd", "xcomp") else tok.head)
+        objects = [c for c in tok.children if c.dep_ == "dobj"]
+        # a fragment the small model misparses ("my toddler drank bleach" as one noun phrase): who comes first
+        before = list(doc[: tok.i]) if subject is None and not objects else []
+        candidates = (subject, *objects, *before)
+        person = next((p for p in candidates if p is not None and _in_my_care_noun(p, doc)), None)
+        if person is not None:
+            yield DangerFinding("care", f"{person.lower_}: {sign}", acute=True)
+            return
+
+
+def _care_sign(tok: Any) -> str | None:
+    """What makes the state of someone in the user's care an emergency, told by `tok`; None if nothing."""
+    lemma = tok.lemma_.lower()
+    if lemma == "breathe" and (_negated(tok) or tok.head.lemma_ in ("stop", "struggle")):
+        # "isn't breathing properly since the cold", "not breathing loudly": a manner, not no breath
+        manner = any(
+            c.dep_ == "advmod" and (c.lower_.endswith("ly") or c.lower_ == "well") for c in tok.children
+        )
+        return None if manner else "not breathing"
+    if lemma == "wake" and (_negated(tok) or _cannot(tok)):
+        return "won't wake"
+    if lemma == "respond" and _negated(tok):
+        return "not responding"
+    if lemma == "choke" and not any(c.dep_ == "dobj" for c in tok.children):
+        return "choking"
+    if lemma in ("swallow", "eat", "drink") or tok.lower_ in ("drank", "swallowed", "ate"):
+        harm = next((t.lower_ for t in _taken(tok) if _is(t, SWALLOWED_HARM)), None)
+        return f"swallowed {harm}" if harm else None
+    if _event(tok) or _heavy_bleeding(tok):
+        return _sign_name(tok)
+    if lemma == "blue" and tok.head.lemma_ in ("turn", "go"):  # "turning blue" ("feeling blue" is a mood)
+        return "turning blue"
+    state_negated = _negated(tok) or (tok.dep_ in ("acomp", "attr") and _negated(tok.head))
+    if _is(tok, CARE_SIGNS) and tok.pos_ in ("VERB", "ADJ", "NOUN") and not state_negated:
+        # "collapsed on the sofa after work" is tiredness
+        return None if any(t.lower_ in RESTING_PLACES for t in tok.subtree) else lemma
+    return None
+
+
+def _in_my_care_noun(tok: Any, doc: Any) -> bool:
+    """`tok` names someone in the user's care: "my son", "our baby", "the baby"; or "he"/"she" in a message
+    that names one ("my dad fell. he's not breathing")."""
+    if tok.lower_ in ("he", "she", "they", "him", "her", "them"):
+        return any(_in_my_care_noun(t, doc) for t in doc if t.lemma_.lower() in IN_MY_CARE)
+    if tok.lemma_.lower() not in IN_MY_CARE and tok.lower_ not in IN_MY_CARE:
+        return False
+    owners = [c for c in tok.children if c.dep_ in ("poss", "det")]
+    if not owners:  # texted without one: "baby fell off the bed", "toddler drank bleach"
+        return tok.dep_ in ("nsubj", "nsubjpass", "compound", "dobj")
+    return any(o.lower_ in ("my", "our") or (o.lower_ == "the" and tok.lemma_ == "baby") for o in owners)
+
+
+def _someone_recovered(doc: Any) -> bool:
+    """ "he's fine now", "she's okay": the emergency is over."""
+    return any(
+        tok.lemma_.lower() in RECOVERED
+        and (subject := _subject(tok if tok.dep_ not in ("acomp", "advmod") else tok.head)) is not None
+        and subject.lower_ in ("he", "she", "they")
+        and not _negated(tok.head)
+        for tok in doc
+    )
 
 
 def _fragment(doc: Any, text: str) -> Iterator[DangerFinding]:

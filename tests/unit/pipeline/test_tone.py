@@ -11,6 +11,7 @@ import pytest
 
 from core.pipeline import tone_lexicon as lex
 from core.pipeline.tone import (
+    CARE_EMERGENCY_SUPPORT,
     CRISIS_SUPPORT,
     THIRD_PARTY_SUPPORT,
     ToneConfig,
@@ -359,7 +360,7 @@ def test_negated_or_past_strong_cues_keep_the_lexicon_reading(text: str) -> None
 def test_a_negated_mild_cue_does_not_silence_the_head() -> None:
     """ "don't worry about me" negates a mild cue; the rest of the message still gets the head's reading."""
     text = "don't worry about me, I won't be a burden to anyone much longer"
-    head = FakeHead({text: "crisis"}, share=0.9)
+    head = FakeHead({text: "crisis"}, share=0.96)  # above head_crisis_alone_at: no risk term here
     assert ToneDetector(head=head).detect(text).level is ToneLevel.CRISIS
 
 
@@ -399,6 +400,22 @@ def test_an_acute_danger_frame_is_a_crisis_without_the_head() -> None:
     result = ToneDetector(danger=FakeDanger({SIGNS: [ACUTE]})).detect(SIGNS)
     assert (result.level, result.stage, result.support) == (ToneLevel.CRISIS, "danger", CRISIS_SUPPORT)
     assert result.explain()["danger_frames"] == ["body (acute): droop, numb"]
+
+
+def test_an_emergency_of_someone_in_the_users_care_is_a_crisis_with_emergency_steps() -> None:
+    """ "my baby isn't breathing" opens on someone else, but the user must act now: a crisis whose support
+    text says to call emergency services, not a crisis line."""
+    text = "my baby isn't breathing"
+    care = DangerFinding("care", "baby: not breathing", acute=True)
+    result = ToneDetector(
+        head=FakeHead({text: "conversational"}, share=0.95), danger=FakeDanger({text: [care]})
+    ).detect(text)
+    assert (result.level, result.stage, result.support) == (
+        ToneLevel.CRISIS,
+        "danger",
+        CARE_EMERGENCY_SUPPORT,
+    )
+    assert "emergency services" in CARE_EMERGENCY_SUPPORT
 
 
 def test_an_acute_frame_in_a_message_about_someone_else_is_not_the_users_crisis() -> None:

@@ -59,11 +59,9 @@ def test_danger_said_of_the_user_now_is_acute(reader: DangerReader, text: str, f
 @pytest.mark.parametrize(
     "text",
     [
-        # someone else's danger
-        "my dad can't breathe and his lips are blue",
+        # someone else's danger (one in the user's care in an emergency now is the care frame, below)
         "she cut herself again and I don't know what to do",
         "she swallowed a bunch of pills, what do I do",
-        "my nan is having a stroke",
         # asked for information, or hypothetical
         "how many ibuprofen can I take at once?",
         "what are the signs of a stroke, like face drooping?",
@@ -330,3 +328,47 @@ def test_a_person_locking_the_user_in_is_an_acute_threat(
     reader: DangerReader, text: str, acute: bool
 ) -> None:
     assert ("threat" in frames(reader, text)) is acute
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence"),
+    [
+        ("my baby isn't breathing", "baby: not breathing"),
+        ("my dad collapsed in the kitchen and he's grey", "dad: collapse"),
+        ("can't wake my mum up, she took something", "she: won't wake"),
+        ("my son swallowed a button battery", "son: swallowed battery"),
+        ("toddler drank bleach from under the sink", "toddler: swallowed bleach"),
+        ("my husband is having a seizure on the floor", "husband: have seizure"),
+        ("my little girl is turning blue", "girl: turning blue"),
+        ("my grandad is unconscious and I'm alone with him", "grandad: unconscious"),
+        ("my dad can't breathe and his lips are blue", "dad: not breathing"),
+        ("my nan is having a stroke", "nan: have stroke"),
+    ],
+)
+def test_an_emergency_of_someone_in_the_users_care_now_is_acute(
+    reader: DangerReader, text: str, evidence: str
+) -> None:
+    assert DangerFinding("care", evidence, acute=True) in reader.read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my friend's dad collapsed last year",  # someone else's relative, and over
+        "my son had a seizure yesterday but he's fine now",
+        "what do I do if my baby stops breathing?",
+        "my dog ate chocolate",  # a pet: the vet, not emergency services for a person
+        "the baby won't stop crying",
+        "my son is not unconscious, just sleeping",
+        "my husband isn't breathing properly through his nose since the cold",
+        "my sister collapsed on the couch after work",
+        "my kid is having a fit because I said no to ice cream",
+        "my dad is feeling blue today",
+        "kids ate all the cookies",
+        "my friend just texted that she swallowed a whole bottle of pills",  # told from afar: third party
+    ],
+)
+def test_someone_elses_past_a_question_a_pet_or_a_figure_of_speech_is_no_care_emergency(
+    reader: DangerReader, text: str
+) -> None:
+    assert "care" not in frames(reader, text, acute=False)

@@ -38,6 +38,7 @@ HELD_OUT = (
     "tone_crisis_blind4.tsv",
     "tone_crisis_blind5.tsv",
     "tone_crisis_blind6.tsv",
+    "tone_crisis_blind7.tsv",
     "tone_chat_heldout.tsv",
 )
 
@@ -145,15 +146,27 @@ def test_the_fifth_crisis_set_is_caught(detector: ToneDetector) -> None:
 
 
 @pytest.mark.slow
-def test_the_sixth_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind6.tsv (150 crisis rows, 150 hard negatives), measured once unseen: recall 115/150 =
-    0.767, precision 115/119, 4 of the 115 calm negatives read as crisis (docs/tone_eval.md). Not yet
-    anyone's development set: this guards the figure against a change that loses what it had."""
+def test_the_sixth_crisis_set_keeps_its_figures(detector: ToneDetector) -> None:
+    """tone_crisis_blind6.tsv (150 crisis rows, 148 hard negatives), measured once unseen: recall 115/150 =
+    0.767; 122/150 after batch 8 and the thresholds calibrated with it (docs/tone_eval.md). Its misses
+    were read for the care frame's shape, so it is a development set now."""
     blind = scored(detector, "tone_crisis_blind6.tsv")
     hits, total = blind.recall("crisis")
-    assert total == 150 and hits >= 113
+    assert total == 150 and hits >= 119
     right, said = blind.precision("crisis")
     assert right / said >= 0.95
+
+
+@pytest.mark.slow
+def test_the_seventh_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
+    """tone_crisis_blind7.tsv (150 crisis rows, 150 negatives), measured once unseen: recall 116/150 =
+    0.773, precision 116/126, 9 of the 110 calm negatives read as crisis (docs/tone_eval.md). Nobody's
+    development set yet: this guards the figure against a change that loses what it had."""
+    blind = scored(detector, "tone_crisis_blind7.tsv")
+    hits, total = blind.recall("crisis")
+    assert total == 150 and hits >= 114
+    right, said = blind.precision("crisis")
+    assert right / said >= 0.9
 
 
 @pytest.mark.slow
