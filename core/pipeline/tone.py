@@ -60,15 +60,19 @@ class DangerSource(Protocol):
 CRISIS_SUPPORT = lex.CRISIS_SUPPORT
 THIRD_PARTY_SUPPORT = lex.THIRD_PARTY_SUPPORT
 CARE_EMERGENCY_SUPPORT = lex.CARE_EMERGENCY_SUPPORT
-# A reply that names one of these already points to a crisis line.
+# A reply that names one of these already points to a crisis line; for an emergency of someone in the
+# user's care, to an emergency number.
 _SUPPORT_MARKERS = ("988", "116 123", "findahelpline")
+_EMERGENCY_MARKERS = ("911", "999", "112")
 
 
 def support_addendum(answer: str, support: str | None) -> str:
     """What to append to `answer` so that it carries `support`: nothing when there is no support text or
-    the answer already names a crisis line. The prompt asks the model to include it; small local models
-    often do not, and a reply to someone in crisis must never lack it."""
-    if not support or any(marker in answer.lower() for marker in _SUPPORT_MARKERS):
+    the answer already names what it points to (a crisis line; an emergency number for someone in the
+    user's care). The prompt asks the model to include it; small local models often do not, and a reply to
+    someone in crisis must never lack it."""
+    markers = _EMERGENCY_MARKERS if support == CARE_EMERGENCY_SUPPORT else _SUPPORT_MARKERS
+    if not support or any(marker in answer.lower() for marker in markers):
         return ""
     return ("\n\n" if answer.strip() else "") + support
 

@@ -18,6 +18,7 @@ from core.pipeline.tone import (
     ToneDetector,
     ToneLevel,
     normalise,
+    support_addendum,
 )
 from core.pipeline.tone_danger import DangerFinding
 
@@ -597,3 +598,12 @@ def test_emergency_causes_are_risk_terms_for_a_less_sure_head(with_term: str, wi
     votes = {with_term: "crisis", without: "crisis"}
     assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(with_term).level is ToneLevel.CRISIS
     assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(without).level is ToneLevel.ELEVATED
+
+
+def test_the_support_text_is_appended_unless_the_answer_already_points_where_it_does() -> None:
+    assert support_addendum("I'm here with you.", CRISIS_SUPPORT) == "\n\n" + CRISIS_SUPPORT
+    assert support_addendum("Please call or text 988 now.", CRISIS_SUPPORT) == ""
+    assert support_addendum("Fine.", None) == ""
+    # someone in the user's care: a crisis line is not what they need, an emergency number is
+    assert support_addendum("Text 988.", CARE_EMERGENCY_SUPPORT) == "\n\n" + CARE_EMERGENCY_SUPPORT
+    assert support_addendum("Call 999 now and start CPR.", CARE_EMERGENCY_SUPPORT) == ""
