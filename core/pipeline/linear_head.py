@@ -68,6 +68,7 @@ TONE_HEAD = HeadSpec(
         "tone_batch6.tsv",
         "tone_batch7.tsv",
         "tone_batch8.tsv",
+        "tone_batch9.tsv",
     ),
     calm_from=("intent_examples.tsv", ("emotional_support",)),
 )

@@ -160,7 +160,7 @@ class ToneConfig:
     # The head's crisis probability that makes a crisis with no explicit crisis cue, for a message about the
     # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night").
     # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
-    head_crisis_at: float = 0.3
+    head_crisis_at: float = 0.2
     head_crisis_alone_at: float = 0.95
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
