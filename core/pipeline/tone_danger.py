@@ -60,6 +60,7 @@ def _words(text: str) -> frozenset[str]:
 
 SELF = _words("i me myself we us ourselves")
 REFLEXIVE = _words("myself ourselves")
+THEY = _words("he she they")
 ATTACK = _words(
     "kill murder stab shoot strangle choke hurt hit beat punch kick rape attack follow stalk grab drag chase "
     "throw push shove"
@@ -732,7 +733,7 @@ def _in_my_care(doc: Any) -> Iterator[DangerFinding]:
     won't wake up", "can't wake my son", "my toddler swallowed a battery". Not a pet, not someone else's
     relative ("my friend's dad"), not asked, hypothetical, or over ("last year", "yesterday", "he's fine
     now")."""
-    if _someone_recovered(doc) or any(t.lower_ in RECENT_PAST for t in doc):
+    if _recovered(doc, THEY) or any(t.lower_ in RECENT_PAST for t in doc):  # "he's fine now"
         return
     for tok in doc:
         sign = _care_sign(tok)
@@ -795,17 +796,6 @@ def _in_my_care_noun(tok: Any, doc: Any) -> bool:
     if not owners:  # texted without one: "baby fell off the bed", "toddler drank bleach"
         return tok.dep_ in ("nsubj", "nsubjpass", "compound", "dobj")
     return any(o.lower_ in ("my", "our") or (o.lower_ == "the" and tok.lemma_ == "baby") for o in owners)
-
-
-def _someone_recovered(doc: Any) -> bool:
-    """ "he's fine now", "she's okay": the emergency is over."""
-    return any(
-        tok.lemma_.lower() in RECOVERED
-        and (subject := _subject(tok if tok.dep_ not in ("acomp", "advmod") else tok.head)) is not None
-        and subject.lower_ in ("he", "she", "they")
-        and not _negated(tok.head)
-        for tok in doc
-    )
 
 
 def _fragment(doc: Any, text: str) -> Iterator[DangerFinding]:
@@ -1097,14 +1087,15 @@ def _distant_past(tok: Any) -> bool:
     return "ago" in words and bool(set(words) & DISTANT_PAST)
 
 
-def _recovered(doc: Any) -> bool:
-    """The message says the user is fine now: "it's a bit sore but I feel fine", "I'm okay now"."""
+def _recovered(doc: Any, people: frozenset[str] = SELF) -> bool:
+    """The message says the user (or, with `people`, someone else) is fine now: "it's a bit sore but I feel
+    fine", "I'm okay now", "he's fine now"."""
     for tok in doc:
         if tok.lemma_.lower() in RECOVERED and tok.dep_ in ("acomp", "oprd", "attr", "advmod", "ROOT"):
             subject = _subject(tok if tok.dep_ not in ("acomp", "advmod") else tok.head)
             if (
                 subject is not None
-                and subject.lower_ in SELF
+                and subject.lower_ in people
                 and not _negated(tok.head)
                 and not _negated(tok)
             ):
