@@ -24,6 +24,9 @@
    the other frames are risk evidence for the head (and an arrangement beside a risk term is a crisis:
    "ctb soon, just sorting my affairs first"). An emergency of someone in the user's care now ("my baby
    isn't breathing") is a crisis too, with support that says to call emergency services at once.
+4. **Other languages** (:mod:`core.pipeline.tone_languages`): the stages above read English; an explicit
+   first-person statement of wanting to die or to kill oneself in one of 25 other languages, not negated
+   and not figurative, is a crisis.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
@@ -41,6 +44,7 @@ from typing import Protocol
 from core.pipeline import tone_lexicon as lex
 from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, attribute_message, clause_bounds
 from core.pipeline.tone_danger import DangerFinding
+from core.pipeline.tone_languages import crisis_statements
 
 log = logging.getLogger(__name__)
 
@@ -393,6 +397,9 @@ class ToneDetector:
                 level, stage = revised, "head"
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
             level, stage = ToneLevel.CRISIS, "danger"
+        foreign = crisis_statements(text)  # the lexicon and the head read English; see tone_languages
+        if foreign and level is not ToneLevel.CRISIS:
+            level, stage, counted = ToneLevel.CRISIS, "languages", counted + foreign
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
         if any(f.frame == "care" and f.acute for f in findings):
             # someone in the user's care in an emergency now: the user must act at once
