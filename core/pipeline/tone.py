@@ -25,7 +25,7 @@
    "ctb soon, just sorting my affairs first"). An emergency of someone in the user's care now ("my baby
    isn't breathing") is a crisis too, with support that says to call emergency services at once.
 4. **Other languages** (:mod:`core.pipeline.tone_languages`): the stages above read English; an explicit
-   first-person statement of wanting to die or to kill oneself in one of 25 other languages, not negated
+   first-person statement of wanting to die or to kill oneself in one of 26 other languages, not negated
    and not figurative, is a crisis.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's

@@ -5,7 +5,7 @@ spaCy model is English), and the MiniLM head barely reads other languages: on in
 crisis messages wholly in another language were caught about half as often as English ones. No parser for
 these languages ships offline, so this module does the narrow thing a parser is not needed for: it finds the
 few first-person statements that mean the same in every chat ("I want to die", "I'm going to kill myself",
-"I don't want to live anymore", "he is going to kill me") in 25 languages, and nothing broader. A statement
+"I don't want to live anymore", "he is going to kill me") in 26 languages, and nothing broader. A statement
 preceded by a negation ("no quiero morir") or followed by a figurative complement ("me muero de risa",
 "mourir de rire") does not count; neither does one in a laughing message.
 
