@@ -5,9 +5,10 @@ spaCy model is English), and the MiniLM head barely reads other languages: on in
 crisis messages wholly in another language were caught about half as often as English ones. No parser for
 these languages ships offline, so this module does the narrow thing a parser is not needed for: it finds the
 few first-person statements that mean the same in every chat ("I want to die", "I'm going to kill myself",
-"I don't want to live anymore", "he is going to kill me") in 26 languages, and nothing broader. A statement
-preceded by a negation ("no quiero morir") or followed by a figurative complement ("me muero de risa",
-"mourir de rire") does not count; neither does one in a laughing message.
+"I don't want to live anymore", "I took all the pills") in 26 languages, and nothing broader: "he's going
+to kill me" is left out, because in every language it is mostly said of an angry parent. A statement
+preceded by a negation ("no quiero morir"), beside a figurative complement ("me muero de risa", "累得想死")
+or in a laughing message does not count.
 
 Matching: Latin, Greek and Cyrillic text is compared with accents removed (people type "nao quero viver" as
 often as "não quero viver"); other scripts as written. Phrases of scripts written without spaces (Chinese,
@@ -23,8 +24,8 @@ from collections.abc import Iterable
 from functools import cache
 
 # fmt: off
-# First-person statements of wanting to die or to kill oneself, of an overdose taken, or of someone about to
-# kill the writer, by language (ISO 639-1). Written without accents where the script drops them (see above).
+# First-person statements of wanting to die or to kill oneself, or of an overdose taken, by language
+# (ISO 639-1), written as people spell them; accents are dropped for matching where the script allows it.
 STATEMENTS: dict[str, tuple[str, ...]] = {
     "es": (
         "quiero morir", "quiero morirme", "me quiero morir", "me quiero matar", "quiero matarme",
