@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from functools import cache
 
 # fmt: off
@@ -212,9 +211,3 @@ def crisis_statements(text: str) -> tuple[str, ...]:
 
 def _laughing(text: str, folded: str) -> bool:
     return any(laugh in folded or laugh in text for laugh in LAUGHTER)
-
-
-def languages_of(phrases: Iterable[str]) -> tuple[str, ...]:
-    """The languages (ISO 639-1 codes) whose statements `phrases` come from, for `analyze --explain`."""
-    wanted = set(phrases)
-    return tuple(code for code, listed in STATEMENTS.items() if wanted.intersection(listed))

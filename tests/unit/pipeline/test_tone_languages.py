@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from core.pipeline.tone import ToneDetector, ToneLevel
-from core.pipeline.tone_languages import crisis_statements, fold, languages_of
+from core.pipeline.tone_languages import STATEMENTS, crisis_statements, fold
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ from core.pipeline.tone_languages import crisis_statements, fold, languages_of
 def test_a_first_person_statement_is_found_in_its_language(text: str, language: str) -> None:
     found = crisis_statements(text)
     assert found
-    assert languages_of(found) == (language,)
+    assert set(found) <= set(STATEMENTS[language])
 
 
 @pytest.mark.parametrize(
