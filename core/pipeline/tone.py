@@ -397,8 +397,9 @@ class ToneDetector:
                 level, stage = revised, "head"
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
             level, stage = ToneLevel.CRISIS, "danger"
-        foreign = crisis_statements(text)  # the lexicon and the head read English; see tone_languages
-        if foreign and level is not ToneLevel.CRISIS:
+        # The stages above read English; an explicit statement in another language is read here.
+        foreign = () if level is ToneLevel.CRISIS else crisis_statements(text)
+        if foreign:
             level, stage, counted = ToneLevel.CRISIS, "languages", counted + foreign
         support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
         if any(f.frame == "care" and f.acute for f in findings):

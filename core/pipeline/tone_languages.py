@@ -171,19 +171,25 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((phrase, _pattern(phrase)) for phrases in STATEMENTS.values() for phrase in phrases)
 
 
-def _negated(text: str, start: int) -> bool:
-    words = text[:start].split()
-    return bool(words) and words[-1].strip(",.!?") in NEGATIONS_FOLDED
-
-
-def _figurative(text: str, start: int, end: int) -> bool:
-    before, after = text[:start].rstrip(" ,.!?"), text[end:].lstrip()
-    return any(after.startswith(fold(word)) for word in FIGURATIVE_AFTER) or any(
-        before.endswith(fold(word)) for word in FIGURATIVE_BEFORE
+@cache
+def _folded_words() -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
+    """NEGATIONS, FIGURATIVE_AFTER and FIGURATIVE_BEFORE folded like the text they are compared with."""
+    return (
+        frozenset(fold(word) for word in NEGATIONS),
+        tuple(fold(word) for word in FIGURATIVE_AFTER),
+        tuple(fold(word) for word in FIGURATIVE_BEFORE),
     )
 
 
-NEGATIONS_FOLDED: frozenset[str] = frozenset(fold(word) for word in NEGATIONS)
+def _negated(text: str, start: int) -> bool:
+    words = text[:start].split()
+    return bool(words) and words[-1].strip(",.!?") in _folded_words()[0]
+
+
+def _figurative(text: str, start: int, end: int) -> bool:
+    _, after_words, before_words = _folded_words()
+    before, after = text[:start].rstrip(" ,.!?"), text[end:].lstrip()
+    return after.startswith(after_words) or before.endswith(before_words)
 
 
 def crisis_statements(text: str) -> tuple[str, ...]:
