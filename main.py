@@ -480,15 +480,16 @@ def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> Cont
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
-    from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead, load_head
+    from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead
     from core.pipeline.tone import ToneDetector
     from core.pipeline.tone_danger import DangerReader
     from core.pipeline.topics import TopicExtractor
+    from memory.tuned_encoder import load_head_for
 
     heads: dict[str, LinearHead] = {}
     for spec in (INTENT_HEAD, TONE_HEAD):
         try:
-            heads[spec.name] = load_head(spec, embedder.embed_query, embedder.name)
+            heads[spec.name] = load_head_for(spec, embedder)
         except HeadError as exc:  # the cues and the lexicon alone still classify every message
             log.warning("%s head not used: %s", spec.name, exc)
     intent = IntentClassifier(second_opinion=heads.get(INTENT_HEAD.name))

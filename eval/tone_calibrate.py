@@ -30,16 +30,17 @@ def _predictor(detector: ToneDetector) -> Callable[[str], str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from core.nlp import SpacyPipeline
-    from core.pipeline.linear_head import TONE_HEAD, load_head
+    from core.pipeline.linear_head import TONE_HEAD
     from core.pipeline.tone import ToneConfig, ToneDetector
     from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
+    from memory.tuned_encoder import load_head_for
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", type=Path, nargs="+")
     args = parser.parse_args(argv)
     embedder = MiniLMEmbedder(threads=1)
-    head = load_head(TONE_HEAD, embedder.embed_query, embedder.name)
+    head = load_head_for(TONE_HEAD, embedder)
     danger = DangerReader(SpacyPipeline())  # as shipped: the head's thresholds act beside the danger reader
     sets = {path.stem: read_cases(path) for path in args.files}
     print("| crisis_at, alone_at | " + " | ".join(sets) + " |")

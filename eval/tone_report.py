@@ -116,13 +116,14 @@ def detectors() -> dict[str, ToneDetector]:
     """The report's columns: the lexicon alone, with the tone head, and the shipped detector (with the
     danger reader over spaCy as well), built as `main.build_analyzer` builds it."""
     from core.nlp import SpacyPipeline
-    from core.pipeline.linear_head import TONE_HEAD, load_head
+    from core.pipeline.linear_head import TONE_HEAD
     from core.pipeline.tone import ToneDetector
     from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
+    from memory.tuned_encoder import load_head_for
 
     embedder = MiniLMEmbedder(threads=1)
-    head = load_head(TONE_HEAD, embedder.embed_query, embedder.name)
+    head = load_head_for(TONE_HEAD, embedder)
     return {
         "lexicon": ToneDetector(),
         "lexicon + head": ToneDetector(head=head),

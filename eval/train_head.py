@@ -3,11 +3,12 @@
     python -m eval.train_head intent|tone [--examples FILE] [--out FILE]
 
 The intent head is a softmax regression over MiniLM vectors, full-batch gradient descent from zeros with L2:
-deterministic up to floating-point summation order. The tone head puts one ReLU layer of `HIDDEN[tone]`
-units under its softmax (scikit-learn's MLP, fixed seed): with real chat among its examples, a linear
-boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk. 10–40 s
-on one core, most of it embedding the examples. Run it after editing an examples file; a test fails while
-the weights' digest and the files disagree.
+deterministic up to floating-point summation order, 10–40 s on one core, most of it embedding the examples.
+The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top two layers
+(`eval.tune_top`, fixed seed, about 5 minutes on two cores): with real chat among its examples, a linear
+boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk, and over
+frozen vectors it stopped improving with more examples. Run it after editing an examples file; a test fails
+while the weights' digest and the files disagree.
 """
 
 from __future__ import annotations
@@ -17,17 +18,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, probabilities, read_examples, training_digest
+from core.pipeline.linear_head import (
+    INTENT_HEAD,
+    TONE_HEAD,
+    TUNED_PREFIX,
+    HeadSpec,
+    probabilities,
+    read_examples,
+    training_digest,
+)
+from eval.tune_top import TuneSettings
 
 SPECS = {spec.name: spec for spec in (INTENT_HEAD, TONE_HEAD)}
 L2 = 1e-3
 SCALE = 10.0  # the logits' temperature: sharper probabilities than unit-norm vectors give on their own
 STEPS = 800
 LEARNING_RATE = 0.5
-HIDDEN = {"tone": 64}  # heads with a hidden layer, and its width
-MLP_L2 = (
-    1e-2  # 1e-3 before batch 6: with it the head read elevated distress as crisis at p≈1 ("stuck in a rut")
-)
+TUNED = {"tone": TuneSettings()}  # heads trained with MiniLM's top layers (`eval.tune_top`)
 
 
 def fit(
@@ -53,18 +60,6 @@ def fit(
     return weights.astype(np.float32), bias.astype(np.float32)
 
 
-def fit_hidden(vectors: Any, labels: Sequence[int], width: int) -> tuple[tuple[Any, Any], Any, Any]:
-    """(hidden weights, hidden bias), output weights and output bias of a one-layer ReLU MLP."""
-    import numpy as np
-    from sklearn.neural_network import MLPClassifier
-
-    mlp = MLPClassifier(hidden_layer_sizes=(width,), alpha=MLP_L2, max_iter=500, random_state=0)
-    mlp.fit(np.asarray(vectors), np.asarray(labels))
-    (hidden, out), (hidden_bias, out_bias) = mlp.coefs_, mlp.intercepts_
-    as32 = np.float32
-    return (hidden.astype(as32), hidden_bias.astype(as32)), out.astype(as32), out_bias.astype(as32)
-
-
 def unit_vectors(texts: Sequence[str]) -> Any:
     """MiniLM vectors of `texts`, normalised to unit length."""
     import numpy as np
@@ -76,10 +71,6 @@ def unit_vectors(texts: Sequence[str]) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import numpy as np
-
-    from memory.embeddings import MINILM_NAME
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("head", choices=sorted(SPECS))
     default = "default: the head's example files in data/"
@@ -88,31 +79,54 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     spec = SPECS[args.head]
     examples = read_examples(spec, args.examples)
-    vectors = unit_vectors([text for text, _ in examples])
+    texts = [text for text, _ in examples]
     labels = [spec.labels.index(label) for _, label in examples]
-    width = HIDDEN.get(spec.name)
-    if width:
-        hidden, weights, bias = fit_hidden(vectors, labels, width)
-        layers: dict[str, Any] = {"hidden_weights": hidden[0], "hidden_bias": hidden[1]}
-        scale = 1.0
-    else:
-        weights, bias = fit(vectors, labels, len(spec.labels))
-        layers, hidden, scale = {}, None, SCALE
-    predicted = probabilities(vectors, weights, bias, scale, hidden).argmax(axis=1)
-    training = float((predicted == np.asarray(labels)).mean())
+    trained = _tuned(spec, texts, labels) if spec.name in TUNED else _over_vectors(spec, texts, labels)
     out = args.out or spec.weights_file
+    _save(out, spec, examples, trained)
+    print(f"{len(examples)} examples → {out}")
+    return 0
+
+
+def _tuned(spec: HeadSpec, texts: list[str], labels: list[int]) -> dict[str, Any]:
+    """The head's layers and MiniLM's top layers, trained together (`eval.tune_top`)."""
+    import numpy as np
+
+    from eval.tune_top import tune
+    from memory.embeddings import MiniLMEmbedder
+    from memory.tuned_encoder import tuned_name
+
+    settings = TUNED[spec.name]
+    head = tune(MiniLMEmbedder(threads=1), texts, labels, len(spec.labels), settings)
+    # float16 halves the file (7 MB for two layers); the loader widens it back to float32
+    top = {f"{TUNED_PREFIX}{key}": value.astype(np.float16) for key, value in head.top.items()}
+    layers = {"hidden_weights": head.hidden[0], "hidden_bias": head.hidden[1], **top}
+    return {
+        "weights": head.weights,
+        "bias": head.bias,
+        "scale": 1.0,
+        "model": tuned_name(settings.layers),
+        **layers,
+    }
+
+
+def _over_vectors(spec: HeadSpec, texts: list[str], labels: list[int]) -> dict[str, Any]:
+    """A softmax regression over plain MiniLM vectors."""
+    from memory.embeddings import MINILM_NAME
+
+    weights, bias = fit(unit_vectors(texts), labels, len(spec.labels))
+    return {"weights": weights, "bias": bias, "scale": SCALE, "model": MINILM_NAME}
+
+
+def _save(out: Path, spec: HeadSpec, examples: Sequence[tuple[str, str]], trained: dict[str, Any]) -> None:
+    import numpy as np
+
     np.savez(
         out,
-        weights=weights,
-        bias=bias,
-        scale=np.float32(scale),
-        model=np.str_(MINILM_NAME),
+        **{**trained, "scale": np.float32(trained["scale"]), "model": np.str_(trained["model"])},
         labels=np.array(spec.labels),
         digest=np.str_(training_digest(examples)),
-        **layers,
     )
-    print(f"{len(examples)} examples, training accuracy {training:.3f} → {out}")
-    return 0
 
 
 if __name__ == "__main__":

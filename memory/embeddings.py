@@ -89,6 +89,12 @@ class MiniLMEmbedder:
                 self._model = SentenceTransformer(path, device=self._device, local_files_only=True)
             return self._model
 
+    def transformer(self) -> tuple[Any, Any, int]:
+        """The loaded transformer (a `BertModel`), its tokenizer and the longest input it reads, for encoders
+        that share this model's lower layers (`memory.tuned_encoder`)."""
+        model = self._loaded()
+        return model[0].auto_model, model[0].tokenizer, int(model.max_seq_length)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts in batches; returns an (n, 384) float32 array."""
         import numpy as np

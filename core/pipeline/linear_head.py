@@ -200,6 +200,21 @@ def load_head(
     return LinearHead(embed_query, weights, bias, labels, scale=scale, hidden=hidden)
 
 
+TUNED_PREFIX = "top."  # weight-file keys of the encoder layers tuned with the head (`memory.tuned_encoder`)
+
+
+def read_tuned_layers(spec: HeadSpec, path: Path | None = None) -> dict[str, Any]:
+    """The encoder layers a weight file was trained with, by state-dict key (empty when it reads plain
+    MiniLM vectors). A missing or unreadable file gives none: `load_head` then reports it."""
+    import numpy as np
+
+    try:
+        with np.load(path or spec.weights_file, allow_pickle=False) as data:
+            return {key[len(TUNED_PREFIX) :]: data[key] for key in data.files if key.startswith(TUNED_PREFIX)}
+    except (OSError, ValueError):
+        return {}
+
+
 def read_head_digest(spec: HeadSpec, path: Path | None = None) -> str:
     """The training-data digest recorded in a weight file."""
     import numpy as np

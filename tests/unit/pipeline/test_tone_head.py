@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.pipeline.linear_head import TONE_HEAD, load_head, read_examples, read_head_digest, training_digest
+from core.pipeline.linear_head import TONE_HEAD, read_examples, read_head_digest, training_digest
 from core.pipeline.tone import ToneDetector
 from eval.tone_report import ToneScore, read_cases, score
 
@@ -58,9 +58,10 @@ def detector() -> ToneDetector:
     from core.nlp import SpacyPipeline
     from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
+    from memory.tuned_encoder import load_head_for
 
     embedder = MiniLMEmbedder(threads=1)
-    head = load_head(TONE_HEAD, embedder.embed_query, embedder.name)
+    head = load_head_for(TONE_HEAD, embedder)
     return ToneDetector(head=head, danger=DangerReader(SpacyPipeline()))
 
 
