@@ -66,28 +66,37 @@ def copy_top_layers(bert: Any, layers: int) -> Any:
 def states_below(
     bert: Any, tokenizer: Any, texts: Sequence[str], layers: int, max_length: int
 ) -> tuple[Any, Any]:
-    """The hidden states that enter the top `layers` layers, and the attention mask, for a batch of texts."""
+    """The hidden states that enter the top `layers` layers, and the attention mask, for a batch of texts
+    (the model's embeddings and lower layers only: the top ones are not run)."""
     import torch
 
     encoded = tokenizer(
         list(texts), padding=True, truncation=True, max_length=max_length, return_tensors="pt"
     )
     with torch.no_grad():
-        output = bert(**encoded, output_hidden_states=True)
-    return output.hidden_states[-1 - layers], encoded["attention_mask"]
+        states = bert.embeddings(input_ids=encoded["input_ids"], token_type_ids=encoded["token_type_ids"])
+        states = _through(bert, bert.encoder.layer[:-layers], states, encoded["attention_mask"])
+    return states, encoded["attention_mask"]
 
 
 def pooled(bert: Any, top: Any, states: Any, mask: Any) -> Any:
     """Unit vectors: `states` through the `top` layers, mean-pooled over real tokens (as MiniLM pools)."""
     import torch
-    from transformers.masking_utils import create_bidirectional_mask
 
-    attention = create_bidirectional_mask(config=bert.config, inputs_embeds=states, attention_mask=mask)
-    for layer in top:
-        states = layer(states, attention)
+    states = _through(bert, top, states, mask)
     weights = mask.unsqueeze(-1).to(states.dtype)
     mean = (states * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
     return torch.nn.functional.normalize(mean, dim=1)
+
+
+def _through(bert: Any, layers: Any, states: Any, mask: Any) -> Any:
+    """`states` through transformer `layers`, padding masked out as the model itself masks it."""
+    from transformers.masking_utils import create_bidirectional_mask
+
+    attention = create_bidirectional_mask(config=bert.config, inputs_embeds=states, attention_mask=mask)
+    for layer in layers:
+        states = layer(states, attention)
+    return states
 
 
 class TunedTopEncoder:

@@ -3,9 +3,10 @@
 Cue lexicons recognise forms ("what is my <x>", "I can't breathe"); a message phrased without any of them
 gets no evidence. A softmax regression over the message's MiniLM vector, trained offline on labelled
 messages (`python -m eval.train_head intent|tone`), says what such messages usually carry. It generalises
-to unseen phrasing better than a nearest-neighbour vote and ships as a small weight file, so nothing is
-computed at start-up: one embedding (shared with retrieval's query cache) and a product or two (the tone
-head has one hidden ReLU layer of 64 units).
+to unseen phrasing better than a nearest-neighbour vote and ships as a weight file, so nothing is
+computed at start-up: one embedding (the intent head shares retrieval's query cache) and a product or two.
+The tone head has one hidden ReLU layer of 64 units and reads its own vectors: its file also carries
+MiniLM's top two layers, trained with it (`memory.tuned_encoder` runs them).
 
 Each head is a `HeadSpec`: its labels, its weight file and its examples file in `data/`. A weight file
 records the embedding model it was trained for, its labels and a digest of its training rows; a file for
@@ -69,6 +70,7 @@ TONE_HEAD = HeadSpec(
         "tone_batch7.tsv",
         "tone_batch8.tsv",
         "tone_batch9.tsv",
+        "tone_batch10.tsv",
     ),
     calm_from=("intent_examples.tsv", ("emotional_support",)),
 )

@@ -8,7 +8,8 @@
    first, times the combination multipliers whose two categories both occur. Without an explicit crisis
    cue the score stays below the crisis threshold.
 2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a small network over the
-   message's MiniLM vector, trained on ~7,900 labelled messages, 1,449 of them real casual chat. The lexicon
+   message's vector from MiniLM whose top two layers were trained with it (``memory.tuned_encoder``), on
+   ~9,800 labelled messages, 1,449 of them real casual chat. The lexicon
    only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to everyone,
    that's everything sorted") carries none of them. The head raises the level when it is confident of a
    higher one, and lowers a lexicon level only when it is very confident (never an explicit crisis cue).
@@ -348,8 +349,8 @@ class ToneDetector:
     """Scores a user message on the four tone levels. Pure Python, plus one embedding when a head is given.
 
     ``head`` (the tone head, injected by the composition root: core never imports memory) costs one
-    embedding per message, which retrieval reuses from the embedder's query cache; ``danger`` (the danger
-    reader over the shared spaCy pipeline) one parse.
+    forward pass of MiniLM with its tuned top layers per message; ``danger`` (the danger reader over the
+    shared spaCy pipeline) one parse.
     """
 
     def __init__(

@@ -23,8 +23,9 @@ TRAINED_CHAT = Path(__file__).resolve().parents[3] / "data" / "tone_chat_negativ
 
 
 def key(text: str) -> str:
-    """The text without case or punctuation; emoji kept ("🔪🩸 again" and "🩸🩸🩸 again" are two messages)."""
-    return re.sub(r"[^a-z0-9\u2600-\u27bf\U0001f000-\U0001faff]+", " ", text.lower()).strip()
+    """The text without case or punctuation; letters of every script and emoji kept ("🔪🩸 again" and
+    "🩸🩸🩸 again" are two messages, and so are two Korean sentences)."""
+    return re.sub(r"(?:[^\w\u2600-\u27bf\U0001f000-\U0001faff]|_)+", " ", text.lower()).strip()
 
 
 def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
