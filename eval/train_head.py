@@ -4,11 +4,11 @@
 
 The intent head is a softmax regression over MiniLM vectors, full-batch gradient descent from zeros with L2:
 deterministic up to floating-point summation order, 10–40 s on one core, most of it embedding the examples.
-The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top two layers
-(`eval.tune_top`, fixed seed, about 5 minutes on two cores): with real chat among its examples, a linear
-boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk, and over
-frozen vectors it stopped improving with more examples. Run it after editing an examples file; a test fails
-while the weights' digest and the files disagree.
+The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top three
+layers (`eval.tune_top`, fixed seed, about 8 minutes on two cores): with real chat among its examples, a
+linear boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk,
+and over frozen vectors it stopped improving with more examples. Run it after editing an examples file; a
+test fails while the weights' digest and the files disagree.
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ def _tuned(spec: HeadSpec, texts: list[str], labels: list[int]) -> dict[str, Any
     from memory.tuned_encoder import tuned_name
 
     settings = TUNED[spec.name]
-    head = tune(MiniLMEmbedder(threads=1), texts, labels, len(spec.labels), settings)
-    # float16 halves the file (7 MB for two layers); the loader widens it back to float32
+    head = tune(MiniLMEmbedder(), texts, labels, len(spec.labels), settings)
+    # float16 halves the file (11 MB for three layers); the loader widens it back to float32
     top = {f"{TUNED_PREFIX}{key}": value.astype(np.float16) for key, value in head.top.items()}
     layers = {"hidden_weights": head.hidden[0], "hidden_bias": head.hidden[1], **top}
     return {

@@ -3,7 +3,7 @@
 A head over frozen MiniLM vectors only sees what retrieval's embedding kept, and retrieval's embedding
 keeps topic, not risk: "can you help me write a note so my sister gets my car after tonight" sits next to
 ordinary notes about cars. The tone head's weight file therefore carries its own copy of MiniLM's top
-`TOP_LAYERS` transformer layers, trained with the head (`python -m eval.train_head tone`); the lower layers,
+transformer layers (three of six), trained with the head (`python -m eval.train_head tone`); the lower layers,
 the tokenizer and the loaded model are shared with retrieval's `MiniLMEmbedder`, so the cost is a second
 forward pass over a message the analyzer reads anyway (a few milliseconds), not a second model in memory.
 
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from memory.embeddings import Embedder, MiniLMEmbedder
-
-TOP_LAYERS = 2  # of MiniLM's six: one moved unseen writers' recall less, three cost more and moved it no more
 
 
 def tuned_name(layers: int) -> str:

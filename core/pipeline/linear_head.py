@@ -6,7 +6,7 @@ messages (`python -m eval.train_head intent|tone`), says what such messages usua
 to unseen phrasing better than a nearest-neighbour vote and ships as a weight file, so nothing is
 computed at start-up: one embedding (the intent head shares retrieval's query cache) and a product or two.
 The tone head has one hidden ReLU layer of 64 units and reads its own vectors: its file also carries
-MiniLM's top two layers, trained with it (`memory.tuned_encoder` runs them).
+MiniLM's top three layers, trained with it (`memory.tuned_encoder` runs them).
 
 Each head is a `HeadSpec`: its labels, its weight file and its examples file in `data/`. A weight file
 records the embedding model it was trained for, its labels and a digest of its training rows; a file for

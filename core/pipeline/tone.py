@@ -8,7 +8,7 @@
    first, times the combination multipliers whose two categories both occur. Without an explicit crisis
    cue the score stays below the crisis threshold.
 2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a small network over the
-   message's vector from MiniLM whose top two layers were trained with it (``memory.tuned_encoder``), on
+   message's vector from MiniLM whose top three layers were trained with it (``memory.tuned_encoder``), on
    ~9,800 labelled messages, 1,449 of them real casual chat. The lexicon
    only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to everyone,
    that's everything sorted") carries none of them. The head raises the level when it is confident of a
@@ -224,6 +224,14 @@ def _explicit_crisis(cues: Sequence[_Cue]) -> bool:
     return any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
 
 
+def _all_negated(cues: Sequence[_Cue]) -> bool:
+    """Every distress word of the message is negated ("I'm not anxious about the trip", "I don't feel lonely
+    at all"): the head, which hears the topic and not the negation, may not raise the level to concern or
+    elevated. Its crisis reading still counts under the evidence rule ("not scared anymore" on a ledge)."""
+    said = [c for c in cues if c.phrase.level != "modifier"]
+    return bool(said) and all(c.negated for c in said)
+
+
 def _settled(cues: Sequence[_Cue]) -> bool:
     """The user already told us how to read their strongest words: a crisis or elevated cue negated ("I'm not
     suicidal") or framed in the past ("I used to self-harm"). The head, which cannot see negation or tense,
@@ -393,7 +401,8 @@ class ToneDetector:
                 # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
                 # nothing says the user is in danger now, so its crisis vote does not count.
                 votes = {**votes, ToneLevel.CRISIS.value: 0.0}
-            revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user)
+            may_raise = not _all_negated(cues)
+            revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user, may_raise)
             if revised is not level:
                 level, stage = revised, "head"
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
@@ -547,6 +556,7 @@ class ToneDetector:
         explicit_crisis: bool,
         risk: bool,
         about_user: bool,
+        may_raise: bool = True,  # False when `_all_negated`: it may still lower the level or make a crisis
     ) -> ToneLevel:
         """The lexicon's level revised by the head: raised when confident, lowered only when very sure.
 
@@ -567,7 +577,7 @@ class ToneDetector:
         best = ToneLevel.parse(max(shares, key=shares.__getitem__))
         share = shares[best.value]
         if best.rank > level.rank:
-            return best if share >= cfg.head_raise_at else level
+            return best if share >= cfg.head_raise_at and may_raise else level
         if best.rank < level.rank and share >= cfg.head_lower_at and not explicit_crisis:
             return best
         return level

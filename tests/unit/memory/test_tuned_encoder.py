@@ -70,7 +70,7 @@ def test_a_trained_head_reads_after_saving_what_it_learned(embedder: MiniLMEmbed
 
 
 def test_the_shipped_tone_head_tunes_minilms_top_layers() -> None:
-    assert top_layer_count(read_tuned_layers(TONE_HEAD)) == 2
+    assert top_layer_count(read_tuned_layers(TONE_HEAD)) == 3
     assert read_tuned_layers(INTENT_HEAD) == {}  # the intent head reads plain MiniLM vectors
 
 
