@@ -6,7 +6,9 @@
 
 The smoke test runs the binary as a user would, each time in a fresh temporary data dir: `--version`; one
 `ask` with the embedded model (offline: hub off, proxies closed; installer/check_offline.py), or with the
-echo provider; and the GUI started, answering its page on 127.0.0.1, then SIGTERM and a clean exit.
+echo provider; one `analyze --explain` whose tone head must vote (a head that fails to load only logs a
+warning, so the bundle could lose it silently); and the GUI started, answering its page on 127.0.0.1,
+then SIGTERM and a clean exit.
 Prints one JSON object with the build's time and size and the smoke results; exit 0 when all passed.
 """
 
@@ -101,6 +103,31 @@ def smoke_ask(app: Path, provider: str) -> dict[str, object]:
     return {"model": reply.get("model"), "seconds": round(time.monotonic() - started, 1)}
 
 
+# Read as crisis by the tone head and nothing else (no cue of the lexicon names it).
+ANALYZE_TEXT = "wrote letters to everyone tonight, that's everything sorted"
+
+
+def smoke_analyze(app: Path) -> dict[str, object]:
+    """`analyze --explain`: the bundled tone head (MiniLM with its tuned top layers) loads and votes."""
+    with tempfile.TemporaryDirectory(prefix="daemon-smoke-") as folder:
+        done = subprocess.run(
+            [str(app), "analyze", ANALYZE_TEXT, "--json", "--explain"],
+            capture_output=True,
+            text=True,
+            env=offline_env(Path(folder) / "data"),
+            cwd=folder,
+            timeout=600,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise SmokeError(f"analyze exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    reading = json.loads(done.stdout)
+    votes = reading.get("explain", {}).get("tone", {}).get("head")
+    if not votes:
+        raise SmokeError(f"the tone head did not vote: {done.stderr.strip()[-1000:]}")
+    return {"tone": reading.get("tone"), "tone_head_crisis": votes.get("crisis")}
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -172,7 +199,12 @@ def smoke_test(app: Path, provider: str) -> dict[str, object]:
     """Every smoke check on the built binary; raises `SmokeError` on the first failure."""
     if not app.is_file():
         raise SmokeError(f"no built binary at {app}")
-    return {"version": smoke_version(app), "ask": smoke_ask(app, provider), "gui": smoke_gui(app)}
+    return {
+        "version": smoke_version(app),
+        "ask": smoke_ask(app, provider),
+        "analyze": smoke_analyze(app),
+        "gui": smoke_gui(app),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
