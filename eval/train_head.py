@@ -5,7 +5,7 @@
 The intent head is a softmax regression over MiniLM vectors, full-batch gradient descent from zeros with L2:
 deterministic up to floating-point summation order, 10–40 s on one core, most of it embedding the examples.
 The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top three
-layers (`eval.tune_top`, fixed seed, about 8 minutes on two cores): with real chat among its examples, a
+layers (`eval.tune_top`, fixed seed, about 4 minutes on two cores): with real chat among its examples, a
 linear boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk,
 and over frozen vectors it stopped improving with more examples. Run it after editing an examples file; a
 test fails while the weights' digest and the files disagree.

@@ -31,7 +31,7 @@ class TuneSettings:
 
 @dataclass(frozen=True)
 class TunedHead:
-    """The trained parts as float32 numpy arrays, and a function giving class probabilities for texts."""
+    """The trained parts, as float32 numpy arrays."""
 
     top: dict[str, Any]  # the top layers' state dict
     hidden: tuple[Any, Any]  # (384 × width, width)

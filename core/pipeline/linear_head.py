@@ -17,6 +17,7 @@ in step with the examples file.
 from __future__ import annotations
 
 import hashlib
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,7 +194,7 @@ def load_head(
             labels = tuple(str(name) for name in data["labels"])
             weights, bias, scale = data["weights"], data["bias"], float(data["scale"])
             hidden = (data["hidden_weights"], data["hidden_bias"]) if "hidden_weights" in data else None
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         raise HeadError(f"cannot read the {spec.name} head {path}: {exc}") from exc
     if trained_for != model_name:
         raise HeadError(f"{path} was trained for {trained_for!r}, not {model_name!r}")
@@ -213,7 +214,7 @@ def read_tuned_layers(spec: HeadSpec, path: Path | None = None) -> dict[str, Any
     try:
         with np.load(path or spec.weights_file, allow_pickle=False) as data:
             return {key[len(TUNED_PREFIX) :]: data[key] for key in data.files if key.startswith(TUNED_PREFIX)}
-    except (OSError, ValueError):
+    except (OSError, ValueError, zipfile.BadZipFile):
         return {}
 
 

@@ -77,3 +77,13 @@ def test_the_shipped_tone_head_tunes_minilms_top_layers() -> None:
 def test_a_tuned_head_is_refused_over_another_model() -> None:
     with pytest.raises(HeadError, match="top layers"):
         load_head_for(TONE_HEAD, HashingEmbedder())
+
+
+def test_a_damaged_weight_file_is_refused_not_raised(tmp_path: Path) -> None:
+    """A truncated download or a bad copy (a zip header, then garbage) leaves the lexicon alone, as a
+    missing file does: the composition root logs the `HeadError` and goes on."""
+    damaged = tmp_path / "tone_head.npz"
+    damaged.write_bytes(b"PK\x03\x04" + b"\x00" * 64)
+    assert read_tuned_layers(TONE_HEAD, damaged) == {}
+    with pytest.raises(HeadError, match="cannot read"):
+        load_head_for(TONE_HEAD, HashingEmbedder(), damaged)
