@@ -167,6 +167,10 @@ class ToneConfig:
     # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
     head_crisis_at: float = 0.2
     head_crisis_alone_at: float = 0.95
+    # Fewer words than this give the head too little to read for a crisis ("the end", "after the party",
+    # "goodnight" read as crisis at p≈0.99): its crisis vote then counts towards elevated, and a crisis in
+    # so few words needs the lexicon ("i want to die", "kms") or the danger reader ("help chest pain").
+    head_crisis_min_words: int = 4
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
@@ -195,6 +199,8 @@ class _Cue:
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[.!?;,:]")
 _PATTERN_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")  # lexicon words may end in *
+# A word in any script, or an emoji (they carry meaning in these messages: "🔪🩸 again").
+_WORD = re.compile(r"[^\W_]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
 
 
 def normalise(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[str]:
@@ -402,7 +408,10 @@ class ToneDetector:
                 # nothing says the user is in danger now, so its crisis vote does not count.
                 votes = {**votes, ToneLevel.CRISIS.value: 0.0}
             may_raise = not _all_negated(cues)
-            revised = self._head_level(votes, level, _explicit_crisis(cues), risk, about_user, may_raise)
+            readable = len(_WORD.findall(text)) >= self._config.head_crisis_min_words
+            revised = self._head_level(
+                votes, level, _explicit_crisis(cues), risk, about_user and readable, may_raise
+            )
             if revised is not level:
                 level, stage = revised, "head"
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
@@ -560,7 +569,8 @@ class ToneDetector:
     ) -> ToneLevel:
         """The lexicon's level revised by the head: raised when confident, lowered only when very sure.
 
-        Similarity alone rarely makes a crisis: for a message about the user, the head's crisis reading counts
+        Similarity alone rarely makes a crisis: for a message about the user (``about_user``, false too when
+        it has fewer than ``head_crisis_min_words`` words), the head's crisis reading counts
         as crisis above ``head_crisis_at`` with risk evidence (a risk term said of the user) and above the
         much higher ``head_crisis_alone_at`` without; otherwise it counts towards ``elevated`` (the head
         heard distress, not evidence of risk).

@@ -294,6 +294,24 @@ def test_a_risk_term_lets_a_less_sure_head_read_crisis() -> None:
     )
 
 
+@pytest.mark.parametrize("text", ["the end", "after the kill", "it's over", "bad \ufffd end", "no more"])
+def test_a_few_words_give_the_head_too_little_for_a_crisis(text: str) -> None:
+    """The tuned head read "the end" and "after the party" as crisis at p≈0.99: under four words its crisis
+    vote counts towards elevated; the lexicon and the danger reader still read short crises."""
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
+    assert result.level is ToneLevel.ELEVATED and result.support is None
+    assert ToneDetector(head=FakeHead({"i want to die": "crisis"}, share=0.99)).detect(
+        "i want to die"
+    ).level is (ToneLevel.CRISIS)
+
+
+def test_four_words_in_any_script_or_emoji_are_enough_for_the_head() -> None:
+    for text in ("🪢 tonight. bye everyone", "мне больше незачем жить"):
+        assert (
+            ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text).level is ToneLevel.CRISIS
+        )
+
+
 def test_similarity_alone_is_distress_not_a_crisis() -> None:
     """A head's crisis vote without risk evidence and below the high threshold counts towards elevated:
     it heard distress, not risk, and no emergency text is appended."""
