@@ -5,7 +5,7 @@ keeps topic, not risk: "can you help me write a note so my sister gets my car af
 ordinary notes about cars. The tone head's weight file therefore carries its own copy of MiniLM's top
 transformer layers (three of six), trained with the head (`python -m eval.train_head tone`); the lower layers,
 the tokenizer and the loaded model are shared with retrieval's `MiniLMEmbedder`, so the cost is a second
-forward pass over a message the analyzer reads anyway (a few milliseconds), not a second model in memory.
+forward pass over a message the analyzer reads anyway (about 9 ms on one thread), not a second model.
 
 `load_head_for` is the one way to load a head: with the plain embedder when its file has no tuned layers
 (the intent head), with a `TunedTopEncoder` when it has. The weight file names the encoder it was trained
@@ -121,7 +121,8 @@ class TunedTopEncoder:
                 weights = {
                     key: torch.from_numpy(value.astype("float32")) for key, value in self._state.items()
                 }
-                top.load_state_dict(weights)  # strict: a file for another architecture fails here, loudly
+                # strict: a file for another architecture raises here (the detector logs it, goes on alone)
+                top.load_state_dict(weights)
                 self._top = top.eval()
         return bert, tokenizer, self._top, max_length
 
