@@ -11,7 +11,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.torch_compat import ensure_torchvision_importable
@@ -55,6 +55,16 @@ class QueryCache:
             self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
+
+    def vector(self, text: str, embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
+        """`text`'s cached vector, else `embed([text])[0]`, made read-only (it is shared) and cached."""
+        cached = self.get(text)
+        if cached is not None:
+            return cached
+        vector = embed([text])[0]
+        vector.setflags(write=False)
+        self.put(text, vector)
+        return vector
 
 
 class MiniLMEmbedder:
@@ -112,13 +122,7 @@ class MiniLMEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector, cached by text."""
-        cached = self._cache.get(text)
-        if cached is not None:
-            return cached
-        vector = self.embed([text])[0]
-        vector.setflags(write=False)  # shared through the cache: nobody may modify it
-        self._cache.put(text, vector)
-        return vector
+        return self._cache.vector(text, self.embed)
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")

@@ -140,10 +140,4 @@ class TunedTopEncoder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """One vector, cached by text (the analyzer reads a message more than once)."""
-        cached = self._cache.get(text)
-        if cached is not None:
-            return cached
-        vector = self.embed([text])[0]
-        vector.setflags(write=False)
-        self._cache.put(text, vector)
-        return vector
+        return self._cache.vector(text, self.embed)

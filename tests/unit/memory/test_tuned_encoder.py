@@ -87,3 +87,21 @@ def test_a_damaged_weight_file_is_refused_not_raised(tmp_path: Path) -> None:
     assert read_tuned_layers(TONE_HEAD, damaged) == {}
     with pytest.raises(HeadError, match="cannot read"):
         load_head_for(TONE_HEAD, HashingEmbedder(), damaged)
+
+
+def test_a_cached_query_vector_is_computed_once_and_read_only() -> None:
+    """Both encoders cache query vectors through `QueryCache.vector`: a repeated text is not embedded
+    again, and the shared array cannot be changed by one caller under another."""
+    from memory.embeddings import QueryCache
+
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    cache = QueryCache(2)
+    first = cache.vector("hello", embed)
+    assert cache.vector("hello", embed) is first and calls == [["hello"]]
+    with pytest.raises(ValueError):
+        first[0] = 2.0
