@@ -76,18 +76,19 @@ def smoke_version(app: Path) -> str:
     return done.stdout.strip()
 
 
-def smoke_ask(app: Path, provider: str) -> dict[str, object]:
-    """One `ask` answered by the embedded model (offline) or the echo provider."""
-    if provider == "local":
-        return ask_offline([str(app)])
+def _run_fresh(app: Path, args: list[str], *, echo: bool = False) -> subprocess.CompletedProcess[str]:
+    """`app ARGS` offline in a fresh temporary data dir (with `echo`, answered by the echo provider);
+    raises `SmokeError` with the end of its stderr when it exits non-zero."""
     with tempfile.TemporaryDirectory(prefix="daemon-smoke-") as folder:
-        config = Path(folder) / "echo.yaml"
-        config.write_text(ECHO_CONFIG)
         env = offline_env(Path(folder) / "data")
-        env.pop("DAEMON_PROVIDER")
-        started = time.monotonic()
+        prefix: list[str] = []
+        if echo:
+            config = Path(folder) / "echo.yaml"
+            config.write_text(ECHO_CONFIG)
+            env.pop("DAEMON_PROVIDER")
+            prefix = ["--config", str(config)]
         done = subprocess.run(
-            [str(app), "--config", str(config), "ask", "hello from the smoke test", "--json"],
+            [str(app), *prefix, *args],
             capture_output=True,
             text=True,
             env=env,
@@ -96,7 +97,16 @@ def smoke_ask(app: Path, provider: str) -> dict[str, object]:
             check=False,
         )
     if done.returncode != 0:
-        raise SmokeError(f"ask exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+        raise SmokeError(f"{args[0]} exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return done
+
+
+def smoke_ask(app: Path, provider: str) -> dict[str, object]:
+    """One `ask` answered by the embedded model (offline) or the echo provider."""
+    if provider == "local":
+        return ask_offline([str(app)])
+    started = time.monotonic()
+    done = _run_fresh(app, ["ask", "hello from the smoke test", "--json"], echo=True)
     reply = json.loads(done.stdout)
     if "hello from the smoke test" not in str(reply.get("answer")):
         raise SmokeError(f"the echo provider did not answer: {done.stdout[:500]}")
@@ -109,18 +119,7 @@ ANALYZE_TEXT = "wrote letters to everyone tonight, that's everything sorted"
 
 def smoke_analyze(app: Path) -> dict[str, object]:
     """`analyze --explain`: the bundled tone head (MiniLM with its tuned top layers) loads and votes."""
-    with tempfile.TemporaryDirectory(prefix="daemon-smoke-") as folder:
-        done = subprocess.run(
-            [str(app), "analyze", ANALYZE_TEXT, "--json", "--explain"],
-            capture_output=True,
-            text=True,
-            env=offline_env(Path(folder) / "data"),
-            cwd=folder,
-            timeout=600,
-            check=False,
-        )
-    if done.returncode != 0:
-        raise SmokeError(f"analyze exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    done = _run_fresh(app, ["analyze", ANALYZE_TEXT, "--json", "--explain"])
     reading = json.loads(done.stdout)
     votes = reading.get("explain", {}).get("tone", {}).get("head")
     if not votes:
