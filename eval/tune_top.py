@@ -34,7 +34,7 @@ class TunedHead:
     """The trained parts, as float32 numpy arrays."""
 
     top: dict[str, Any]  # the top layers' state dict
-    hidden: tuple[Any, Any]  # (384 × width, width)
+    hidden: tuple[Any, Any]  # (hidden size × width, width)
     weights: Any  # width × classes
     bias: Any
 
@@ -51,7 +51,7 @@ def tune(
     bert, tokenizer, max_length = embedder.transformer()
     states = _frozen_states(bert, tokenizer, texts, settings.layers, max_length)
     top = copy_top_layers(bert, settings.layers)
-    hidden = torch.nn.Linear(384, settings.width)
+    hidden = torch.nn.Linear(bert.config.hidden_size, settings.width)
     out = torch.nn.Linear(settings.width, classes)
     optimiser = torch.optim.AdamW(
         [

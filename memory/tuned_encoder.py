@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from core.pipeline.linear_head import HeadError, HeadSpec, LinearHead, load_head, read_tuned_layers
-from memory.embeddings import MINILM_NAME, QueryCache
+from memory.embeddings import MINILM_DIM, MINILM_NAME, QueryCache
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -132,7 +132,7 @@ class TunedTopEncoder:
         import torch
 
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
+            return np.zeros((0, MINILM_DIM), dtype=np.float32)
         bert, tokenizer, top, max_length = self._loaded()
         states, mask = states_below(bert, tokenizer, texts, self.layers, max_length)
         with torch.no_grad():
