@@ -44,7 +44,7 @@ from typing import Protocol
 
 from core.pipeline import tone_lexicon as lex
 from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, attribute_message, clause_bounds
-from core.pipeline.tone_danger import DangerFinding
+from core.pipeline.tone_danger import IN_MY_CARE, DangerFinding
 from core.pipeline.tone_languages import crisis_statements
 
 log = logging.getLogger(__name__)
@@ -171,6 +171,9 @@ class ToneConfig:
     # "goodnight" read as crisis at p≈0.99): its crisis vote then counts towards elevated, and a crisis in
     # so few words needs the lexicon ("i want to die", "kms") or the danger reader ("help chest pain").
     head_crisis_min_words: int = 4
+    # The head's crisis probability that makes an emergency of someone in the user's care ("my son swallowed
+    # a dishwasher pod, he's drooling") when the danger reader found no sign it knows: the user must act now.
+    head_care_at: float = 0.95
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
@@ -253,6 +256,11 @@ def _about_user(tokens: Sequence[str]) -> bool:
     if first in lex.THIRD_PERSON or (first in ("my", "our") and second in lex.THIRD_PARTY_NOUNS):
         return any(t in ("i", "me", "myself") for t in tokens)
     return attribute_message(tokens) in ("self", "third")
+
+
+def _names_someone_in_care(tokens: Sequence[str]) -> bool:
+    """The message names someone in the user's care ("my son", "our baby", "my husband")."""
+    return any(a in ("my", "our") and b in IN_MY_CARE for a, b in zip(tokens, tokens[1:], strict=False))
 
 
 def _danger_is_crisis(findings: Sequence[DangerFinding], risk_terms: bool, about_user: bool) -> bool:
@@ -388,7 +396,7 @@ class ToneDetector:
         level = self._level(score)
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
-        stage, settled, votes = "lexicon", _settled(cues), None
+        stage, settled, votes, care_by_head = "lexicon", _settled(cues), None, False
         findings = () if settled else self._read_danger(text)
         risk_terms = self._risk_evidence(tokens)
         # A threat, an arrangement or something taken, even when not acute, is evidence of risk for the head.
@@ -414,6 +422,14 @@ class ToneDetector:
             )
             if revised is not level:
                 level, stage = revised, "head"
+            # someone in the user's care, in danger now by the head's reading (the vetoes above apply)
+            care_by_head = (
+                votes is not None
+                and not about_user
+                and readable
+                and votes.get(ToneLevel.CRISIS.value, 0.0) >= self._config.head_care_at
+                and _names_someone_in_care(tokens)
+            )
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
             level, stage = ToneLevel.CRISIS, "danger"
         # The stages above read English; an explicit statement in another language is read here.
@@ -424,6 +440,8 @@ class ToneDetector:
         if any(f.frame == "care" and f.acute for f in findings):
             # someone in the user's care in an emergency now: the user must act at once
             level, stage, support = ToneLevel.CRISIS, "danger", CARE_EMERGENCY_SUPPORT
+        elif care_by_head and level is not ToneLevel.CRISIS:
+            level, stage, support = ToneLevel.CRISIS, "head", CARE_EMERGENCY_SUPPORT
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
         shown = tuple(str(f) for f in findings)

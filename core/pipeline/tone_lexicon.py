@@ -416,11 +416,13 @@ CRISIS_SUPPORT = (
     "person, but I'm here to keep talking with you."
 )
 CARE_EMERGENCY_SUPPORT = (
-    "If someone with you is not breathing, will not wake, is having a seizure, is bleeding heavily or has "
-    "swallowed something harmful, call your local emergency services now (911 in the US, 999 in the UK, 112 "
-    "in the EU): the call handler will tell you what to do until help arrives. For a swallowed poison or "
-    "medicine, a poison control centre (1-800-222-1222 in the US) can also advise. Don't wait to see if it "
-    "passes."
+    "If someone with you is not breathing, will not wake, is having a seizure, is bleeding heavily, has "
+    "swallowed something harmful, is being attacked or may be about to end their life, call your local "
+    "emergency services now (911 in the US, 999 in the UK, 112 in the EU): the call handler will tell you "
+    "what to do until help arrives. For a swallowed poison or medicine, a poison control centre "
+    "(1-800-222-1222 in the US) can also advise. Don't wait to see if it passes. If they are thinking about "
+    "suicide, a crisis line can support them and you: 988 in the US, Samaritans on 116 123 in the UK and "
+    "Ireland, findahelpline.com elsewhere."
 )
 THIRD_PARTY_SUPPORT = (
     "If someone you know may be in danger or talking about ending their life, you can encourage them to "

@@ -320,8 +320,37 @@ def test_similarity_alone_is_distress_not_a_crisis() -> None:
 
 
 def test_a_crisis_vote_about_someone_else_is_not_the_users_crisis() -> None:
-    text = "my sister wrote letters to everyone tonight"
-    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.95)).detect(text)
+    text = "my coworker wrote letters to everyone tonight"
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
+    assert result.level is not ToneLevel.CRISIS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my son swallowed one of the dishwasher pods, he's coughing and drooling",
+        "my sister wrote letters to everyone tonight and won't open her door",
+        "our baby's lips look blue and she's making a grunting noise",
+    ],
+)
+def test_a_sure_crisis_vote_about_someone_in_the_users_care_is_an_emergency_to_act_on(text: str) -> None:
+    """The danger reader knows only the signs it has words for; when the head is very sure that someone
+    the user names as theirs is in danger now, the user gets the emergency text for someone with them."""
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
+    assert (result.level, result.stage, result.support) == (ToneLevel.CRISIS, "head", CARE_EMERGENCY_SUPPORT)
+    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.9)).detect(text)
+    assert unsure.level is not ToneLevel.CRISIS and unsure.support is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do you help a child who swallowed a dishwasher pod, asking for my son's school",  # knowledge
+        "my son swallowed a dishwasher pod lol he's fine, it was a toy one",  # laughed at
+    ],
+)
+def test_the_heads_vetoes_hold_for_someone_in_the_users_care(text: str) -> None:
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
     assert result.level is not ToneLevel.CRISIS
 
 
