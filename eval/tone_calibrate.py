@@ -21,7 +21,7 @@ from eval.tone_report import read_cases, score
 if TYPE_CHECKING:
     from core.pipeline.tone import ToneDetector
 
-GRID = ((0.5, 0.9), (0.3, 0.9), (0.3, 0.95), (0.3, 0.97), (0.2, 0.95))
+GRID = ((0.3, 0.9), (0.2, 0.9), (0.2, 0.85), (0.2, 0.95))
 
 
 def _predictor(detector: ToneDetector) -> Callable[[str], str]:

@@ -163,18 +163,21 @@ class ToneConfig:
     negation_window: int = 4
     head_raise_at: float = 0.5  # the head's probability for a higher level needed to raise to it
     # The head's crisis probability that makes a crisis with no explicit crisis cue, for a message about the
-    # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night").
+    # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night");
+    # the second also makes an emergency of someone the user names as theirs ("my son swallowed a pod").
     # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
     head_crisis_at: float = 0.2
-    head_crisis_alone_at: float = 0.95
+    head_crisis_alone_at: float = 0.9
     # Fewer words than this give the head too little to read for a crisis ("the end", "after the party",
     # "goodnight" read as crisis at p≈0.99): its crisis vote then counts towards elevated, and a crisis in
     # so few words needs the lexicon ("i want to die", "kms") or the danger reader ("help chest pain").
     head_crisis_min_words: int = 4
-    # The head's crisis probability that makes an emergency of someone in the user's care ("my son swallowed
-    # a dishwasher pod, he's drooling") when the danger reader found no sign it knows: the user must act now.
-    head_care_at: float = 0.95
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
+    # A question asked for knowledge, an everyday cause, a past left behind or laughter silences the head's
+    # crisis vote only below this: the frozen-encoder head read "burned my tongue on my coffee" as crisis,
+    # the tuned one does not (p ≤ 0.02), and its sure readings under a veto were nearly all crises hidden
+    # in a joke or beside an errand ("mouthwash for bad breath lol. also i've been vomiting blood").
+    head_veto_below: float = 0.9
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
     max_tokens: int = 2000
@@ -403,7 +406,7 @@ class ToneDetector:
         risk = risk_terms or any(f.frame != "body" for f in findings)
         about_user = _about_user(tokens)
         if self._head is not None and text.strip() and not settled:
-            votes = self._vote(text)
+            votes, cfg = self._vote(text), self._config
             threatened = _explicit_crisis(cues) or any(f.frame != "body" for f in findings)
             vetoed = (
                 _asked_for_knowledge(tokens)
@@ -411,7 +414,8 @@ class ToneDetector:
                 or _left_behind(tokens)
                 or _joking(text, tokens)  # "had 5 espressos, now I'm vibrating lol"
             )
-            if votes and not threatened and vetoed:
+            unsure = votes is not None and votes.get(ToneLevel.CRISIS.value, 0.0) < cfg.head_veto_below
+            if votes and not threatened and vetoed and unsure:
                 # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
                 # nothing says the user is in danger now, so its crisis vote does not count.
                 votes = {**votes, ToneLevel.CRISIS.value: 0.0}
@@ -427,7 +431,7 @@ class ToneDetector:
                 votes is not None
                 and not about_user
                 and readable
-                and votes.get(ToneLevel.CRISIS.value, 0.0) >= self._config.head_care_at
+                and votes.get(ToneLevel.CRISIS.value, 0.0) >= cfg.head_crisis_alone_at
                 and _names_someone_in_care(tokens)
             )
         if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):

@@ -338,20 +338,8 @@ def test_a_sure_crisis_vote_about_someone_in_the_users_care_is_an_emergency_to_a
     the user names as theirs is in danger now, the user gets the emergency text for someone with them."""
     result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
     assert (result.level, result.stage, result.support) == (ToneLevel.CRISIS, "head", CARE_EMERGENCY_SUPPORT)
-    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.9)).detect(text)
+    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text)
     assert unsure.level is not ToneLevel.CRISIS and unsure.support is None
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "how do you help a child who swallowed a dishwasher pod, asking for my son's school",  # knowledge
-        "my son swallowed a dishwasher pod lol he's fine, it was a toy one",  # laughed at
-    ],
-)
-def test_the_heads_vetoes_hold_for_someone_in_the_users_care(text: str) -> None:
-    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
-    assert result.level is not ToneLevel.CRISIS
 
 
 @pytest.mark.parametrize("text", ["I don't see the point in going on anymore", "kill myself tonight"])
@@ -589,17 +577,33 @@ def test_a_rhetorical_question_denies_a_reason_to_live() -> None:
     ],
 )
 def test_a_head_only_crisis_is_vetoed_for_questions_ordinary_causes_and_a_past_left_behind(text: str) -> None:
-    """The crisis vote is dropped, not moved to elevated: without the veto each of these reads as crisis (the
-    workshop question as elevated: it is not about the user)."""
-    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
+    """An unsure crisis vote is dropped, not moved to elevated."""
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text)
     assert result.level is ToneLevel.CONVERSATIONAL
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "gonna drive my car into a tree tonight lol see ya",  # laughter
+        "whats a good mouthwash for bad breath lol. also been vomiting blood for an hour",  # an errand
+        "how do you make instagram post something in 3 days? i wont be able to do it myself",  # a question
+    ],
+)
+def test_a_sure_head_is_not_silenced_by_a_veto(text: str) -> None:
+    """Under a veto the tuned head's sure crisis readings were nearly all crises hidden in a joke or beside
+    an errand (the everyday cases the vetoes were made for it reads at p ≤ 0.02)."""
+    sure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
+    assert (sure.level, sure.stage) == (ToneLevel.CRISIS, "head")
+    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text)
+    assert unsure.level is not ToneLevel.CRISIS
 
 
 def test_the_vetoes_leave_danger_and_dying_alone() -> None:
     asked = "how many of these would it take to die"  # dying named: the question stays open
-    assert ToneDetector(head=FakeHead({asked: "crisis"}, share=0.99)).detect(asked).level is ToneLevel.CRISIS
+    assert ToneDetector(head=FakeHead({asked: "crisis"}, share=0.85)).detect(asked).level is ToneLevel.CRISIS
     told = "i cut myself after the gym"  # an explicit cue is never vetoed
-    assert ToneDetector(head=FakeHead({told: "crisis"}, share=0.99)).detect(told).level is ToneLevel.CRISIS
+    assert ToneDetector(head=FakeHead({told: "crisis"}, share=0.85)).detect(told).level is ToneLevel.CRISIS
 
 
 def test_slang_quoted_from_someone_else_is_no_cue() -> None:
@@ -615,7 +619,7 @@ def test_slang_quoted_from_someone_else_is_no_cue() -> None:
     ],
 )
 def test_a_place_or_a_scene_does_not_veto_the_heads_crisis(text: str) -> None:
-    assert ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text).level is ToneLevel.CRISIS
+    assert ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text).level is ToneLevel.CRISIS
 
 
 @pytest.mark.parametrize(
@@ -627,7 +631,7 @@ def test_a_place_or_a_scene_does_not_veto_the_heads_crisis(text: str) -> None:
 )
 def test_a_question_about_a_place_or_laughter_vetoes_the_heads_crisis(text: str) -> None:
     assert (
-        ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text).level is not ToneLevel.CRISIS
+        ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text).level is not ToneLevel.CRISIS
     )
 
 
