@@ -72,6 +72,7 @@ TONE_HEAD = HeadSpec(
         "tone_batch8.tsv",
         "tone_batch9.tsv",
         "tone_batch10.tsv",
+        "tone_batch11.tsv",
     ),
     calm_from=("intent_examples.tsv", ("emotional_support",)),
 )
