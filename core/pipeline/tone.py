@@ -129,6 +129,7 @@ class ToneResult:
     risk_evidence: bool = False  # a risk term or danger frame about the user (lets the head read crisis)
     settled: bool = False  # a negated or past crisis/elevated cue: the head was not consulted
     danger: tuple[str, ...] = ()  # the danger reader's frames ("body (acute): droop, numb")
+    head_vetoed_by: str | None = None  # why the head's (unsure) crisis vote did not count ("laughter")
 
     def explain(self) -> dict[str, object]:
         """Why this level: the counted cues, the lexicon score, the head's probabilities and the filters."""
@@ -140,6 +141,7 @@ class ToneResult:
             "head": {k: round(v, 3) for k, v in self.head.items()} if self.head else None,
             "risk_evidence": self.risk_evidence,
             "settled_by_negation_or_past": self.settled,
+            "head_crisis_vote_vetoed_by": self.head_vetoed_by,
             "danger_frames": list(self.danger),
             "observational": self.observational,
         }
@@ -259,6 +261,19 @@ def _about_user(tokens: Sequence[str]) -> bool:
     if first in lex.THIRD_PERSON or (first in ("my", "our") and second in lex.THIRD_PARTY_NOUNS):
         return any(t in ("i", "me", "myself") for t in tokens)
     return attribute_message(tokens) in ("self", "third")
+
+
+def _head_veto(text: str, tokens: Sequence[str]) -> str | None:
+    """Why an unsure head's crisis vote does not count here, or None: the message asks to know something,
+    names an everyday cause, tells a crisis left behind, or laughs ("had 5 espressos, now I'm vibrating
+    lol")."""
+    if _asked_for_knowledge(tokens):
+        return "asked for knowledge"
+    if _ordinary_cause(tokens):
+        return "everyday cause"
+    if _left_behind(tokens):
+        return "past left behind"
+    return "laughter" if _joking(text, tokens) else None
 
 
 def _names_someone_in_care(tokens: Sequence[str]) -> bool:
@@ -399,7 +414,7 @@ class ToneDetector:
         level = self._level(score)
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
-        stage, settled, votes, care_by_head = "lexicon", _settled(cues), None, False
+        stage, settled, votes, care_by_head, vetoed_by = "lexicon", _settled(cues), None, False, None
         findings = () if settled else self._read_danger(text)
         risk_terms = self._risk_evidence(tokens)
         # A threat, an arrangement or something taken, even when not acute, is evidence of risk for the head.
@@ -408,14 +423,9 @@ class ToneDetector:
         if self._head is not None and text.strip() and not settled:
             votes, cfg = self._vote(text), self._config
             threatened = _explicit_crisis(cues) or any(f.frame != "body" for f in findings)
-            vetoed = (
-                _asked_for_knowledge(tokens)
-                or _ordinary_cause(tokens)
-                or _left_behind(tokens)
-                or _joking(text, tokens)  # "had 5 espressos, now I'm vibrating lol"
-            )
             unsure = votes is not None and votes.get(ToneLevel.CRISIS.value, 0.0) < cfg.head_veto_below
-            if votes and not threatened and vetoed and unsure:
+            vetoed_by = _head_veto(text, tokens) if votes and not threatened and unsure else None
+            if vetoed_by:
                 # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
                 # nothing says the user is in danger now, so its crisis vote does not count.
                 votes = {**votes, ToneLevel.CRISIS.value: 0.0}
@@ -450,7 +460,17 @@ class ToneDetector:
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
         shown = tuple(str(f) for f in findings)
         return ToneResult(
-            level, round(score, 3), counted, observational, support, stage, votes, risk, settled, shown
+            level,
+            round(score, 3),
+            counted,
+            observational,
+            support,
+            stage,
+            votes,
+            risk,
+            settled,
+            shown,
+            vetoed_by,
         )
 
     def _read_danger(self, text: str) -> Sequence[DangerFinding]:

@@ -358,6 +358,15 @@ def test_explain_names_cues_head_and_filters() -> None:
     explained = result.explain()
     assert explained["decided_by"] == "head" and explained["risk_evidence"] is True
     assert explained["head"]["crisis"] == 0.5
+    assert explained["head_crisis_vote_vetoed_by"] is None
+
+
+def test_explain_names_the_veto_that_silenced_the_heads_crisis_vote() -> None:
+    text = "ate five donuts and now my heart is racing lmao"
+    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text).explain()
+    assert (unsure["head_crisis_vote_vetoed_by"], unsure["head"]["crisis"]) == ("laughter", 0.0)
+    sure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text).explain()
+    assert (sure["head_crisis_vote_vetoed_by"], sure["head"]["crisis"]) == (None, 0.97)
 
 
 def test_an_unsure_head_changes_nothing() -> None:
