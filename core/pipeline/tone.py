@@ -9,15 +9,17 @@
    cue the score stays below the crisis threshold.
 2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a small network over the
    message's vector from MiniLM whose top three layers were trained with it (``memory.tuned_encoder``), on
-   ~9,800 labelled messages, 1,449 of them real casual chat. The lexicon
+   ~11,700 labelled messages, 1,449 of them real casual chat. The lexicon
    only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to everyone,
    that's everything sorted") carries none of them. The head raises the level when it is confident of a
    higher one, and lowers a lexicon level only when it is very confident (never an explicit crisis cue).
    **A crisis needs evidence about the user**, not similarity alone: the head's crisis vote makes a crisis
    only with a risk term said of the user (``RISK_TERMS``: dying, the means, self-injury, an attack, a
-   bodily emergency) or far above its threshold, and never for a message that opens on someone else;
-   otherwise it counts towards ``elevated``. Texts the lexicon has settled (a negated or past-framed crisis
-   or elevated cue) keep the lexicon's reading.
+   bodily emergency) or far above its threshold, and never for a message that opens on someone else
+   (except, as sure, someone the user names as theirs: an emergency to act on); otherwise it counts
+   towards ``elevated``. A question asked for knowledge, an everyday cause, a past left behind or laughter
+   silences a crisis vote the head is not sure of. Texts the lexicon has settled (a negated or past-framed
+   crisis or elevated cue) keep the lexicon's reading.
 3. **The danger reader** (:mod:`core.pipeline.tone_danger`), if one was injected: frames read from the
    dependency parse (an attack whose object is the user, signs in the user's own body now, self-injury, an
    overdose or poison taken, arrangements for not being here), with person, tense, negation and questions
