@@ -432,7 +432,7 @@ class ToneDetector:
                 # nothing says the user is in danger now, so its crisis vote does not count.
                 votes = {**votes, ToneLevel.CRISIS.value: 0.0}
             may_raise = not _all_negated(cues)
-            readable = len(_WORD.findall(text)) >= self._config.head_crisis_min_words
+            readable = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
             revised = self._head_level(
                 votes, level, _explicit_crisis(cues), risk, about_user and readable, may_raise
             )
@@ -472,7 +472,7 @@ class ToneDetector:
             risk,
             settled,
             shown,
-            vetoed_by,
+            head_vetoed_by=vetoed_by,
         )
 
     def _read_danger(self, text: str) -> Sequence[DangerFinding]:
