@@ -61,7 +61,7 @@ RUN python installer/check_offline.py
 VOLUME ["/data"]
 EXPOSE 7860
 # 0.0.0.0 inside the container: the GUI refuses it unless DAEMON_GUI_AUTH=user:password is set
-# (ui/security.py), and docker-compose.yml publishes the port on 127.0.0.1 only.
+# (ui/shared/security.py), and docker-compose.yml publishes the port on 127.0.0.1 only.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=300s --retries=3 \
     CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('DAEMON_GUI__PORT', '7860'); sys.exit(0 if urllib.request.urlopen(f'http://127.0.0.1:{port}/health', timeout=8).status == 200 else 1)"]
 STOPSIGNAL SIGTERM

@@ -40,12 +40,12 @@ if TYPE_CHECKING:
     from memory.shutdown.session_end import SessionEnd
     from memory.visual.retrieval import ImageRecall
     from memory.visual.store import VisualMemory
-    from ui.inventory import Inventory
-    from ui.services import Services
+    from ui.shared.inventory import Inventory
+    from ui.shared.services import Services
 
 from core.data_dir import PRIVATE_UMASK
 from ui.arguments import build_parser
-from ui.boundary import protect_streams
+from ui.shared.boundary import protect_streams
 
 log = logging.getLogger("daemon")
 
@@ -67,7 +67,7 @@ OFFLINE_DEFAULTS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    protect_streams()  # stdin never fails to decode, stdout/stderr pass no escape sequence (ui/boundary.py)
+    protect_streams()  # stdin never fails to decode, stdout/stderr pass no escape sequence (ui/shared/boundary.py)
     args = build_parser(VERSION).parse_args(argv)
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
@@ -77,17 +77,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_import_hook()  # any import of transformers/torchvision/open_clip gets the torchvision shim first
     # SIGTERM unwinds the main thread like Ctrl-C: the front end's own cleanup (session-end processing,
     # closing files) then runs on its own event loop, never inside a signal handler.
-    from ui.termination import install_termination
+    from ui.shared.termination import install_termination
 
     install_termination()
-    from ui.failures import run_guarded
+    from ui.shared.failures import run_guarded
 
     return run_guarded(lambda: _run(args), f"`{args.command or 'gui'}`")
 
 
 def _run(args: argparse.Namespace) -> int:
     from core.data_dir import prepare_data_dir
-    from ui.failures import setup_logging
+    from ui.shared.failures import setup_logging
 
     config, env = _load_settings(args)
     keeps_data = args.command not in ("doctor", "analyze", "tool", "bench")  # doctor reports a bad one
@@ -141,13 +141,13 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
     if command == "mcp":
         return _mcp_command(args, config, env)
     if command == "api":
-        from ui.api_cli import api_command
+        from ui.api.serve import api_command
 
         return api_command(args, env, lambda: build_services(config, env))
     if command == "analyze":
         from memory.embeddings import MiniLMEmbedder
         from memory.session_state import read_session_states
-        from ui.analyze_cli import analyze_command
+        from ui.terminal.analyze import analyze_command
 
         states = read_session_states(config.data_dir) if args.session else None  # reads only: takes no lock
         try:
@@ -179,11 +179,11 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
 
 def _bench_command(args: argparse.Namespace, config: AppConfig) -> int:
     from memory.embeddings import MiniLMEmbedder
-    from ui.bench_cli import bench_command
+    from ui.terminal.bench import bench_command
 
     embedder = MiniLMEmbedder(threads=1)
     if args.bench_command == "ingest":
-        from ui.bench_cli import bench_ingest
+        from ui.terminal.bench import bench_ingest
 
         return bench_ingest(args, config, lambda folder: build_memory_service(config, embedder, folder))
     return bench_command(
@@ -202,7 +202,7 @@ def _sync_command(args: argparse.Namespace, config: AppConfig) -> int:
     dir's lock like every writer."""
     from memory.embeddings import MiniLMEmbedder
     from memory.lock import DataDirLock
-    from ui.sync_cli import sync_command
+    from ui.terminal.sync import sync_command
 
     lock = DataDirLock(config.data_dir)
     try:
@@ -222,7 +222,7 @@ def _documents_command(args: argparse.Namespace, config: AppConfig) -> int:
     """`ingest` and `docs`: the job ledger always; the memory store (under the data dir's lock) only for
     the commands that read or write documents (`docs jobs|cancel` work beside a running job)."""
     from knowledge.jobs import JOBS_FILE, JobLedger
-    from ui.ingest_cli import IngestParts, docs_command, ingest_command
+    from ui.terminal.documents import IngestParts, docs_command, ingest_command
 
     closers: list[Callable[[], None]] = []
     try:
@@ -308,7 +308,7 @@ def _image_command(args: argparse.Namespace, config: AppConfig, env: dict[str, s
     from memory.embeddings import MiniLMEmbedder
     from memory.lock import DataDirLock
     from memory.review import REVIEW_FILE, ReviewQueue
-    from ui.image_cli import image_command
+    from ui.terminal.images import image_command
 
     closers: list[Callable[[], None]] = [DataDirLock(config.data_dir).close]
     try:
@@ -388,8 +388,8 @@ def _mcp_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str
     from core.turn_context import JournalHistory
     from memory.journal import Journal
     from memory.lock import DataDirLock
-    from ui.mcp_auth import TOKEN_FILE
-    from ui.mcp_server import MemoryBridge, build_mcp_server, serve_http, serve_stdio, stdout_to_stderr
+    from ui.mcp_server.server import MemoryBridge, build_mcp_server, serve_http, serve_stdio, stdout_to_stderr
+    from ui.shared.bearer_auth import TOKEN_FILE
 
     closers: list[Callable[[], None]] = [DataDirLock(config.data_dir).close]
     try:
@@ -427,7 +427,7 @@ def _offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvi
 def _tool_command(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     """`tool list|run`: the catalog and the agent's guards; the memory stores are opened only when the
     command needs them (listing every tool, or running one that is not among the light ones)."""
-    from ui.tools_cli import ToolRunner, list_tools, run_tool
+    from ui.terminal.tools import ToolRunner, list_tools, run_tool
 
     closers: list[Callable[[], None]] = []
     try:
@@ -665,9 +665,9 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from memory.journal import Journal
     from memory.lock import DataDirLock
     from memory.visual.attach import turn_images_for
-    from ui.inventory import Inventory
-    from ui.services import Services
-    from ui.tools_cli import ToolRunner
+    from ui.shared.inventory import Inventory
+    from ui.shared.services import Services
+    from ui.terminal.tools import ToolRunner
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
     journal_path = config.data_dir / "journal.sqlite3"

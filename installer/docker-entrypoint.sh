@@ -2,7 +2,7 @@
 # The Docker image's entrypoint (PID 1 is tini, which forwards SIGTERM to this process and reaps the
 # sandbox's and background jobs' children). It replaces itself with Daemon (`exec`), so `docker stop`'s
 # SIGTERM reaches Daemon itself: it unwinds like Ctrl-C and the GUI's sessions run their session-end steps
-# before the process exits (ui/termination.py). A shell left in between would swallow the signal.
+# before the process exits (ui/shared/termination.py). A shell left in between would swallow the signal.
 #
 #   docker run … IMAGE                 -> the GUI (DAEMON_GUI__HOST=0.0.0.0 needs DAEMON_GUI_AUTH)
 #   docker run … IMAGE ask "hi" --json -> any other command of main.py

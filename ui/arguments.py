@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ui.boundary import count_arg, message_arg, session_arg, user_text
+from ui.shared.boundary import count_arg, message_arg, session_arg, user_text
 
 MAX_TURNS = 1_000_000_000  # beyond this SQLite's LIMIT overflows; no journal holds that many
 

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ui.idle import IdleSessionEnder
-from ui.services import Services
+from ui.shared.idle import IdleSessionEnder
+from ui.shared.services import Services
 
 if TYPE_CHECKING:
-    from ui.daemon_client import DaemonClient
-    from ui.front_ports import Searchable
+    from ui.attach.client import DaemonClient
+    from ui.shared.front_ports import Searchable
 
 ATTACHABLE = frozenset({"ask", "history", "memory", "facts", "cli"})  # served by a running Daemon if any
 
@@ -25,7 +25,7 @@ def run_command(command: str, args: argparse.Namespace, data_dir: Path, build: C
     """A command of `ATTACHABLE` through the Daemon running on `data_dir` when one answers; any command on
     services `build` makes here otherwise (closed at the end)."""
     if command in ATTACHABLE:
-        from ui.daemon_client import attach
+        from ui.attach.client import attach
 
         if (running := attach(data_dir)) is not None:
             return run_attached(command, args, running)
@@ -38,10 +38,10 @@ def run_command(command: str, args: argparse.Namespace, data_dir: Path, build: C
 
 def run_front_end(command: str, args: argparse.Namespace, services: Services) -> int:
     """Dispatch one command that needs the orchestrator or the stores."""
-    from ui import cli
+    from ui.terminal import chat as cli
 
     if services.sessions is not None and command in ("cli", "gui", "session"):
-        from ui.session_cli import resume_interrupted
+        from ui.terminal.sessions import resume_interrupted
 
         resume_interrupted(services.sessions)
     if command == "ask":
@@ -56,12 +56,12 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
         )
         return repl.run()
     if command == "review":
-        from ui.review_cli import review_command
+        from ui.terminal.review import review_command
 
         assert services.review is not None and services.memory is not None
         return review_command(args.review_command, services.review, services.memory, services.facts, args)
     if command == "session":
-        from ui.session_cli import end_session
+        from ui.terminal.sessions import end_session
 
         assert services.sessions is not None
         return end_session(services.sessions, args.session, as_json=args.json)
@@ -69,7 +69,7 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
         assert services.memory is not None
         return memory_command(args, services.memory)
     if command == "prompt":
-        from ui.prompt_cli import prompt_command
+        from ui.terminal.prompt import prompt_command
 
         return prompt_command(
             services.orchestrator,
@@ -80,7 +80,7 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
             explain=args.explain,
         )
     if command == "facts":
-        from ui.facts_cli import list_facts
+        from ui.terminal.facts import list_facts
 
         assert services.facts is not None
         return list_facts(services.facts, status=args.status, as_json=args.json)
@@ -89,7 +89,7 @@ def run_front_end(command: str, args: argparse.Namespace, services: Services) ->
 
 def memory_command(args: argparse.Namespace, memory: Searchable) -> int:
     """`memory search|stats` over this process's store or the running Daemon's."""
-    from ui.memory_cli import memory_search, memory_stats
+    from ui.terminal.memory import memory_search, memory_stats
 
     if args.memory_command == "stats":
         return memory_stats(memory, as_json=args.json)
@@ -105,15 +105,15 @@ def memory_command(args: argparse.Namespace, memory: Searchable) -> int:
 
 def run_attached(command: str, args: argparse.Namespace, client: DaemonClient) -> int:
     """One of `ATTACHABLE` through the Daemon already running on the data dir: the same renderers as
-    `run_front_end`, over proxies of its orchestrator and stores (ui/daemon_client.py)."""
-    from ui import cli
-    from ui.daemon_client import RemoteConversation, RemoteFacts, RemoteMemory
+    `run_front_end`, over proxies of its orchestrator and stores (ui/attach/client.py)."""
+    from ui.attach.client import RemoteConversation, RemoteFacts, RemoteMemory
+    from ui.terminal import chat as cli
 
     if command == "memory":
         print(f"(through {client.describe()})", file=sys.stderr)
         return memory_command(args, RemoteMemory(client))
     if command == "facts":
-        from ui.facts_cli import list_facts
+        from ui.terminal.facts import list_facts
 
         print(f"(through {client.describe()})", file=sys.stderr)
         return list_facts(RemoteFacts(client), status=args.status, as_json=args.json)
@@ -128,7 +128,7 @@ def run_attached(command: str, args: argparse.Namespace, client: DaemonClient) -
 
 def attached_banner(client: DaemonClient, model: str) -> str:
     """The REPL's first lines when another process holds the data dir and does the work."""
-    from ui.daemon_client import started_ago
+    from ui.attach.client import started_ago
 
     e = client.endpoint
     return (
@@ -139,17 +139,17 @@ def attached_banner(client: DaemonClient, model: str) -> str:
 
 
 def run_gui(services: Services) -> int:
-    from ui.gradio_app import build_app, launch
-    from ui.security import check_bind, parse_auth
+    from ui.gui.app import build_app, launch
+    from ui.shared.security import check_bind, parse_auth
 
     gui = services.config.gui
     auth = parse_auth(services.env.get(gui.auth_env))
     check_bind(gui.host, auth)
     # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
     os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
-    from ui.control_routes import attachable_bind, open_control
-    from ui.gui_backends import from_services
-    from ui.gui_status import health_payload
+    from ui.attach.control_routes import attachable_bind, open_control
+    from ui.gui.backends import from_services
+    from ui.gui.status_tab import health_payload
 
     parts = from_services(services)
     app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)

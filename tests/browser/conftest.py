@@ -127,7 +127,7 @@ def chromium_path() -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Server]:
-    from ui.gradio_app import build_app, launch
+    from ui.gui.app import build_app, launch
 
     data = tmp_path_factory.mktemp("gui")
     journal = Journal(data / "j.db")

@@ -46,9 +46,9 @@ from memory.service import MemoryService
 from memory.shutdown.session_end import build_steps, open_session_end
 from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
-from ui.gui_backends import GuiBackends
-from ui.gui_documents import DocumentDesk
-from ui.tools_cli import ToolRunner
+from ui.gui.backends import GuiBackends
+from ui.gui.documents_tab import DocumentDesk
+from ui.terminal.tools import ToolRunner
 
 _MARKER = re.compile(r"\[M\d+\]")
 

@@ -24,7 +24,7 @@ from tests.browser.gui_page import Gui, free_port, uploads_inside
 from tests.browser.gui_stack import build_stack
 from tests.fakes.model_listing_servers import OllamaListing, port_of
 from tests.fakes.openai_dialect_servers import said
-from ui.gui_wizard import SetupDesk
+from ui.gui.wizard import SetupDesk
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TAVILY_KEY = "tvly-dev-wizard-0123456789abcdef"
@@ -43,7 +43,7 @@ def ollama() -> Iterator[OllamaListing]:
 def gui(
     tmp_path_factory: pytest.TempPathFactory, chromium_path: Path, ollama: OllamaListing
 ) -> Iterator[Gui]:
-    from ui.gradio_app import build_app, launch
+    from ui.gui.app import build_app, launch
 
     data = tmp_path_factory.mktemp("fresh-data")
     restore_uploads = uploads_inside(data)

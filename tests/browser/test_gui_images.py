@@ -31,7 +31,7 @@ from memory.visual.store import VisualMemory
 from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
 from tests.browser.gui_stack import CitingAgent, build_stack, scripted_choice
 from tests.unit.memory.visual_helpers import LIMITS, draw
-from ui.gui_images import ImageDesk
+from ui.gui.images_tab import ImageDesk
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,7 +51,7 @@ class SeeingAgent(CitingAgent):
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Gui]:
-    from ui.gradio_app import build_app, launch
+    from ui.gui.app import build_app, launch
 
     data = tmp_path_factory.mktemp("gui-images")
     restore_uploads = uploads_inside(data)

@@ -21,8 +21,8 @@ from knowledge.source_sync import SyncSource
 from knowledge.sync_ledger import SyncLedger
 from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
 from tests.browser.gui_stack import build_stack
-from ui.gui_documents import SourceDesk
-from ui.sync_cli import MemorySink
+from ui.gui.documents_tab import SourceDesk
+from ui.terminal.sync import MemorySink
 
 VIEWPORT_HEIGHT = 1100  # the Sources table and the job list both in view
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -49,7 +49,7 @@ def make_sources(root: Path) -> tuple[Path, Path]:
 def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Gui]:
     if shutil.which("git") is None:
         pytest.skip("needs git")
-    from ui.gradio_app import build_app, launch
+    from ui.gui.app import build_app, launch
 
     data = tmp_path_factory.mktemp("gui-sources-data")
     vault, repo = make_sources(tmp_path_factory.mktemp("sources"))

@@ -24,8 +24,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Gui]:
-    from ui.gradio_app import build_app, launch
-    from ui.gui_status import health_payload
+    from ui.gui.app import build_app, launch
+    from ui.gui.status_tab import health_payload
 
     data = tmp_path_factory.mktemp("gui-data")
     # As `gui` does: Gradio's uploads inside the data dir, which is blocked around them.

@@ -72,7 +72,7 @@ def main() -> None:
 
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
     from tests.browser.gui_stack import build_stack
-    from ui.gradio_app import build_app, launch
+    from ui.gui.app import build_app, launch
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)

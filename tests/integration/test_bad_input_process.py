@@ -282,7 +282,7 @@ def test_the_next_prompt_sees_the_unanswered_message_once(tmp_path: Path) -> Non
     journal.close()
     code = (
         "import asyncio, sys\nimport main\n"
-        "from ui import cli\n"
+        "from ui.terminal import chat as cli\n"
         "def show(orchestrator, text, *, session_id, as_json):\n"
         "    prompt = asyncio.run(orchestrator.preview(text, session_id=session_id))\n"
         "    print('\\n'.join(m.content for m in prompt.messages()))\n"
@@ -345,7 +345,7 @@ def test_the_calculator_says_what_went_wrong_in_words(tmp_path: Path) -> None:
 
 def test_an_unexpected_error_is_one_line_that_names_the_log(tmp_path: Path) -> None:
     code = (
-        "import sys\nimport main\nfrom ui import cli\n"
+        "import sys\nimport main\nfrom ui.terminal import chat as cli\n"
         "def boom(*args, **kwargs):\n    raise RuntimeError('something internal broke')\n"
         "cli.history = boom\n"
         "sys.exit(main.main(['--config', sys.argv[1], 'history']))\n"
@@ -363,7 +363,7 @@ def test_an_unexpected_error_is_one_line_that_names_the_log(tmp_path: Path) -> N
 
 def test_the_repl_survives_an_unexpected_error_in_one_turn(tmp_path: Path) -> None:
     code = (
-        "import sys\nimport main\nfrom ui import cli\n"
+        "import sys\nimport main\nfrom ui.terminal import chat as cli\n"
         "original = cli.run_turn\n"
         "async def flaky(orchestrator, text, *args, **kwargs):\n"
         "    if text == 'explode':\n        raise RuntimeError('kaboom')\n"

@@ -1,4 +1,4 @@
-"""Each command's exit code and `--json` keys, run as a process, are the ones recorded in cli_outcomes.json."""
+"""Each command's exit code and `--json` keys, as processes, are the ones recorded in cli_outcomes.json."""
 
 from __future__ import annotations
 

@@ -233,7 +233,7 @@ def http_server() -> Iterator[str]:
     import uvicorn
     from mcp.server import MCPServer
 
-    from ui.mcp_auth import BearerAuth
+    from ui.shared.bearer_auth import BearerAuth
 
     server = MCPServer("remote")
 

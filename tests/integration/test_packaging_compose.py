@@ -25,7 +25,7 @@ import yaml
 
 from core.config import load_config
 from core.errors import ConfigError
-from ui.security import check_bind, parse_auth
+from ui.shared.security import check_bind, parse_auth
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"

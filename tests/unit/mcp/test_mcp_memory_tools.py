@@ -1,5 +1,6 @@
 """The MCP server's memory tools over real stores (SQLite journal and facts, in-memory vectors, the graph
-file), called through the official SDK client connected in-process to the server `ui.mcp_server` builds."""
+file), called through the official SDK client connected in-process to the server
+`ui.mcp_server.server` builds."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from memory.port import ConversationMemory
 from memory.service import MemoryService
 from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
-from ui.mcp_server import MAX_NOTE_CHARS, MemoryBridge, build_mcp_server
+from ui.mcp_server.server import MAX_NOTE_CHARS, MemoryBridge, build_mcp_server
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from core.errors import ConfigError
-from ui.mcp_auth import BearerAuth, read_or_create_token
+from ui.shared.bearer_auth import BearerAuth, read_or_create_token
 
 
 def test_the_token_is_created_private_and_then_kept(tmp_path: Path) -> None:

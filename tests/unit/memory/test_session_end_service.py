@@ -10,7 +10,7 @@ from memory.journal import Journal
 from memory.shutdown.jobs import JobTable
 from memory.shutdown.processor import ShutdownProcessor, StepContext
 from memory.shutdown.session_end import SessionEnd
-from ui.idle import IdleSessionEnder
+from ui.shared.idle import IdleSessionEnder
 
 T0 = 1_700_000_000.0
 

@@ -1,0 +1,1 @@
+"""The browser GUI (Gradio): the page, its tabs and the logic behind them."""

@@ -1,0 +1,161 @@
+"""The Memory tab's logic, free of Gradio: search with score factors, facts (edit by correction, retire,
+undo) and the review queue, all through the services the CLIs use (`memory search`, `facts`, `review`)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
+from core.errors import UserInputError
+from core.ports import ExtractedFact, FactPort, FactView, TurnRecord
+from core.text import clip
+from memory.candidates import QueryContext
+from memory.review import ReviewQueue
+from memory.scoring import is_superseded
+from memory.service import MemoryService, factors_payload
+from ui.terminal.review import approve_item, review_rows
+
+ALL = "all collections"
+SEARCH_HEADERS = ["#", "collection", "score", "text", "stale", "why (score factors)", "id"]
+FACT_HEADERS = ["id", "subject", "relation", "value", "status", "truth", "note"]
+REVIEW_HEADERS = ["id", "kind", "collection", "why", "score", "records"]
+EDIT_SESSION = "gui-edits"  # the pseudo-session a fact edited in the GUI is recorded under
+RETIRED_REASON = "removed by you in the GUI"
+
+
+async def search_rows(
+    memory: MemoryService, query: str, collection: str, intent: str, k: int = 10
+) -> list[list[Any]]:
+    """The normal search path (as `memory search`), one row per result with every factor of its score
+    and whether the record is stale (a summary relying on replaced facts) or superseded."""
+    if not query.strip():
+        return []
+    if intent not in INTENT_NAMES:
+        raise UserInputError(f"unknown intent {intent!r}")
+    chosen = None if collection in ("", ALL) else [collection]
+    if chosen is not None and collection not in MEMORY_COLLECTION_NAMES:
+        raise UserInputError(f"unknown collection {collection!r}")
+    ctx = QueryContext(query=query, now=time.time(), intent=intent)
+    results = await memory.search(ctx, collections=chosen, k=k)
+    rows = []
+    for rank, item in enumerate(results, 1):
+        payload = factors_payload(item)
+        why = ", ".join(f"{name} {value:+.3f}" for name, value in payload["factors"].items() if value)
+        rows.append(
+            [
+                rank,
+                item.collection,
+                payload["score"],
+                clip(item.text, 300),
+                staleness(item.metadata),
+                why,
+                item.id,
+            ]
+        )
+    return rows
+
+
+def staleness(meta: Any) -> str:
+    """How out of date a record is: superseded, or the share of its claims on replaced facts."""
+    if is_superseded(meta):
+        return "superseded"
+    ratio = meta.get("staleness_ratio")
+    if isinstance(ratio, int | float) and ratio > 0:
+        return f"{ratio:.0%} of its claims replaced"
+    return ""
+
+
+def fact_rows(facts: FactPort, show_history: bool) -> list[list[Any]]:
+    """Current facts (and with `show_history` the superseded ones), oldest first."""
+    found = facts.list_facts(None if show_history else "current")
+    return [
+        [f.id, f.subject, f.predicate.replace("_", " "), f.object, f.status, round(f.truth, 2), f.reason]
+        for f in found
+    ]
+
+
+@dataclass(frozen=True)
+class EditResult:
+    message: str
+    new_ids: tuple[str, ...] = ()
+
+
+async def correct_fact(facts: FactPort, fact_id: str, new_value: str) -> EditResult:
+    """Replace a fact's value the way a spoken correction does ("…, not X"): the new value passes the
+    verification gate as a correction and the old fact is superseded, kept as history, never overwritten."""
+    new_value = new_value.strip()
+    old = _current(facts, fact_id)
+    if not new_value or new_value == old.object:
+        raise UserInputError("type the new value first")
+    relation = old.predicate.replace("_", " ")
+    said = f"{old.subject} {relation} {new_value}, not {old.object}"
+    fact = ExtractedFact(
+        subject=old.subject,
+        predicate=old.predicate,
+        object=new_value,
+        category=old.category or "other",
+        scope="user" if old.subject == "user" else "entity",
+        excerpt=said,
+        confidence=1.0,
+        replaces=old.object,
+    )
+    before = {f.id for f in facts.list_facts("current")}
+    turn = TurnRecord(f"gui-edit-{uuid.uuid4().hex[:12]}", EDIT_SESSION, said, "", time.time())
+    await facts.record([fact], turn, correcting=True)
+    added = tuple(f.id for f in facts.list_facts("current") if f.id not in before)
+    if not added:
+        raise UserInputError(f"the correction was not accepted: {said!r} did not pass verification")
+    if old.id in {f.id for f in facts.list_facts("current")}:  # a relation that holds several values
+        facts.set_current(old.id, False, f"corrected by you to {new_value!r}")
+    return EditResult(f"{old.object} → {new_value} (the old value is kept as history)", added)
+
+
+def retire_fact(facts: FactPort, fact_id: str) -> str:
+    """Soft-delete: the fact stops being current (kept, and `restore_fact` undoes it)."""
+    fact = _current(facts, fact_id)
+    facts.set_current(fact.id, False, RETIRED_REASON)
+    return f"removed {fact.subject} {fact.predicate.replace('_', ' ')} {fact.object} (Undo restores it)"
+
+
+def restore_fact(facts: FactPort, fact_id: str) -> str:
+    """Undo a removal made here: the fact is current again."""
+    if not fact_id or not facts.set_current(fact_id, True, "restored by you in the GUI"):
+        raise UserInputError("nothing to undo")
+    return "restored"
+
+
+def _current(facts: FactPort, fact_id: str) -> FactView:
+    for fact in facts.list_facts("current"):
+        if fact.id == fact_id:
+            return fact
+    raise UserInputError("pick a current fact in the table first")
+
+
+def review_table(queue: ReviewQueue, memory: MemoryService) -> list[list[Any]]:
+    """The open dedup and contradiction proposals, as `review list` shows them."""
+    rows = []
+    for row in review_rows(queue, memory):
+        records = " | ".join(f"{r['id']}: {clip(r['text'], 80, one_line=True)}" for r in row["records"])
+        rows.append([row["id"], row["kind"], row["collection"], row["explanation"], row["score"], records])
+    return rows
+
+
+def decide_review(
+    queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, item_id: str, approve: bool
+) -> str:
+    """Approve (hide the duplicates, keep the newest; retire the fact a contradiction loses) or dismiss."""
+    if queue.get(item_id) is None:
+        raise UserInputError("pick an open review item first")
+    if approve:
+        decided = approve_item(queue, memory, facts, item_id)
+        return f"kept {decided.keep}; hid {', '.join(decided.hidden)}"
+    queue.dismiss(item_id)
+    return f"dismissed {item_id}"
+
+
+def choices() -> tuple[list[str], list[str]]:
+    """The collection and intent choices of the search box."""
+    return [ALL, *MEMORY_COLLECTION_NAMES], list(INTENT_NAMES)

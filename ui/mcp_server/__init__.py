@@ -1,0 +1,1 @@
+"""Daemon's memory served to MCP clients (stdio or token-protected HTTP)."""

@@ -1,0 +1,61 @@
+"""What the front ends are given: the objects main.py built, and the one way to close them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+    from core.orchestrator import Orchestrator
+    from core.ports import FactPort, SessionLifecycle
+    from core.providers.pricing import CostLedger
+    from knowledge.service import KnowledgeService
+    from memory.review import ReviewQueue
+    from memory.service import MemoryService
+    from memory.visual.attach import TurnImages
+    from ui.gui.wizard import UseModel
+    from ui.terminal.tools import ToolRunner
+
+
+@dataclass
+class Services:
+    """Everything a front end needs, built once from the config by main.py."""
+
+    config: AppConfig
+    env: dict[str, str]
+    orchestrator: Orchestrator
+    ledger: CostLedger
+    main_provider: str
+    version: str
+    memory: MemoryService | None = None
+    facts: FactPort | None = None
+    sessions: SessionLifecycle | None = None
+    review: ReviewQueue | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
+    tools: ToolRunner | None = None  # runs the tool calls the user approves (the REPL's proposals)
+    knowledge: KnowledgeService | None = None  # the knowledge graph (the GUI's Graph tab)
+    images: TurnImages | None = None  # visual memory as the GUI's Images tab and chat attachments use it
+    use_model: UseModel | None = None  # makes a model picked in the wizard answer from the next turn on
+
+    def model_notice(self) -> str | None:
+        """A warning shown in the UIs while the tiny embedded model is answering."""
+        if self.main_provider != "local":
+            return None
+        return (
+            "Answering with the embedded offline model (SmolLM2-135M): it proves the whole pipeline works "
+            "with no key and no network, but it is tiny and unreliable on facts. Set DAEMON_PROVIDER and an "
+            "API key, or OPENAI_BASE_URL for a local server such as Ollama, for real answers."
+        )
+
+    def banner(self) -> str:
+        notice = self.model_notice()
+        model, data = self.orchestrator.default_model, self.config.data_dir
+        head = f"Daemon {self.version} - model: {model} - data: {data}"
+        return head + (f"\n{notice}" if notice else "")
+
+    def close(self) -> None:
+        """Close what was opened, last opened first (the data-dir lock is released last)."""
+        while self.closers:
+            self.closers.pop()()

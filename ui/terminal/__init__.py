@@ -1,0 +1,1 @@
+"""The terminal front end: the chat REPL and the one-shot commands' output."""

@@ -1,0 +1,366 @@
+"""Command-line front ends: `ask` (one turn), `history`, and the interactive REPL (`cli`).
+
+They only call the orchestrator handed in by main.py; nothing here builds services.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+from core.errors import DaemonError
+from core.events import (
+    Done,
+    Progress,
+    RunError,
+    RunEvent,
+    TextDelta,
+    ToolCallEnded,
+    ToolCallStarted,
+    ToolProposal,
+)
+from core.ports import SessionLifecycle, TurnRecord
+from ui.shared.boundary import is_blank, json_safe, user_text
+from ui.shared.failures import describe_unexpected
+from ui.shared.front_ports import Conversation
+
+if TYPE_CHECKING:
+    from ui.terminal.tools import ToolRunner
+
+HELP = """Commands:
+  /help            show this help
+  /new             start a new session
+  /model [NAME]    show the models, or switch to NAME
+  /history         show this session's turns
+  /quit            leave (Ctrl-D works too)
+Ctrl-C while Daemon is answering stops that answer; the session goes on."""
+
+
+def print_json(payload: dict[str, Any], out: TextIO | None = None) -> None:
+    """Exactly one JSON object on stdout, as the CLI contract requires (`sys.stdout` as it is when called,
+    so a redirected or captured stdout receives it)."""
+    out = out or sys.stdout
+    out.write(json_safe(json.dumps(payload, ensure_ascii=False, default=str)) + "\n")
+    out.flush()
+
+
+@dataclass
+class TurnPrinter:
+    """Renders run events as they arrive: answer text to `out`, tool activity and errors to `err`."""
+
+    out: TextIO
+    err: TextIO
+    done: Done | None = None
+    error: RunError | None = None
+    proposals: list[ToolProposal] = field(default_factory=list)
+    _wrote_text: bool = field(default=False)
+
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self._wrote_text = True
+        elif isinstance(event, ToolCallStarted):
+            args = json.dumps(event.call.arguments, ensure_ascii=False)[:120]
+            self.err.write(f"\n  [tool] {event.call.name} {args}\n")
+        elif isinstance(event, ToolProposal):
+            self.proposals.append(event)
+            self.err.write(f"\n  [proposed, not run] {describe_call(event)}\n")
+        elif isinstance(event, ToolCallEnded):
+            status = "ok" if event.ok else "failed"
+            self.err.write(f"  [tool] {event.call.name} {status} ({event.elapsed_ms:.0f} ms)\n")
+        elif isinstance(event, Progress) and event.stage == "compacting":
+            self.err.write("  [compacting earlier conversation]\n")
+        elif isinstance(event, Done):
+            self.done = event
+            if not self._wrote_text and event.answer:
+                self.out.write(event.answer)
+            if event.exit_reason not in ("answer",):
+                self.err.write(f"\n  [{event.exit_reason}]")
+            if event.extra.get("answered_by") == "memory":  # not the model: say so (the GUI shows the model)
+                self.err.write("\n  [answered from memory, not by the model]")
+            self.out.write("\n")
+            self.out.flush()
+        elif isinstance(event, RunError):
+            self.error = event
+            self.err.write(f"\nerror: {event.message}\n")
+
+
+async def run_turn(
+    orchestrator: Conversation,
+    text: str,
+    on_event: Callable[[RunEvent], None],
+    *,
+    session_id: str | None = None,
+    model: str | None = None,
+    cancel: asyncio.Event | None = None,
+) -> None:
+    """Run one turn, handing every event to `on_event`."""
+    async for event in orchestrator.run_turn(text, session_id=session_id, model=model, cancel=cancel):
+        on_event(event)
+
+
+def describe_call(proposal: ToolProposal) -> str:
+    """A proposed call in one line: the tool, its arguments and what the tool does."""
+    args = json.dumps(proposal.call.arguments, ensure_ascii=False)
+    what = f" ({proposal.description.splitlines()[0]})" if proposal.description else ""
+    return f"{proposal.call.name} {args}{what}"
+
+
+def approval_command(proposal: ToolProposal) -> str:
+    """The command that runs a proposed call once the user decides to."""
+    args = shlex.quote(json.dumps(proposal.call.arguments, ensure_ascii=False))
+    return f"python main.py tool run {proposal.call.name} --args {args} --approve"
+
+
+def ask_payload(done: Done, proposals: list[ToolProposal] | None = None) -> dict[str, Any]:
+    """The `ask --json` object (keys fixed by the CLI contract; `proposals`: calls with side effects the
+    model asked for, not run)."""
+    return {
+        "answer": done.answer,
+        "session_id": done.session_id,
+        "turn_id": done.turn_id,
+        "model": done.model,
+        "tool_calls": list(done.tool_calls),
+        "citations": list(done.citations),
+        "usage": done.usage.as_dict(),
+        "exit_reason": done.exit_reason,
+        "proposals": [
+            {"name": p.call.name, "arguments": dict(p.call.arguments), "run_with": approval_command(p)}
+            for p in proposals or ()
+        ],
+    }
+
+
+def ask_result(events: list[RunEvent]) -> tuple[dict[str, Any], int]:
+    """The `ask --json` object of a finished turn's events and the exit code (0: answered). The control
+    route's non-streamed turn (ui/attach/control_routes.py) answers with the same object."""
+    done = next((e for e in events if isinstance(e, Done)), None)
+    if done is None:
+        error = next((e for e in events if isinstance(e, RunError)), None)
+        return {"error": error.message if error else "no answer"}, 1
+    return ask_payload(done, [e for e in events if isinstance(e, ToolProposal)]), 0
+
+
+def ask(orchestrator: Conversation, text: str, *, session_id: str | None, as_json: bool) -> int:
+    """`python main.py ask TEXT`: one turn; streamed text, or one JSON object with --json."""
+    events: list[RunEvent] = []
+    printer = TurnPrinter(sys.stdout, sys.stderr)
+    sink = events.append if as_json else printer
+    try:
+        asyncio.run(run_turn(orchestrator, text, sink, session_id=session_id))
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C or SIGTERM: --json still prints its one object
+        if as_json:
+            shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+            print_json({"answer": shown, "session_id": session_id, "exit_reason": "cancelled"})
+        raise
+    done = next((e for e in events if isinstance(e, Done)), printer.done)
+    error = next((e for e in events if isinstance(e, RunError)), printer.error)
+    proposals = [e for e in events if isinstance(e, ToolProposal)] or printer.proposals
+    if as_json:
+        payload, code = ask_result(events)
+        print_json(payload)
+        return code
+    for proposal in proposals:  # `ask` never runs them: the user can, deliberately
+        print(f"  to run it: {approval_command(proposal)}", file=sys.stderr)
+    if error:
+        return 1
+    return 0 if done else 1
+
+
+def turn_payload(turn: TurnRecord) -> dict[str, Any]:
+    return {
+        "turn_id": turn.turn_id,
+        "session_id": turn.session_id,
+        "user": turn.user,
+        "assistant": turn.assistant,
+        "created_at": turn.created_at,
+        "status": turn.status,
+        "model": turn.model,
+    }
+
+
+NO_ANSWER = {
+    "pending": "no answer yet: still running, or Daemon stopped before answering",
+    "interrupted": "no answer: Daemon stopped before answering",
+    "failed": "no answer: the model failed",
+    "cancelled": "stopped before any answer",
+}
+
+
+def history(orchestrator: Conversation, *, session_id: str | None, as_json: bool, limit: int | None) -> int:
+    """`python main.py history`: turns of one session or all sessions, oldest first."""
+    turns = orchestrator.history(session_id, limit)
+    if as_json:
+        print_json({"turns": [turn_payload(t) for t in turns]})
+        return 0
+    if not turns:
+        print("no turns yet")
+    for turn in turns:
+        print(f"[{turn.session_id} #{turn.seq}] you: {turn.user}")
+        print(f"    daemon: {turn.assistant or '(' + NO_ANSWER.get(turn.status, turn.status) + ')'}")
+    return 0
+
+
+class Repl:
+    """The interactive session: one event loop, Ctrl-C cancels the running turn only."""
+
+    def __init__(
+        self,
+        orchestrator: Conversation,
+        *,
+        banner: str = "",
+        session_id: str | None = None,
+        sessions: SessionLifecycle | None = None,
+        tools: ToolRunner | None = None,
+    ) -> None:
+        """`tools` runs the calls with side effects the user approves (None: proposals are only shown)."""
+        self.orchestrator = orchestrator
+        self.banner = banner
+        self.session_id = session_id or orchestrator.new_session()
+        self.model = orchestrator.default_model
+        self._sessions = sessions
+        self._used: list[str] = []  # sessions this REPL talked in, ended (processed) on exit
+        self._loop = asyncio.new_event_loop()
+        self._tools = tools
+        self._read: Callable[[str], str] = input
+
+    def run(self, read: Callable[[str], str] = input) -> int:
+        """Loop until /quit or end of input."""
+        self._read = read
+        if self.banner:
+            print(self.banner)
+        print("Type /help for commands.")
+        try:
+            while True:
+                try:
+                    line = user_text(read("you> ")).strip()
+                except KeyboardInterrupt:
+                    print()
+                    continue
+                except EOFError:
+                    print()
+                    return 0
+                if not is_blank(line) and not self.handle(line):
+                    return 0
+        finally:
+            try:
+                self._end_sessions()
+            finally:
+                self._loop.close()
+
+    def _end_sessions(self) -> None:
+        """Session-end processing for every session used here; Ctrl-C skips it (it resumes next start)."""
+        if self._sessions is None or not self._used:
+            return
+        notice = "Saving what this session taught me (Ctrl-C to skip; it resumes at the next start)…"
+        print(notice, file=sys.stderr)
+        try:
+            for session_id in dict.fromkeys(self._used):
+                report = self._loop.run_until_complete(self._sessions.end(session_id))
+                print(describe_session_end(report), file=sys.stderr)
+        except KeyboardInterrupt:
+            print("skipped; it will finish at the next start", file=sys.stderr)
+
+    def handle(self, line: str) -> bool:
+        """Handle one input line; False means leave."""
+        if line.startswith("/"):
+            return self._command(line)
+        self._turn(line)
+        return True
+
+    def _command(self, line: str) -> bool:
+        name, _, arg = line.partition(" ")
+        if name in ("/quit", "/exit"):
+            return False
+        if name == "/help":
+            print(HELP)
+        elif name == "/new":
+            self.session_id = self.orchestrator.new_session()
+            print(f"new session {self.session_id}")
+        elif name == "/model":
+            self._switch_model(arg.strip())
+        elif name == "/history":
+            history(self.orchestrator, session_id=self.session_id, as_json=False, limit=None)
+        else:
+            print(f"unknown command {name}; /help lists them")
+        return True
+
+    def _switch_model(self, name: str) -> None:
+        if not name:
+            for model in self.orchestrator.model_names:
+                mark = "*" if model == self.model else " "
+                print(f" {mark} {model}  {self.orchestrator.describe_model(model)}")
+            return
+        if name not in self.orchestrator.model_names:
+            print(f"unknown model {name!r}; /model lists them")
+            return
+        self.model = name
+        print(f"now using {name}")
+
+    def _turn(self, text: str) -> None:
+        self._used.append(self.session_id)
+        cancel = asyncio.Event()
+        printer = TurnPrinter(sys.stdout, sys.stderr)
+        sys.stdout.write("daemon> ")
+        sys.stdout.flush()
+        coro = run_turn(
+            self.orchestrator, text, printer, session_id=self.session_id, model=self.model, cancel=cancel
+        )
+        installed = _install_sigint(self._loop, cancel)
+        try:
+            self._loop.run_until_complete(coro)
+        except DaemonError as error:
+            print(f"\nerror: {error}", file=sys.stderr)
+        except KeyboardInterrupt:
+            print("\n[stopped]", file=sys.stderr)
+        except Exception as error:  # noqa: BLE001 - one bad turn must not end the conversation
+            print(f"\nerror: {describe_unexpected(error, 'this turn')}", file=sys.stderr)
+        finally:
+            if installed:
+                self._loop.remove_signal_handler(signal.SIGINT)
+        for proposal in printer.proposals:
+            self._decide(proposal)
+
+    def _decide(self, proposal: ToolProposal) -> None:
+        """Ask the user about one proposed call; run it through the guards only on an explicit yes."""
+        if self._tools is None:
+            print(f"  not run; to run it: {approval_command(proposal)}", file=sys.stderr)
+            return
+        try:
+            answer = self._read(f"Run {describe_call(proposal)}? [y/N] ").strip().casefold()
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if answer not in ("y", "yes"):
+            print("  not run", file=sys.stderr)
+            return
+        outcome = self._loop.run_until_complete(self._tools.run(proposal.call, approved=True))
+        print(f"  [{proposal.call.name} {'ok' if outcome.ok else 'failed'}] {outcome.output}")
+
+
+def describe_session_end(report: dict[str, Any]) -> str:
+    """One line per step of a session-end report (what ran, what was skipped and why, what failed)."""
+    lines = [f"session {report.get('session_id')}: " + ("done" if report.get("complete") else "incomplete")]
+    for step in report.get("steps", []):
+        result = step.get("result") or {}
+        detail = ", ".join(f"{k}={v}" for k, v in result.items() if k not in ("reason", "degraded"))
+        why = result.get("reason") or step.get("error") or ""
+        note = " (offline heuristics)" if result.get("degraded") else ""
+        seconds = f"{step.get('seconds', 0.0):.2f} s" if step.get("ran") else "earlier"
+        lines.append(f"  {step['name']}: {step['status']}{note} [{seconds}] {detail or why}".rstrip())
+    return "\n".join(lines)
+
+
+def _install_sigint(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> bool:
+    """While a turn runs, Ctrl-C sets the cancel event instead of killing the process."""
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False  # not the main thread, or a platform without loop signal handlers
+    return True

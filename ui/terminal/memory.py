@@ -1,0 +1,84 @@
+"""`memory search|stats` and `bench retrieval|latency`: thin front ends over services built by main.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
+from core.errors import UserInputError
+from memory.candidates import QueryContext
+from memory.service import factors_payload
+from ui.shared.front_ports import Searchable
+from ui.terminal.chat import print_json
+
+
+def memory_search(
+    service: Searchable,
+    query: str,
+    *,
+    collection: str | None,
+    k: int,
+    intent: str,
+    as_json: bool,
+) -> int:
+    """Run the normal search path and show each result with the factors of its score."""
+    _check_choice("intent", intent, INTENT_NAMES)
+    if collection is not None:
+        _check_choice("collection", collection, MEMORY_COLLECTION_NAMES)
+    ctx = QueryContext(query=query, now=time.time(), intent=intent)
+    collections = [collection] if collection else None
+    results = asyncio.run(service.search(ctx, collections=collections, k=k))
+    if as_json:
+        print_json({"query": query, "intent": intent, "results": [factors_payload(r) for r in results]})
+        return 0
+    if not results:
+        print("nothing found")
+    for rank, item in enumerate(results, 1):
+        text = item.text.replace("\n", " ")
+        print(f"{rank:>2}. [{item.collection}] {item.score:.3f}  {text[:150]}")
+    return 0
+
+
+def _check_choice(what: str, value: str, known: tuple[str, ...]) -> None:
+    if value not in known:
+        raise UserInputError(f"unknown {what} {value!r}; choose one of: {', '.join(known)}")
+
+
+def memory_stats(service: Searchable, *, as_json: bool) -> int:
+    """Records per collection."""
+    counts = service.stats()
+    if as_json:
+        print_json({"collections": counts, "total": sum(counts.values())})
+        return 0
+    for name, count in counts.items():
+        print(f"{name:<20} {count}")
+    print(f"{'total':<20} {sum(counts.values())}")
+    return 0
+
+
+def bench(
+    run: Callable[[], dict[str, Any]], *, as_json: bool, headline: Callable[[dict[str, Any]], str]
+) -> int:
+    """Run a benchmark and print its result (one JSON object with --json)."""
+    result = run()
+    if as_json:
+        print_json(result)
+    else:
+        print(headline(result))
+    return 0
+
+
+def retrieval_headline(result: dict[str, Any]) -> str:
+    rows = [("pipeline", result), *result["baselines"].items()]
+    lines = [f"{result['questions']} questions   R@5    R@10   R@20   MRR"]
+    for name, row in rows:
+        recall = row["recall"]
+        lines.append(
+            f"{name:<12}        {recall['5']:.3f}  {recall['10']:.3f}  {recall['20']:.3f}  {row['mrr']:.3f}"
+        )
+    latency = result["latency_ms"]
+    lines.append(f"pipeline latency per question: p50 {latency['p50']:.1f} ms, p95 {latency['p95']:.1f} ms")
+    return "\n".join(lines)
