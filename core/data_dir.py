@@ -2,8 +2,8 @@
 
 `prepare_data_dir` makes sure the path can be the data directory (a clear `ConfigError` when it names a
 file, lies under a file or cannot be created) and tightens what an older version or another umask left
-readable. Files created later stay private because main.py sets the process umask to `PRIVATE_UMASK`, which
-covers every writer in the process (SQLite's WAL files, Chroma, the log). `loose_modes` lists what is
+readable. Files created later stay private because app/entry.py sets the process umask to `PRIVATE_UMASK`,
+which covers every writer in the process (SQLite's WAL files, Chroma, the log). `loose_modes` lists what is
 still readable by others (`doctor` warns about it).
 """
 

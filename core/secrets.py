@@ -1,8 +1,8 @@
 """API keys the user saved (the wizard, the Settings tab): the OS keyring when one works, else a 0600 file.
 
 Keys are stored under the names of the environment variables that would hold them (`OPENAI_API_KEY`,
-`TAVILY_API_KEY`, `WOLFRAM_APP_ID`...), so `as_env()` can go under the process environment in main.py and
-every provider and tool finds a saved key exactly where it looks today; a variable that is set wins.
+`TAVILY_API_KEY`, `WOLFRAM_APP_ID`...), so `as_env()` can go under the process environment in the composition
+root and every provider and tool finds a saved key exactly where it looks today; a variable that is set wins.
 
 With a usable keyring the values live there (service `Daemon <data dir>`, so two data dirs never share
 keys) and the data dir holds only `secrets-index.json`, the list of names (a keyring cannot enumerate).

@@ -114,7 +114,7 @@ def render(path: Path, columns: Mapping[str, ToneScore]) -> str:
 
 def detectors() -> dict[str, ToneDetector]:
     """The report's columns: the lexicon alone, with the tone head, and the shipped detector (with the
-    danger reader over spaCy as well), built as `main.build_analyzer` builds it."""
+    danger reader over spaCy as well), built as `app.builders.models.build_analyzer` builds it."""
     from core.nlp import SpacyPipeline
     from core.pipeline.linear_head import TONE_HEAD
     from core.pipeline.tone import ToneDetector

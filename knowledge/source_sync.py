@@ -2,7 +2,8 @@
 which runs a sync as a job on the background job runner (knowledge/jobs.py).
 
 This package never imports memory (docs/architecture.md), so records leave through `RecordSink`, which
-main.py implements over the memory service, and graph edits through `GraphEditor` (the knowledge service).
+the composition root implements over the memory service, and graph edits through `GraphEditor` (the knowledge
+service).
 
 A sync is a `SyncSource`: `plan()` compares the source with the sync ledger and lists the items to do (the
 notes or commits to write, the notes to tombstone), which become a job's items; `processor` does one item

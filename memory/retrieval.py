@@ -57,7 +57,8 @@ class SourceHit(Protocol):
 
 
 class CandidateSource(Protocol):
-    """Records searched outside the vector store, answered as one collection (built by main.py)."""
+    """Records searched outside the vector store, answered as one collection (built by the composition
+    root)."""
 
     def size(self) -> int:
         """How many records it holds (cheap: read on every search)."""

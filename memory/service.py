@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 
 class MemoryService:
-    """The memory the orchestrator reaches through `core.ports`; built by main.py."""
+    """The memory the orchestrator reaches through `core.ports`; built by the composition root."""
 
     def __init__(
         self,
@@ -43,8 +43,9 @@ class MemoryService:
         lexical: LexicalIndexes | None = None,
         sources: Mapping[str, CandidateSource] | None = None,
     ) -> None:
-        """`lexical` is the (persisted) lexical index main.py opened; by default one in memory only.
-        `sources` answer collections from outside the store (the Wikipedia index as `wiki_knowledge`)."""
+        """`lexical` is the (persisted) lexical index the composition root opened; by default one in
+        memory only. `sources` answer collections from outside the store (the Wikipedia index as
+        `wiki_knowledge`)."""
         self.store = store
         self.embedder: Embedder = store.embedder
         self.profiles = profiles

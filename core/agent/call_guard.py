@@ -39,7 +39,7 @@ OVER_BUDGET_NOTE = (
 
 @dataclass(frozen=True)
 class ToolPolicy:
-    """What main.py decides once about tools, for every run.
+    """What the composition root decides once about tools, for every run.
 
     Attributes:
         budgets: calls allowed per turn, per tool name (`tools.max_calls_per_turn`).

@@ -17,7 +17,7 @@ tools such as memory search returned) and, for URLs, with what any earlier tool 
 
 Words of the user's own message are never counted: a user who asks to search for their sister's name
 has chosen to send it. Tools that stay on this machine (memory search, the calculator) are not watched:
-main.py names them. Arguments are percent-decoded (twice, for double encoding) before comparison.
+the composition root names them. Arguments are percent-decoded (twice, for double encoding) before comparison.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Building an agent runner from the configuration (main.py composes; this keeps the knobs in one place).
+"""Building an agent runner from the configuration (the composition root composes; this keeps the knobs in one
+place).
 
 Every model choice the orchestrator runs (the CLI's `ask` and chat, the GUI, the API, MCP) is built here,
 so every path gets the same guards: the tool gate, the injected-instructions guardrail on tool output, and
@@ -22,7 +23,7 @@ from core.tools.toolset import Toolset
 
 @dataclass(frozen=True)
 class AgentGuards:
-    """What main.py decides once about tools for every agent it builds.
+    """What the composition root decides once about tools for every agent it builds.
 
     Attributes:
         policy: per-tool budgets and the tool groups (local, memory, web).

@@ -1,7 +1,7 @@
 """The main model's composition, shared by start-up and a model picked while Daemon runs (the setup wizard).
 
-main.py builds a `ModelKit` once (tools, side model, recall, guards, and how to prompt a model); both
-`main_model_choices` at start-up and the `use_model` that `model_switcher` returns build choices from it,
+The composition root builds a `ModelKit` once (tools, side model, recall, guards, and how to prompt a model);
+both `main_model_choices` at start-up and the `use_model` that `model_switcher` returns build choices from it,
 so a model switched to at run time is built exactly as the one Daemon started with.
 """
 

@@ -5,7 +5,8 @@ so it runs on every turn before retrieval and picks the retrieval profile (`memo
 same names). Unlike the original's ordered first-match regex bank, every cue is scored and the evidence is
 summed per intent, so "what did I tell you yesterday about my landlord" weighs the time anchor against the
 fact question instead of stopping at whichever pattern came first. When the cues are unsure and a second
-opinion is given (main.py passes the MiniLM intent head, `linear_head.py`), its vote is blended in.
+opinion is given (the composition root passes the MiniLM intent head, `linear_head.py`), its vote is blended
+in.
 
 `refine` lets the short-term context settle low-confidence turns: "and the second one?" inherits the intent
 of the turn it follows. A distressed tone pulls an unsure or general turn towards emotional support.

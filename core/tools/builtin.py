@@ -112,6 +112,9 @@ def builtin_tools() -> tuple[Tool, ...]:
     return (current_time, calculator)
 
 
+BUILTIN_NAMES = frozenset(tool.name for tool in builtin_tools())
+
+
 def builtin_toolset() -> Toolset:
     """A toolset with the built-in stateless tools."""
     return Toolset(builtin_tools())

@@ -8,8 +8,8 @@
 - `git_stats` over `session.git_repos` (core/tools/git_stats.py).
 - `done`: the model ends the loop with its answer (core/tools/done.py).
 
-main.py builds them around the memory and fact ports (tools never import memory). Results are the user's
-own records, returned as data with their dates, collections and markers; the model is told they may be
+The composition root builds them around the memory and fact ports (tools never import memory). Results are the
+user's own records, returned as data with their dates, collections and markers; the model is told they may be
 outdated. The uncertainty retry of the generation modes names `search_memory`. A tool that cannot work here
 (no images yet, no repositories, no git) comes back as an `UnavailableTool` with the reason.
 """
@@ -36,7 +36,7 @@ MEMORY_HINT = (
     r"\b(remember|recall|told you|did i|have i|my|mine|last (time|week|month|year)|earlier|before|ago|"
     r"when did|what did|who is|where (do|did|is))\b"
 )
-# For main.py's tool policy: these read the user's stores (their output is private text) ...
+# For the composition root's tool policy: these read the user's stores (their output is private text) ...
 MEMORY_TOOL_NAMES = frozenset(
     {"search_memory", "expand_memory", "get_full_document", "recall_image", "list_facts"}
 )

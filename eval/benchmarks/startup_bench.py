@@ -5,10 +5,11 @@ The data dir is built once through the normal write path (`MemoryService.write_t
 folder. Vectors are random unit vectors from an embedder that carries MiniLM's name and size, as in
 `bench latency`: start-up does not depend on their values, and MiniLM on this 2-core machine embeds these
 texts at ~25-50 a second (an hour for 100k). Each measurement is a fresh Python process that builds the
-whole app as a front end does (`main.build_services`) and reports the moment it returned: "ready". The chat
-model and the embedding model load on first use, so neither is in the figure. Each process closes the app
-as a front end does, so the next one starts after a clean close (the case the clean-shutdown marker speeds
-up; `verified_runs` counts the timed starts that compared the store with the index all the same).
+whole app as a front end does (`app.builders.services.build_services`) and reports the moment it returned:
+"ready". The chat model and the embedding model load on first use, so neither is in the figure. Each process
+closes the app as a front end does, so the next one starts after a clean close (the case the clean-shutdown
+marker speeds up; `verified_runs` counts the timed starts that compared the store with the index all the
+same).
 
 Beside it, from the same process: the time from ready until one nearest-neighbour query has answered in
 each of the 13 collections ("first read": Chroma loads a collection on its first read, so this is what a
@@ -51,17 +52,22 @@ SESSION_TURNS = 20
 # time the first read of every collection after ready, "rebuild" then the lexical rebuild.
 _PROBE = """
 import json, os, sys, time
+from pathlib import Path
 root, data_dir, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, root)
 os.chdir(root)
-import main
-for name, value in main.OFFLINE_DEFAULTS.items():
+if (Path(root) / "app" / "entry.py").is_file():
+    from app.builders.services import build_services
+    from app.entry import OFFLINE_DEFAULTS
+else:  # a tree from before the composition root moved out of main.py into app/
+    import main
+    OFFLINE_DEFAULTS, build_services = main.OFFLINE_DEFAULTS, main.build_services
+for name, value in OFFLINE_DEFAULTS.items():
     os.environ.setdefault(name, value)
-from pathlib import Path
 from core.config import load_config, merged_environment
 env = merged_environment(os.environ, Path(root) / ".env")
 config = load_config(None, env, {"data_dir": data_dir})
-services = main.build_services(config, env)
+services = build_services(config, env)
 ready = time.time()
 out = {"ready_at": ready, "verified": getattr(services.memory, "verified", True)}
 import numpy as np

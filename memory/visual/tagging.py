@@ -1,7 +1,7 @@
 """What an image is said to show: its caption (the user's words, a vision model's, else the file name and
 EXIF date) and its entity tags (resolved through the knowledge graph: "my sister" -> Jo).
 
-The graph and the vision model are reached through the two small protocols here; main.py passes
+The graph and the vision model are reached through the two small protocols here; the composition root passes
 implementations (knowledge/visual_entities.py, core/providers/vision_caption.py), so memory never imports
 knowledge. A tag that names no known entity stays a plain tag; no entity is created for it.
 """

@@ -89,8 +89,8 @@ async def stream_words(answer: str, slow: bool, cancel: asyncio.Event | None) ->
 
 
 def scripted_choice(make: Callable[[], Any]) -> ModelChoice:
-    """The scripted model with the per-turn modes main.py gives a model (`turn_modes`): stream, and best-of
-    with the echo provider judging; a duel is unavailable (one model only)."""
+    """The scripted model with the per-turn modes the composition root gives a model (`turn_modes`): stream,
+    and best-of with the echo provider judging; a duel is unavailable (one model only)."""
     config = GenerationConfig(n=2)
     modes, unavailable = turn_modes(lambda _temperature: make(), {}, config, EchoProvider())
     return ModelChoice("scripted", make(), modes=modes, unavailable=unavailable)
@@ -135,7 +135,7 @@ def _tools(notes: list[str]) -> ToolRunner:
 
 
 def build_stack(data: Path) -> Stack:
-    """Every part wired as main.py wires it, on `data`; close() releases them."""
+    """Every part wired as the composition root wires it, on `data`; close() releases them."""
     closers: list[Callable[[], None]] = []
     journal = Journal(data / "journal.sqlite3")
     closers.append(journal.close)

@@ -4,8 +4,8 @@ A fresh data dir behind the whole GUI back end of tests/browser/gui_stack.py, a 
 loopback port (its real `/api/tags` and `/v1/chat/completions` formats) as the only local server found: the
 wizard shows, takes a name and a style, offers the Ollama model in one click, validates it with one real
 request, saves the settings in the data dir and hides; the chat then answers with that model at once
-(main.py's model switcher, no restart). The Settings tab edits the personality. Screenshots go where the
-other tabs' go (tests/browser/test_gui_tabs.py).
+(the composition root's model switcher, no restart). The Settings tab edits the personality. Screenshots go
+where the other tabs' go (tests/browser/test_gui_tabs.py).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def gui(
 
 
 def _switcher(data: Path, orchestrator: Any) -> Any:
-    """main.py's own model switcher (start-up's composition of a main model) on the stack's orchestrator."""
+    """The composition root's own model switcher (start-up's composition of a main model) on the stack's
+    orchestrator."""
     from core.agent.factory import AgentGuards
     from core.generation.main_model import ModelKit, model_switcher
     from core.providers.pricing import CostLedger

@@ -2,7 +2,8 @@
 
 The whole back end of tests/browser/gui_stack.py (its own server for this module, the `gui` fixture of
 test_gui_tabs.py): a knowledge graph seeded as a session's facts would leave it, and the scripted model with
-the modes main.py gives a model (stream, best-of judged by the echo provider; no duel: one model only).
+the modes the composition root gives a model (stream, best-of judged by the echo provider; no duel: one model
+only).
 """
 
 from __future__ import annotations

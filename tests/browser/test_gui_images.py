@@ -2,8 +2,8 @@
 
 The back end is the browser tests' whole stack (tests/browser/gui_stack.py) plus visual memory over its
 memory service with the real OpenCLIP encoder at random init (no weights download) and a FAISS index in the
-data dir; the orchestrator gets the image source main.py gives it, and its scripted model records the
-images each turn's user message carried.
+data dir; the orchestrator gets the image source the composition root gives it, and its scripted model records
+the images each turn's user message carried.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`python main.py gui` as a user starts it (real stores, real models, Gradio's uploads inside the data dir):
 `/health` answers JSON, a foreign Host is refused, and a document uploaded in chromium is ingested.
 
-The in-process browser tests use a light back end; this one proves main.py's composition: the upload folder
-sits inside the blocked data dir, which only works because `launch` blocks around it.
+The in-process browser tests use a light back end; this one proves the composition root's wiring: the upload
+folder sits inside the blocked data dir, which only works because `launch` blocks around it.
 """
 
 from __future__ import annotations

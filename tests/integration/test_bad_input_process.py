@@ -281,14 +281,14 @@ def test_the_next_prompt_sees_the_unanswered_message_once(tmp_path: Path) -> Non
     journal.begin_turn(session, "what is my sister's name?")
     journal.close()
     code = (
-        "import asyncio, sys\nimport main\n"
+        "import asyncio, sys\nfrom app.entry import main\n"
         "from ui.terminal import chat as cli\n"
         "def show(orchestrator, text, *, session_id, as_json):\n"
         "    prompt = asyncio.run(orchestrator.preview(text, session_id=session_id))\n"
         "    print('\\n'.join(m.content for m in prompt.messages()))\n"
         "    return cli.original(orchestrator, text, session_id=session_id, as_json=as_json)\n"
         "cli.original, cli.ask = cli.ask, show\n"
-        "sys.exit(main.main(['--config', sys.argv[1], 'ask', sys.argv[2], '--session', sys.argv[3]]))\n"
+        "sys.exit(main(['--config', sys.argv[1], 'ask', sys.argv[2], '--session', sys.argv[3]]))\n"
     )
     first = script(tmp_path, code, "are you there?", session)
     assert first.returncode == 0, clean(first)
@@ -309,8 +309,8 @@ def test_sigterm_during_ask_json_prints_a_cancelled_object(tmp_path: Path) -> No
         "    print('STREAMING', file=sys.stderr, flush=True)\n"
         "    await asyncio.sleep(120)\n"
         "fake.EchoProvider.stream = slow\n"
-        "import main\n"
-        "sys.exit(main.main(['--config', sys.argv[1], 'ask', 'hello', '--json']))\n"
+        "from app.entry import main\n"
+        "sys.exit(main(['--config', sys.argv[1], 'ask', 'hello', '--json']))\n"
     )
     (tmp_path / "echo.yaml").write_text(ECHO_CONFIG)
     env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
@@ -345,10 +345,10 @@ def test_the_calculator_says_what_went_wrong_in_words(tmp_path: Path) -> None:
 
 def test_an_unexpected_error_is_one_line_that_names_the_log(tmp_path: Path) -> None:
     code = (
-        "import sys\nimport main\nfrom ui.terminal import chat as cli\n"
+        "import sys\nfrom app.entry import main\nfrom ui.terminal import chat as cli\n"
         "def boom(*args, **kwargs):\n    raise RuntimeError('something internal broke')\n"
         "cli.history = boom\n"
-        "sys.exit(main.main(['--config', sys.argv[1], 'history']))\n"
+        "sys.exit(main(['--config', sys.argv[1], 'history']))\n"
     )
     result = script(tmp_path, code)
     err = clean(result)
@@ -363,13 +363,13 @@ def test_an_unexpected_error_is_one_line_that_names_the_log(tmp_path: Path) -> N
 
 def test_the_repl_survives_an_unexpected_error_in_one_turn(tmp_path: Path) -> None:
     code = (
-        "import sys\nimport main\nfrom ui.terminal import chat as cli\n"
+        "import sys\nfrom app.entry import main\nfrom ui.terminal import chat as cli\n"
         "original = cli.run_turn\n"
         "async def flaky(orchestrator, text, *args, **kwargs):\n"
         "    if text == 'explode':\n        raise RuntimeError('kaboom')\n"
         "    await original(orchestrator, text, *args, **kwargs)\n"
         "cli.run_turn = flaky\n"
-        "sys.exit(main.main(['--config', sys.argv[1], 'cli']))\n"
+        "sys.exit(main(['--config', sys.argv[1], 'cli']))\n"
     )
     result = script(tmp_path, code, stdin=b"before\nexplode\nafter\n/quit\n")
     err = clean(result)

@@ -136,7 +136,7 @@ async def serve(
     app: Any, listener: socket.socket, host: str, on_ready: Callable[[int], object] | None = None
 ) -> None:
     """One uvicorn server on `listener` until Ctrl-C or SIGTERM (uvicorn finishes open requests for up to
-    GRACEFUL_S seconds, then raises the signal again for main.py's handler); `on_ready(port)` once it
+    GRACEFUL_S seconds, then raises the signal again for the entry's handler); `on_ready(port)` once it
     listens."""
     import uvicorn
 

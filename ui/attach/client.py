@@ -277,3 +277,13 @@ def started_ago(endpoint: Endpoint) -> str:
     """How long ago the running Daemon started, for the REPL's banner (`3 min ago`)."""
     minutes = max(0, int((time.time() - endpoint.started) // 60))
     return "just now" if minutes == 0 else f"{minutes} min ago"
+
+
+def attached_banner(client: DaemonClient, model: str) -> str:
+    """The REPL's first lines when another process holds the data dir and does the work."""
+    e = client.endpoint
+    return (
+        f"Attached to the running Daemon ({e.kind}, pid {e.pid}, port {e.port}, started "
+        f"{started_ago(e)}) - model: {model}\n"
+        "Your turns run there: it journals and remembers them, and processes the sessions when it stops."
+    )

@@ -1,7 +1,7 @@
 """What the GUI's tabs work with besides the orchestrator: the same service objects the CLIs use.
 
 Each field is optional so a tab whose back end is missing (a `history`-only build, a test) says so instead
-of failing; `from_services` takes them from what main.py built.
+of failing; `from_services` takes them from what the composition root built.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ class GuiBackends:
 
 
 def from_services(services: Services) -> GuiBackends:
-    """The GUI's back ends from the services main.py built; the document desk shares their memory store."""
+    """The GUI's back ends from the services the composition root built; the document desk shares their memory
+    store."""
     from ui.gui.documents_tab import open_document_desk
     from ui.gui.images_tab import open_image_desk
     from ui.gui.wizard import open_setup_desk
@@ -51,7 +52,7 @@ def from_services(services: Services) -> GuiBackends:
     desk = None
     if services.memory is not None:
         desk = open_document_desk(config, services.memory, services.knowledge)
-        services.closers.append(desk.close)
+        services.resources.callback(desk.close)
     return GuiBackends(
         memory=services.memory,
         facts=services.facts,

@@ -6,8 +6,8 @@ keys (Tavily, E2B, Wolfram|Alpha), an Obsidian vault and git repositories. A cho
 one tiny real request before anything is saved (a bad key shows the provider's own 401 message).
 `finish` writes the settings to `<data dir>/settings.yaml` (core/config_user.py) and the keys to the
 secret store (core/secrets.py), then makes the chosen model answer from the next turn through
-`SetupDesk.use_model` (main.py's model switcher); `skip` only marks the setup done, so the offline defaults
-apply.
+`SetupDesk.use_model` (the composition root's model switcher); `skip` only marks the setup done, so the
+offline defaults apply.
 ui/gui/settings_tab.py lays this out on the page.
 """
 
@@ -41,7 +41,8 @@ OPTIONAL_KEYS: Mapping[str, str] = {
     "WOLFRAM_APP_ID": "Wolfram|Alpha app id (maths and data)",
 }
 VALIDATION_PROMPT = "Reply with the single word OK."
-# main.py's model switcher: provider name, its config, the keys just saved -> answering from the next turn
+# the composition root's model switcher: provider name, its config, the keys just saved -> answering from the
+# next turn
 UseModel = Callable[[str, ProviderConfig, Mapping[str, str]], None]
 
 

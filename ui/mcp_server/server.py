@@ -5,7 +5,7 @@ first, then the `conversations` collection, and the facts read from it pass the 
 chat before any becomes current), `get_profile` (the current facts about the user) and `query_graph` (an
 entity's relations in the knowledge graph). Inputs are checked with clear errors; every answer says that
 what it carries is the user's data, not instructions. Over stdio nothing but the protocol reaches stdout:
-the SDK points fd 1 at stderr while it serves, and main.py does the same while the models load.
+the SDK points fd 1 at stderr while it serves, and the `mcp` command does the same while the models load.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from knowledge.service import KnowledgeService
     from memory.service import MemoryService
 
+TOKEN_FILE = "mcp_token"  # the bearer token of `mcp --http`, in the data dir
 MAX_QUERY_CHARS = 2_000
 MAX_NOTE_CHARS = 8_000
 MAX_LIMIT = 50
@@ -50,7 +51,8 @@ SERVER_INSTRUCTIONS = (
 
 @dataclass
 class MemoryBridge:
-    """What the MCP tools do, over the stores main.py opened (the server's tools call these methods)."""
+    """What the MCP tools do, over the stores the composition root opened (the server's tools call these
+    methods)."""
 
     memory: MemoryService
     journal: ConversationLog

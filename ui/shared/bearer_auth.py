@@ -1,5 +1,6 @@
-"""The bearer token of `python main.py mcp --http`: a random token in `mcp_token` of the data dir (0600,
-created on first use), and the ASGI middleware that answers 401 to any request without it.
+"""Bearer tokens for the servers Daemon runs (`mcp --http`, `api`, the control routes): a random token in a
+file of the data dir (0600, created on first use), and the ASGI middleware that answers 401 to any request
+without it.
 
 The token is never logged or printed; only the file's path is. Clients send `Authorization: Bearer <token>`.
 """
@@ -15,7 +16,6 @@ from typing import Any
 
 from core.errors import ConfigError
 
-TOKEN_FILE = "mcp_token"
 INVALID_REQUEST = -32600  # JSON-RPC's "invalid request"
 UNAUTHORIZED = (
     "401 Unauthorized: send 'Authorization: Bearer <token>' (the mcp_token file of Daemon's data dir)"

@@ -1,7 +1,7 @@
 """What the command-line front ends need from the orchestrator and the stores, whichever process holds them.
 
 `ask`, `history`, `cli`, `memory` and `facts` render what these return. In the process that owns the data
-dir they are the orchestrator and the stores main.py built; beside a running Daemon they are
+dir they are the orchestrator and the stores the composition root built; beside a running Daemon they are
 ui/attach/client.py's proxies, which fetch the same objects from it. Same renderers, same output.
 """
 

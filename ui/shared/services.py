@@ -1,8 +1,8 @@
-"""What the front ends are given: the objects main.py built, and the one way to close them."""
+"""What the front ends are given: the objects the composition root built, and the one way to close them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Services:
-    """Everything a front end needs, built once from the config by main.py."""
+    """Everything a front end needs, built once from the config by the composition root (app/builders)."""
 
     config: AppConfig
     env: dict[str, str]
@@ -33,11 +33,11 @@ class Services:
     facts: FactPort | None = None
     sessions: SessionLifecycle | None = None
     review: ReviewQueue | None = None
-    closers: list[Callable[[], None]] = field(default_factory=list)  # run in reverse order by close()
     tools: ToolRunner | None = None  # runs the tool calls the user approves (the REPL's proposals)
     knowledge: KnowledgeService | None = None  # the knowledge graph (the GUI's Graph tab)
     images: TurnImages | None = None  # visual memory as the GUI's Images tab and chat attachments use it
     use_model: UseModel | None = None  # makes a model picked in the wizard answer from the next turn on
+    resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""
@@ -57,5 +57,4 @@ class Services:
 
     def close(self) -> None:
         """Close what was opened, last opened first (the data-dir lock is released last)."""
-        while self.closers:
-            self.closers.pop()()
+        self.resources.close()

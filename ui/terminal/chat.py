@@ -1,6 +1,6 @@
 """Command-line front ends: `ask` (one turn), `history`, and the interactive REPL (`cli`).
 
-They only call the orchestrator handed in by main.py; nothing here builds services.
+They only call the orchestrator handed in by the composition root; nothing here builds services.
 """
 
 from __future__ import annotations

@@ -32,8 +32,9 @@ POLL_S = 0.2
 
 @dataclass(frozen=True)
 class IngestParts:
-    """What `ingest` and `docs` work with, opened by main.py: the ingester (over the memory store) is opened
-    only by the commands that write or read documents; the ledger alone serves `docs jobs|cancel`."""
+    """What `ingest` and `docs` work with, opened by the composition root: the ingester (over the memory
+    store) is opened only by the commands that write or read documents; the ledger alone serves `docs
+    jobs|cancel`."""
 
     ledger: JobLedger
     ingester: Callable[[], DocumentIngester]
@@ -152,7 +153,7 @@ class ProgressBar:
             unit="it" if self._by_items else "B",
             unit_scale=True,
             file=stream,
-            disable=False,  # main.py sets TQDM_DISABLE for the model loaders' bars, not for this one
+            disable=False,  # app/entry.py sets TQDM_DISABLE for the model loaders' bars, not for this one
             dynamic_ncols=True,
         )
 

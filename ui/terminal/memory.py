@@ -1,11 +1,9 @@
-"""`memory search|stats` and `bench retrieval|latency`: thin front ends over services built by main.py."""
+"""`memory search|stats` and `bench retrieval|latency`: thin front ends over services built in app/."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import Any
 
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
 from core.errors import UserInputError
@@ -57,28 +55,3 @@ def memory_stats(service: Searchable, *, as_json: bool) -> int:
         print(f"{name:<20} {count}")
     print(f"{'total':<20} {sum(counts.values())}")
     return 0
-
-
-def bench(
-    run: Callable[[], dict[str, Any]], *, as_json: bool, headline: Callable[[dict[str, Any]], str]
-) -> int:
-    """Run a benchmark and print its result (one JSON object with --json)."""
-    result = run()
-    if as_json:
-        print_json(result)
-    else:
-        print(headline(result))
-    return 0
-
-
-def retrieval_headline(result: dict[str, Any]) -> str:
-    rows = [("pipeline", result), *result["baselines"].items()]
-    lines = [f"{result['questions']} questions   R@5    R@10   R@20   MRR"]
-    for name, row in rows:
-        recall = row["recall"]
-        lines.append(
-            f"{name:<12}        {recall['5']:.3f}  {recall['10']:.3f}  {recall['20']:.3f}  {row['mrr']:.3f}"
-        )
-    latency = result["latency_ms"]
-    lines.append(f"pipeline latency per question: p50 {latency['p50']:.1f} ms, p95 {latency['p95']:.1f} ms")
-    return "\n".join(lines)

@@ -1,8 +1,8 @@
 """Build `web_search` and `wolfram_alpha` from config and the environment, or say why each is off.
 
-main.py composes: `web_tools(config.tools, os.environ, data_dir, nlp=..., side_model=...)`. Keys are read
-from the environment by the names the config gives (`api_key_env`, `app_id_env`); a missing key yields an
-`UnavailableTool` whose reason names the variable ("needs TAVILY_API_KEY"). The `*_base_url_env`
+The composition root composes: `web_tools(config.tools, os.environ, data_dir, nlp=..., side_model=...)`. Keys
+are read from the environment by the names the config gives (`api_key_env`, `app_id_env`); a missing key
+yields an `UnavailableTool` whose reason names the variable ("needs TAVILY_API_KEY"). The `*_base_url_env`
 variables point a tool at another endpoint (tests use local fake servers).
 """
 
@@ -24,6 +24,11 @@ from core.tools.web.store import CACHE_FILE, CREDITS_FILE, DailyCredits, SearchC
 from core.tools.web.wolfram import DEFAULT_BASE_URL, WolframAlpha
 
 # Offered to small models only when the message asks for current or online information.
+# The tools take their names from their functions below; the agent's gate withdraws both while the user
+# is recalling something they said (a web answer is not a memory).
+WEB_SEARCH = "web_search"
+WOLFRAM_ALPHA = "wolfram_alpha"
+WEB_TOOL_NAMES = frozenset({WEB_SEARCH, WOLFRAM_ALPHA})
 WEB_HINT = (
     r"\b(search|google|look(ed|ing)? (it |this |that |them )?up|online|on the (web|internet|net)|internet|"
     r"web ?site|web|url|links?|sources?|latest|newest|current(ly)?|up[- ]to[- ]date|right now|nowadays|"
@@ -92,7 +97,7 @@ def _web_search(
     if reason is None and cfg.daily_credit_limit == 0:
         reason = "off: tools.web_search.daily_credit_limit is 0 in config.yaml"
     if reason is not None:
-        return UnavailableTool("web_search", WEB_SEARCH_DESCRIPTION, reason)
+        return UnavailableTool(WEB_SEARCH, WEB_SEARCH_DESCRIPTION, reason)
     engine = WebSearch(
         cfg,
         api_key=key,
@@ -124,7 +129,7 @@ def _wolfram(cfg: WolframConfig, env: Mapping[str, str]) -> Tool | UnavailableTo
     base_url = env.get(cfg.base_url_env, "").strip() or None
     reason = _missing(app_id, cfg.app_id_env, base_url, cfg.base_url_env)
     if reason is not None:
-        return UnavailableTool("wolfram_alpha", WOLFRAM_DESCRIPTION, reason)
+        return UnavailableTool(WOLFRAM_ALPHA, WOLFRAM_DESCRIPTION, reason)
     engine = WolframAlpha(cfg, app_id=app_id, base_url=base_url or DEFAULT_BASE_URL)
 
     async def wolfram_alpha(query: str) -> str:

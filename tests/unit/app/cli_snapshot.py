@@ -44,6 +44,8 @@ def snapshot(parser: argparse.ArgumentParser) -> dict[str, str]:
 
 
 if __name__ == "__main__":
-    from ui.arguments import build_parser
+    from app import VERSION
+    from app.commands import COMMANDS
+    from app.parser import build_parser
 
-    print(json.dumps(snapshot(build_parser("0.1.0")), indent=1, sort_keys=False))
+    print(json.dumps(snapshot(build_parser(VERSION, COMMANDS)), indent=1, sort_keys=False))

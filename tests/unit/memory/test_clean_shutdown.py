@@ -32,7 +32,8 @@ def turn(i: int, text: str, session: str = "s1") -> Record:
 
 
 def open_service(folder: Path) -> MemoryService:
-    """Chroma embedded in `folder/chroma` with its lexical index beside it, as main.py builds them."""
+    """Chroma embedded in `folder/chroma` with its lexical index beside it, as the composition root builds
+    them."""
     store = ChromaStore.embedded(folder / "chroma", HashingEmbedder(DIM))
     persisted = open_lexical_store(folder / LEXICAL_FILE)
     service = MemoryService(store, committed_profiles(), lexical=LexicalIndexes(persisted=persisted))

@@ -32,7 +32,8 @@ def fact(record_id: str, subject: str, predicate: str, obj: str) -> Record:
 
 
 def open_service(store: InMemoryStore, folder: Path) -> MemoryService:
-    """A service over `store` with its lexical index persisted in `folder`, as main.py builds it."""
+    """A service over `store` with its lexical index persisted in `folder`, as the composition root builds
+    it."""
     persisted = open_lexical_store(folder / LEXICAL_FILE)
     service = MemoryService(store, committed_profiles(), lexical=LexicalIndexes(persisted=persisted))
     service.open()

@@ -57,7 +57,7 @@ def test_no_held_out_message_is_a_training_example(name: str) -> None:
 
 @pytest.fixture(scope="module")
 def detector() -> ToneDetector:
-    """Built as `main.build_analyzer` builds it."""
+    """Built as `app.builders.models.build_analyzer` builds it."""
     from core.nlp import SpacyPipeline
     from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder

@@ -134,8 +134,9 @@ def test_skipping_marks_the_setup_done_and_keeps_the_offline_defaults(tmp_path: 
 def test_the_model_picked_at_finish_answers_the_next_turn_without_a_restart(
     tmp_path: Path, openai_fake: FakeOpenAIServer
 ) -> None:
-    """finish -> main.py's model switcher (start-up's own composition) -> the orchestrator's default: the
-    next turn goes to the fake server with the key just saved; the start-up model stays selectable."""
+    """finish -> the composition root's model switcher (start-up's own composition) -> the orchestrator's
+    default: the next turn goes to the fake server with the key just saved; the start-up model stays
+    selectable."""
     from core.agent.factory import AgentGuards
     from core.events import Done
     from core.generation.main_model import ModelKit, model_switcher

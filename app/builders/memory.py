@@ -1,0 +1,224 @@
+"""Memory: the vector store and its search, the knowledge graph, facts, and the parts that remember a turn
+(the context pipeline and session-end processing) over one journal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.builders.models import build_analyzer, build_extractor
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+    from core.nlp import SpacyPipeline
+    from core.pipeline.analyzer import ContextAnalyzer
+    from core.ports import FactExtractor, MemoryPort
+    from core.providers.base import ChatProvider
+    from core.turn_context import ContextGatherer, JournalHistory
+    from knowledge.service import KnowledgeService
+    from memory.embeddings import Embedder
+    from memory.facts.service import FactMemory
+    from memory.journal import Journal
+    from memory.review import ReviewQueue
+    from memory.service import MemoryService
+    from memory.shutdown.processor import Step
+    from memory.shutdown.session_end import SessionEnd
+
+JOURNAL_FILE = "journal.sqlite3"
+
+
+def chroma_dir(config: AppConfig) -> Path:
+    """Where the embedded Chroma store of the data dir lives."""
+    return config.data_dir / "chroma"
+
+
+def build_memory_service(
+    config: AppConfig,
+    embedder: Embedder,
+    store_dir: Path,
+    hidden: Callable[[str], set[str]] | None = None,
+    *,
+    persist_lexical: bool = True,
+) -> MemoryService:
+    """Chroma (embedded in `store_dir`, or the configured server) + the search pipeline, opened; the caller
+    closes it. The lexical index persists beside the store; `persist_lexical=False` (benchmarks: the old
+    start-up path) keeps it in memory only, rebuilt from the store."""
+    from knowledge.wikipedia import WIKI_KNOWLEDGE, load_wikipedia
+    from memory.chroma_store import ChromaStore
+    from memory.gating import reranker_from_config
+    from memory.lexical import LexicalIndexes
+    from memory.lexical_store import LEXICAL_FILE, open_lexical_store
+    from memory.profiles import profiles_from_config
+    from memory.retrieval import RetrievalSettings
+    from memory.schema import STORE_MIGRATIONS, StoreSchema
+    from memory.service import MemoryService
+
+    cfg = config.memory
+    if cfg.chroma_host:
+        store = ChromaStore.http(cfg.chroma_host, cfg.chroma_port, embedder)
+    else:
+        store = ChromaStore.embedded(store_dir, embedder)
+    # The schema version lives beside the store (temp -> fsync -> rename, with a backup).
+    StoreSchema(store_dir.parent / f"{store_dir.name}_schema.json", STORE_MIGRATIONS).migrate(store)
+    settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
+    lexical = LexicalIndexes()
+    if persist_lexical:  # a damaged file is moved aside and the index rebuilt from the store
+        persisted = open_lexical_store(store_dir.parent / f"{store_dir.name}_{LEXICAL_FILE}")
+        lexical = LexicalIndexes(persisted=persisted)
+    wiki = config.wikipedia  # the user's optional FAISS index answers as `wiki_knowledge`
+    index = load_wikipedia(wiki.index_dir, top_k=wiki.top_k, nprobe=wiki.nprobe)
+    service = MemoryService(
+        store,
+        profiles_from_config(cfg),
+        settings,
+        reranker=reranker_from_config(cfg.reranker),
+        hidden=hidden,
+        lexical=lexical,
+        sources={WIKI_KNOWLEDGE: index} if index is not None else None,
+    )
+    service.open()
+    return service
+
+
+def open_memory(
+    config: AppConfig, journal: Journal, embedder: Embedder, review: ReviewQueue, stack: ExitStack
+) -> tuple[MemoryService, MemoryPort]:
+    """The data dir's memory store, with the turns acknowledged before a crash but never indexed indexed
+    now, and the port the orchestrator writes turns through."""
+    from memory.port import ConversationMemory
+    from memory.turn_index import TurnIndexer
+
+    service = build_memory_service(config, embedder, chroma_dir(config), review.hidden.hidden_ids)
+    stack.callback(service.close)
+    indexer = TurnIndexer(service.write_turns, journal)
+    indexer.repair()
+    return service, ConversationMemory(service, indexer)
+
+
+def open_review(config: AppConfig, stack: ExitStack) -> ReviewQueue:
+    """The dedup review queue of the data dir (what the user hid stays unseen by search)."""
+    from memory.review import REVIEW_FILE, ReviewQueue
+
+    review = ReviewQueue(config.data_dir / REVIEW_FILE)
+    stack.callback(review.close)
+    return review
+
+
+def open_journal(config: AppConfig, stack: ExitStack, *, read_only: bool = False) -> Journal:
+    """The data dir's turn journal; its owner (not `read_only`) marks a turn still pending as interrupted:
+    the process that began it died."""
+    from memory.journal import Journal
+
+    journal = Journal(config.data_dir / JOURNAL_FILE, read_only=read_only)
+    stack.callback(journal.close)
+    if not read_only:
+        journal.interrupt_pending()
+    return journal
+
+
+def build_knowledge(config: AppConfig) -> KnowledgeService:
+    """The knowledge graph of the data dir."""
+    from knowledge.graph_store import GRAPH_FILE, GraphStore
+    from knowledge.service import KnowledgeService
+
+    return KnowledgeService(GraphStore(config.data_dir / GRAPH_FILE))
+
+
+@dataclass(frozen=True)
+class Remembering:
+    """The parts that remember: memory, facts, the graph, the context pipeline and session-end work."""
+
+    memory: MemoryService
+    port: MemoryPort
+    facts: FactMemory
+    knowledge: KnowledgeService
+    extractor: FactExtractor
+    context: ContextGatherer
+    sessions: SessionEnd
+    review: ReviewQueue
+    nlp: SpacyPipeline
+
+
+def build_remembering(
+    config: AppConfig,
+    journal: Journal,
+    history: JournalHistory,
+    model: ChatProvider | None,
+    stack: ExitStack,
+) -> Remembering:
+    """Memory, facts, the graph and the context pipeline over `journal`; `model` (the side model, if any)
+    adjudicates facts, refines queries and writes session-end summaries."""
+    from core.nlp import SpacyPipeline
+    from core.pipeline.escalation import EscalationConfig
+    from core.turn_context import ContextGatherer
+    from memory.embeddings import MiniLMEmbedder
+    from memory.facts.adjudicator import LlmAdjudicator
+    from memory.facts.object_types import ObjectTypes
+    from memory.facts.service import open_fact_memory
+    from memory.session_state import SESSION_STATE_FILE, SessionStateDB
+    from memory.shutdown.session_end import open_session_end
+
+    embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the intent and tone heads
+    review = open_review(config, stack)
+    memory, port = open_memory(config, journal, embedder, review, stack)
+    nlp = SpacyPipeline()  # one spaCy model for topics and facts, loaded on the first message
+    knowledge, extractor = build_knowledge(config), build_extractor(nlp)
+    types = ObjectTypes(nlp, knowledge)  # the gate rejects a fact whose object does not fit its relation
+    facts, close_facts = open_fact_memory(
+        config.data_dir, memory, LlmAdjudicator(model) if model else None, types
+    )
+    stack.callback(close_facts)
+    analyzer = build_analyzer(embedder, nlp)
+    refiner = None
+    if model is not None and config.context.llm_refinement:
+        from core.pipeline.rewrite import LlmRefiner
+
+        refiner = LlmRefiner(model, timeout_s=config.context.refine_timeout_s)
+    states = SessionStateDB(config.data_dir / SESSION_STATE_FILE)  # each session's escalation, tones, context
+    stack.callback(states.close)
+    context = ContextGatherer(
+        history,
+        memory=port,
+        recall_limit=config.memory.recall_limit,
+        knowledge=knowledge,
+        analyzer=analyzer,
+        escalation=EscalationConfig(),
+        refiner=refiner,
+        facts=facts,
+        states=states,
+    )
+    steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
+    sessions, close_sessions = open_session_end(
+        config.data_dir, journal, steps, llm_available=model is not None
+    )
+    stack.callback(close_sessions)
+    return Remembering(memory, port, facts, knowledge, extractor, context, sessions, review, nlp)
+
+
+def _session_end_steps(
+    memory: MemoryService,
+    facts: FactMemory,
+    journal: Journal,
+    extractor: FactExtractor,
+    knowledge: KnowledgeService,
+    analyzer: ContextAnalyzer,
+    model: ChatProvider | None,
+    review: ReviewQueue,
+) -> list[Step]:
+    from memory.facts.llm_extraction import LlmFactExtractor
+    from memory.shutdown.session_end import build_steps
+
+    return build_steps(
+        memory,
+        facts,
+        journal,
+        extractor,
+        model=model,
+        model_facts=LlmFactExtractor(model) if model else None,
+        learn=knowledge.learn,
+        tone=analyzer.tone_of,
+        review=review,
+    )

@@ -1,0 +1,103 @@
+"""Models: the chat providers' roles, the prompt builder for the main model, and the offline readers
+(the context analyzer with its MiniLM heads, the fact extractor, extractive recall)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+    from core.generation.extractive import ExtractiveRecall
+    from core.nlp import SpacyPipeline
+    from core.pipeline.analyzer import ContextAnalyzer
+    from core.ports import FactExtractor
+    from core.prompt.builder import PromptBuilder
+    from core.providers.base import ChatProvider
+    from core.providers.registry import ProviderFactory
+    from memory.embeddings import Embedder
+    from ui.shared.inventory import Inventory
+
+log = logging.getLogger("daemon")
+
+
+def side_model(config: AppConfig, factory: ProviderFactory, main_name: str) -> ChatProvider | None:
+    """The model for side jobs (query rewrite, session-end summaries and facts): the `fast` role's, else
+    the main one; never the tiny embedded model, which cannot do them reliably (offline heuristics do)."""
+    return factory.for_role("fast", main_name)
+
+
+def build_prompt(
+    config: AppConfig, main_name: str, side: ChatProvider | None, inventory: Inventory | None = None
+) -> PromptBuilder:
+    """The prompt builder for the main model: its token counter, its budget (the configured one, capped by
+    the context window minus the reply), compression by the side model when there is one."""
+    from core.prompt.assembly import MIN_BUDGET
+    from core.prompt.builder import PromptBuilder
+    from core.prompt.compression import ModelCompressor
+    from core.prompt.tokens import counter_for
+    from core.system_prompt import system_prompt_reader
+    from knowledge.git_changes import GitChanges
+
+    provider = config.providers[main_name]
+    counter = counter_for(provider.kind, config.data_dir / "cache" / f"{main_name}-tokenizer.json")
+    room = provider.context_window - config.agent.max_tokens - 64
+    budget = max(MIN_BUDGET, min(config.prompt.budget_tokens, room))
+    return PromptBuilder(
+        system_prompt_reader(config.data_dir),  # re-read each turn: the Settings tab's edits apply at once
+        counter,
+        budget,
+        floor_turns=config.prompt.floor_turns,
+        compressor=ModelCompressor(side, counter) if side else None,
+        disabled=frozenset(config.prompt.disabled_sections),
+        inventory=inventory,
+        changes=GitChanges(config.session.git_repos) if config.session.git_repos else None,
+    )
+
+
+def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
+    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress."""
+    from core.nlp import SpacyPipeline
+    from core.pipeline.analyzer import ContextAnalyzer
+    from core.pipeline.intent import IntentClassifier
+    from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead
+    from core.pipeline.tone import ToneDetector
+    from core.pipeline.tone_danger import DangerReader
+    from core.pipeline.topics import TopicExtractor
+    from memory.tuned_encoder import load_head_for
+
+    heads: dict[str, LinearHead] = {}
+    for spec in (INTENT_HEAD, TONE_HEAD):
+        try:
+            heads[spec.name] = load_head_for(spec, embedder)
+        except HeadError as exc:  # the cues and the lexicon alone still classify every message
+            log.warning("%s head not used: %s", spec.name, exc)
+    intent = IntentClassifier(second_opinion=heads.get(INTENT_HEAD.name))
+    nlp = nlp or SpacyPipeline()  # one spaCy model for topics and the tone's danger reader
+    tone = ToneDetector(head=heads.get(TONE_HEAD.name), danger=DangerReader(nlp))
+    return ContextAnalyzer(intent, tone, TopicExtractor(nlp))
+
+
+def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
+    """Offline facts: spaCy's parse as verb frames, rules for the rest (an LLM pass runs at session end)."""
+    from memory.facts.grammar import GrammarFactExtractor
+
+    return GrammarFactExtractor(nlp)
+
+
+def build_recall(nlp: SpacyPipeline) -> ExtractiveRecall:
+    """Recall questions answered from memory, extractively, for the embedded model (which cannot)."""
+    from core.generation.extractive import ExtractiveAnswerer, ExtractiveRecall
+
+    return ExtractiveRecall(ExtractiveAnswerer(nlp))
+
+
+def offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:
+    """`bench answers`: the extractive answerer, the embedded model and the prompt the app gives it."""
+    from core.generation.extractive import ExtractiveAnswerer
+    from core.nlp import SpacyPipeline
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+
+    model = ProviderFactory(config, {}, CostLedger()).for_chat("local")
+    return ExtractiveAnswerer(SpacyPipeline()), build_prompt(config, "local", None), model

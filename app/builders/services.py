@@ -1,0 +1,156 @@
+"""The services a front end runs on: the data dir's lock, the journal, the providers, memory, tools and
+the orchestrator, wired together once; `Services.close` closes them, the lock last."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+from app import VERSION
+from app.builders.memory import JOURNAL_FILE, build_remembering, open_journal
+from app.builders.models import build_prompt, build_recall, side_model
+from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime
+from app.builders.visual import build_image_recall
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+    from core.orchestrator import Orchestrator
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+    from core.turn_context import JournalHistory
+    from memory.journal import Journal
+    from ui.shared.services import Services
+
+
+def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
+    """Wire the lock, journal, providers, agent loop, memory, facts, graph and orchestrator together. If
+    anything fails on the way, what was opened is closed again."""
+    from core.errors import StorageError
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+    from core.turn_context import JournalHistory
+    from memory.lock import DataDirLock
+    from ui.shared.services import Services
+
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        try:
+            # one process owns a data dir; a second one gets a clear error
+            stack.callback(DataDirLock(config.data_dir).close)
+            owner = True
+        except StorageError:
+            if with_memory or not (config.data_dir / JOURNAL_FILE).exists():
+                raise
+            owner = False  # `history` only reads: SQLite's WAL lets it read beside the owner (GUI, a REPL)
+        journal = open_journal(config, stack, read_only=not owner)
+        ledger = CostLedger(budget_usd=config.budget.max_usd)
+        factory = ProviderFactory(config, env, ledger)
+        names = factory.available()
+        history = JournalHistory(journal, config.history.recent_turns)
+        if not with_memory:  # `history` reads the journal only: no models to load, no tools to offer
+            orchestrator = _journal_only(config, factory, names, journal, history)
+            services = Services(config, env, orchestrator, ledger, names[0], VERSION)
+        else:
+            services = _remembering_services(config, env, ledger, factory, names, journal, history, stack)
+        services.resources.push(stack.pop_all())
+    return services
+
+
+def _remembering_services(
+    config: AppConfig,
+    env: dict[str, str],
+    ledger: CostLedger,
+    factory: ProviderFactory,
+    names: list[str],
+    journal: Journal,
+    history: JournalHistory,
+    stack: ExitStack,
+) -> Services:
+    """The full services: memory, facts, the graph, images, every tool and every configured model."""
+    from core.generation.main_model import ModelKit, main_model_choices, model_switcher
+    from core.orchestrator import Orchestrator
+    from core.tools.builtin import BUILTIN_NAMES
+    from core.tools.store_tools import LOCAL_TOOL_NAMES
+    from memory.visual.attach import turn_images_for
+    from ui.shared.inventory import Inventory
+    from ui.shared.services import Services
+    from ui.terminal.tools import ToolRunner
+
+    side = side_model(config, factory, names[0])
+    parts = build_remembering(config, journal, history, side, stack)
+    images = build_image_recall(config, parts.memory, parts.knowledge, env)
+    turn_images = turn_images_for(images, config.visual)  # the chat's and the Images tab's (one store)
+    catalog = build_tool_catalog(
+        config,
+        env,
+        memory=parts.port,
+        facts=parts.facts,
+        nlp=parts.nlp,
+        side=side,
+        images=images,
+        mcp=open_mcp_runtime(config, stack),
+    )
+    # The store tools go to capable models only (the embedded one gets extractive recall instead).
+    stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
+    general = catalog.available.filtered(lambda t: t.name not in stores)
+    guards = build_tool_policy(config, side)  # the same gate and guards for every model and front end
+    inventory = Inventory(
+        names,
+        side.name if side else None,
+        parts.memory,
+        parts.facts,
+        parts.knowledge,
+        catalog.available,
+        idle_end_minutes=config.session.idle_end_minutes,
+    )
+    kit = ModelKit(
+        general,
+        tuple(stores),
+        side,
+        build_recall(parts.nlp),
+        guards,
+        lambda chosen, name: build_prompt(chosen, name, side, inventory),  # the budget follows the window
+    )
+    choices = main_model_choices(config, factory, names, kit)
+    prompt = choices[0].prompt
+    assert prompt is not None  # main_model_choices gives the default model its own
+    orchestrator = Orchestrator(
+        choices,
+        journal,
+        parts.context,
+        prompt,
+        memory=parts.port,
+        knowledge=parts.knowledge,
+        extractor=parts.extractor,
+        facts=parts.facts,
+        images=turn_images,
+    )
+    return Services(
+        config,
+        env,
+        orchestrator,
+        ledger,
+        names[0],
+        VERSION,
+        parts.memory,
+        parts.facts,
+        parts.sessions,
+        parts.review,
+        tools=ToolRunner(catalog, guards.policy),
+        knowledge=parts.knowledge,
+        images=turn_images,
+        use_model=model_switcher(config, env, ledger, orchestrator, kit),
+    )
+
+
+def _journal_only(
+    config: AppConfig, factory: ProviderFactory, names: list[str], journal: Journal, history: JournalHistory
+) -> Orchestrator:
+    """The orchestrator of `history`: it reads the journal only, so no tools, memory or models load."""
+    from core.generation.setup import model_choices
+    from core.orchestrator import Orchestrator
+    from core.tools.toolset import Toolset
+    from core.turn_context import ContextGatherer
+
+    choices = model_choices(config, factory, names, Toolset())
+    return Orchestrator(choices, journal, ContextGatherer(history), build_prompt(config, names[0], None))

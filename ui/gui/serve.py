@@ -1,0 +1,62 @@
+"""`python main.py gui`: the GUI served on the built services, the control routes other front ends attach
+to, the idle-session ender, and the session-end processing of the sessions it served when it stops."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+
+from ui.shared.idle import IdleSessionEnder
+from ui.shared.services import Services
+
+
+def serve_gui(services: Services) -> int:
+    """Serve the GUI on the configured address until Ctrl-C or SIGTERM; front ends started on the same data
+    dir attach to it meanwhile; the sessions it served get their session-end processing when it stops."""
+    from ui.gui.app import build_app, launch
+    from ui.shared.security import check_bind, parse_auth
+
+    gui = services.config.gui
+    auth = parse_auth(services.env.get(gui.auth_env))
+    check_bind(gui.host, auth)
+    # Gradio keeps uploads in its temp dir: keep them inside the data dir, never in a shared /tmp.
+    os.environ.setdefault("GRADIO_TEMP_DIR", str(services.config.data_dir / "gradio-tmp"))
+    from ui.attach.control_routes import attachable_bind, open_control
+    from ui.gui.backends import from_services
+    from ui.gui.status_tab import health_payload
+
+    parts = from_services(services)
+    app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
+    print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
+    started = time.time()
+    files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
+    idle = None
+    if services.sessions is not None:
+        idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
+        idle.start()
+    try:
+        launch(
+            app,
+            gui.host,
+            gui.port,
+            auth,
+            blocked_paths=[services.config.data_dir],
+            quiet=True,
+            health=lambda: health_payload(services.orchestrator, parts),
+            max_file_mb=parts.upload_mb,
+            routes=[control] if control is not None else [],
+            block=False,  # returns once the server listens: only then may front ends attach
+        )
+        if files is not None:
+            files.announce(gui.port, "gui")
+        app.block_thread()  # what launch(block=True) does: serve until Ctrl-C or SIGTERM
+    finally:
+        if files is not None:  # front ends started from now on run on their own
+            files.withdraw()
+        if idle is not None and services.sessions is not None:  # the sessions this GUI served end with it
+            idle.stop()
+            print("Saving what these sessions taught me…", file=sys.stderr)
+            asyncio.run(services.sessions.end_active(since=started))
+    return 0
