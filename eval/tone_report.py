@@ -7,7 +7,7 @@ All columns come from the same run. Prints accuracy, per-level precision/recall,
 negatives (distress language about the news, fiction or others) stay conversational, the share of calm
 messages read as crisis and as concern or above, and the shipped detector's confusion matrix (the figures in
 docs/tone_eval.md and the README come from this). A file of two columns (`text<TAB>level`, as
-`data/tone_chat_negatives.tsv`) reads as non-observational.
+`eval/training/tone_chat_negatives.tsv`) reads as non-observational.
 """
 
 from __future__ import annotations

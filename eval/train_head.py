@@ -24,9 +24,9 @@ from core.pipeline.linear_head import (
     TUNED_PREFIX,
     HeadSpec,
     probabilities,
-    read_examples,
     training_digest,
 )
+from eval.training_sets import training_examples
 from eval.tune_top import TuneSettings
 
 SPECS = {spec.name: spec for spec in (INTENT_HEAD, TONE_HEAD)}
@@ -73,12 +73,12 @@ def unit_vectors(texts: Sequence[str]) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("head", choices=sorted(SPECS))
-    default = "default: the head's example files in data/"
+    default = "default: the head's examples in data/ and its batches in eval/training/"
     parser.add_argument("--examples", type=Path, default=None, help=default)
     parser.add_argument("--out", type=Path, default=None, help="default: data/<head>_head.npz")
     args = parser.parse_args(argv)
     spec = SPECS[args.head]
-    examples = read_examples(spec, args.examples)
+    examples = training_examples(spec, args.examples)
     texts = [text for text, _ in examples]
     labels = [spec.labels.index(label) for _, label in examples]
     trained = _tuned(spec, texts, labels) if spec.name in TUNED else _over_vectors(spec, texts, labels)

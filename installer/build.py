@@ -1,4 +1,4 @@
-"""Build the desktop app with PyInstaller (installer/daemon.spec), then smoke-test the built binary.
+"""Build the desktop app with PyInstaller (daemon.spec at the top level), then smoke-test the built binary.
 
     .venv/bin/python installer/build.py                 # build into dist/Daemon, then the smoke test
     .venv/bin/python installer/build.py --smoke-only    # test an existing dist/Daemon
@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:  # run as a script: `installer.check_offline` must
 
 from installer.check_offline import ask_offline, offline_env  # noqa: E402
 
-SPEC = ROOT / "installer" / "daemon.spec"
+SPEC = ROOT / "daemon.spec"
 APP_NAME = "Daemon"
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
 GUI_START_TIMEOUT_S = 600.0

@@ -31,16 +31,12 @@ EmbedQuery = Callable[[str], Sequence[float]]  # one text → its vector (MiniLM
 
 @dataclass(frozen=True)
 class HeadSpec:
-    """A head's name and labels; its files are `data/<name>_head.npz` and `data/<name>_examples.tsv`, plus
-    `extra_examples` (more example files in `data/`, such as real chat that must read as calm)."""
+    """A head's name and labels; its shipped files are `data/<name>_head.npz` (the weights) and
+    `data/<name>_examples.tsv` (its labelled examples). What else it is trained on is eval's business
+    (eval/training_sets.py)."""
 
     name: str
     labels: tuple[str, ...]
-    extra_examples: tuple[str, ...] = ()
-    # Another head's example file read as calm: every row whose label is not excluded becomes one example of
-    # `labels[0]` (the tone head learns that questions to an assistant are not distress from the intent
-    # examples, minus the emotional-support ones).
-    calm_from: tuple[str, tuple[str, ...]] | None = None
 
     @property
     def weights_file(self) -> Path:
@@ -50,32 +46,9 @@ class HeadSpec:
     def examples_file(self) -> Path:
         return DATA_DIR / f"{self.name}_examples.tsv"
 
-    @property
-    def example_files(self) -> tuple[Path, ...]:
-        """Every file the head is trained on, in order."""
-        return (self.examples_file, *(DATA_DIR / name for name in self.extra_examples))
-
 
 INTENT_HEAD = HeadSpec("intent", tuple(INTENT_NAMES))
-# Without ordinary chat among its examples, a head trained on balanced levels reads "take care!" or "don't
-# give up!" as crisis (the balanced set's prior makes a quarter of everything crisis).
-TONE_HEAD = HeadSpec(
-    "tone",
-    ("conversational", "concern", "elevated", "crisis"),
-    extra_examples=(
-        "tone_examples_batch3.tsv",
-        "tone_examples_batch4.tsv",
-        "tone_chat_negatives.tsv",
-        "tone_examples_batch5.tsv",
-        "tone_batch6.tsv",
-        "tone_batch7.tsv",
-        "tone_batch8.tsv",
-        "tone_batch9.tsv",
-        "tone_batch10.tsv",
-        "tone_batch11.tsv",
-    ),
-    calm_from=("intent_examples.tsv", ("emotional_support",)),
-)
+TONE_HEAD = HeadSpec("tone", ("conversational", "concern", "elevated", "crisis"))
 
 
 class HeadError(ValueError):
@@ -152,27 +125,17 @@ def probabilities(
     return out[0] if np.ndim(vectors) == 1 else out
 
 
-def read_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[str, str]]:
-    """(text, label) rows of `text<TAB>label` files (`path`, else all of the spec's, then its `calm_from`
-    rows); blank and `#` lines skipped."""
-    rows = []
-    for file in (path,) if path else spec.example_files:
-        rows += _rows(file)
-        unknown = {label for _, label in rows} - set(spec.labels)
-        if unknown:
-            raise ValueError(f"{file} names unknown labels: {sorted(unknown)}")
-    if spec.calm_from is not None and path is None:
-        name, excluded = spec.calm_from
-        rows += [(text, spec.labels[0]) for text, label in _rows(DATA_DIR / name) if label not in excluded]
-    return rows
-
-
-def _rows(file: Path) -> list[tuple[str, str]]:
+def read_rows(file: Path, labels: Sequence[str]) -> list[tuple[str, str]]:
+    """(text, label) rows of a `text<TAB>label` file; blank and `#` lines skipped; a label not in `labels`
+    is an error naming the file."""
     rows = []
     for line in file.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             text, label = line.split("\t")[:2]
             rows.append((text, label.strip()))
+    unknown = {label for _, label in rows} - set(labels)
+    if unknown:
+        raise ValueError(f"{file} names unknown labels: {sorted(unknown)}")
     return rows
 
 

@@ -20,12 +20,12 @@ from core.pipeline.linear_head import (
     HeadError,
     LinearHead,
     load_head,
-    read_examples,
     read_head_digest,
     training_digest,
 )
 from eval.intent_report import read_labelled, report
 from eval.train_head import fit
+from eval.training_sets import training_examples
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DIM = 256
@@ -110,14 +110,14 @@ def test_a_missing_or_corrupt_weight_file_is_a_clear_error(tmp_path: Path) -> No
 
 def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
     # Editing data/intent_examples.tsv without retraining (python -m eval.train_head intent) fails here.
-    assert read_head_digest(INTENT_HEAD) == training_digest(read_examples(INTENT_HEAD))
+    assert read_head_digest(INTENT_HEAD) == training_digest(training_examples(INTENT_HEAD))
 
 
 def test_no_held_out_or_blind_query_is_a_training_example() -> None:
     def key(query: str) -> str:
         return " ".join(query.lower().split()).rstrip("?!. ")
 
-    training = {key(query) for query, _ in read_examples(INTENT_HEAD)}
+    training = {key(query) for query, _ in training_examples(INTENT_HEAD)}
     held_out = read_labelled(DATA / "intent_labelled.tsv", "test")
     blind = read_labelled(DATA / "intent_blind.tsv")
     assert len(training) >= 2000

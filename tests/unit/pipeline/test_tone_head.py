@@ -5,7 +5,8 @@ examples) and crisis phrasings written elsewhere (`tests/data/tone_crisis_blind3
 reader's development set since December 2026; `tests/data/tone_crisis_blind4.tsv`, 170: the development set
 of the slang, fragment and veto rules, see docs/tone_eval.md), and real casual chat nobody here wrote
 is almost never read as distress (`tests/data/tone_chat_heldout.tsv`: 1,308 turns of LoCoMo conversations
-the head never saw; `data/tone_chat_negatives.tsv` holds the other three, which it was trained on)."""
+the head never saw; `eval/training/tone_chat_negatives.tsv` holds the other three, which it was trained
+on)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from core.pipeline.linear_head import TONE_HEAD, read_examples, read_head_digest, training_digest
+from core.pipeline.linear_head import TONE_HEAD, read_head_digest, training_digest
 from core.pipeline.tone import ToneDetector
 from eval.tone_report import ToneScore, read_cases, score
+from eval.training_sets import TRAINING_DIR, training_examples
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-TRAINED_CHAT = Path(__file__).resolve().parents[3] / "data" / "tone_chat_negatives.tsv"
+TRAINED_CHAT = TRAINING_DIR / "tone_chat_negatives.tsv"
 
 
 def key(text: str) -> str:
@@ -30,7 +32,7 @@ def key(text: str) -> str:
 
 def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
     # Editing data/tone_examples.tsv without retraining (python -m eval.train_head tone) fails here.
-    assert read_head_digest(TONE_HEAD) == training_digest(read_examples(TONE_HEAD))
+    assert read_head_digest(TONE_HEAD) == training_digest(training_examples(TONE_HEAD))
 
 
 HELD_OUT = (
@@ -50,7 +52,7 @@ HELD_OUT = (
 
 @pytest.mark.parametrize("name", HELD_OUT)
 def test_no_held_out_message_is_a_training_example(name: str) -> None:
-    training = {key(text) for text, _ in read_examples(TONE_HEAD)}
+    training = {key(text) for text, _ in training_examples(TONE_HEAD)}
     assert len(training) >= 2500
     assert not training & {key(case.text) for case in read_cases(DATA / name)}
 

@@ -1,0 +1,58 @@
+"""What each head is trained on: its shipped examples (`data/<name>_examples.tsv`), then the training
+batches in `eval/training/` (`<head>_batch_NN.tsv`, numbered in the order they were written, and
+`tone_chat_negatives.tsv`, real chat that must read as calm), then rows of another head's examples read as
+calm. The order is part of the digest a weight file records, so it only ever grows at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadSpec, read_rows
+
+TRAINING_DIR = Path(__file__).resolve().parent / "training"
+BATCHES: dict[str, tuple[str, ...]] = {
+    INTENT_HEAD.name: (),
+    # Without ordinary chat among its examples, a head trained on balanced levels reads "take care!" or
+    # "don't give up!" as crisis (the balanced set's prior makes a quarter of everything crisis).
+    TONE_HEAD.name: (
+        "tone_batch_03.tsv",
+        "tone_batch_04.tsv",
+        "tone_chat_negatives.tsv",
+        "tone_batch_05.tsv",
+        "tone_batch_06.tsv",
+        "tone_batch_07.tsv",
+        "tone_batch_08.tsv",
+        "tone_batch_09.tsv",
+        "tone_batch_10.tsv",
+        "tone_batch_11.tsv",
+    ),
+}
+# Another head's examples read as calm: every row whose label is not excluded becomes one example of the
+# head's first label (the tone head learns that questions to an assistant are not distress from the intent
+# examples, minus the emotional-support ones).
+CALM_FROM: dict[str, tuple[HeadSpec, tuple[str, ...]]] = {
+    TONE_HEAD.name: (INTENT_HEAD, ("emotional_support",)),
+}
+
+
+def training_files(spec: HeadSpec) -> tuple[Path, ...]:
+    """The head's own example files, in training order."""
+    return (spec.examples_file, *(TRAINING_DIR / name for name in BATCHES[spec.name]))
+
+
+def training_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[str, str]]:
+    """(text, label) rows the head is trained on: `path` alone, else every training file and then the
+    calm rows of `CALM_FROM`."""
+    if path is not None:
+        return read_rows(path, spec.labels)
+    rows = [row for file in training_files(spec) for row in read_rows(file, spec.labels)]
+    if spec.name in CALM_FROM:
+        other, excluded = CALM_FROM[spec.name]
+        calm = spec.labels[0]
+        rows += [
+            (text, calm)
+            for text, label in read_rows(other.examples_file, other.labels)
+            if label not in excluded
+        ]
+    return rows
