@@ -17,8 +17,8 @@ from core.relations import USER_ID, VAGUE_TYPES, canonical_relation
 from knowledge.entities import EntityResolver
 from knowledge.expansion import Expanded, expand, graph_bonus, graph_sentences
 from knowledge.graph import KnowledgeGraph
+from knowledge.graph_facts import Triple, ingest_triples
 from knowledge.graph_store import GraphStore
-from knowledge.ingest import Triple, ingest_triples
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -158,7 +158,7 @@ def build_remembering(
     from memory.facts.adjudicator import LlmAdjudicator
     from memory.facts.object_types import ObjectTypes
     from memory.facts.service import open_fact_memory
-    from memory.session_state import SESSION_STATE_FILE, SessionStateDB
+    from memory.session_state_store import SESSION_STATE_FILE, SessionStateDB
     from memory.shutdown.session_end import open_session_end
 
     embedder = MiniLMEmbedder(threads=1)  # one model for memory, facts and the intent and tone heads

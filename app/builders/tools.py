@@ -13,7 +13,7 @@ from app.builders.visual import build_image_recall
 if TYPE_CHECKING:
     from core.agent.factory import AgentGuards
     from core.config import AppConfig
-    from core.mcp.runtime import McpRuntime
+    from core.mcp_client.runtime import McpRuntime
     from core.nlp import SpacyPipeline
     from core.ports import FactPort, ImageFinder, MemoryBrowser
     from core.providers.base import ChatProvider
@@ -57,7 +57,7 @@ def build_tool_catalog(
     entries += web_tools(tools, env, config.data_dir, nlp=nlp, side_model=side)
     entries += code_tools(tools.execute_python, env)
     if mcp is not None and config.mcp_servers:
-        from core.mcp.tools import mcp_tools
+        from core.mcp_client.tools import mcp_tools
 
         entries += mcp_tools(config.mcp_servers, mcp, env)
     return ToolCatalog.of(entries)
@@ -68,7 +68,7 @@ def open_mcp_runtime(config: AppConfig, stack: ExitStack) -> McpRuntime | None:
     stack stops their processes."""
     if not config.mcp_servers:
         return None
-    from core.mcp.runtime import McpRuntime
+    from core.mcp_client.runtime import McpRuntime
 
     runtime = McpRuntime()
     stack.callback(runtime.close)

@@ -27,7 +27,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     from app.builders.models import build_analyzer
     from memory.embeddings import MiniLMEmbedder
-    from memory.session_state import read_session_states
+    from memory.session_state_store import read_session_states
     from ui.terminal.analyze import analyze_command
 
     states = read_session_states(config.data_dir) if args.session else None  # reads only: takes no lock

@@ -18,8 +18,8 @@ import pytest
 
 from core.config_mcp import McpServerConfig
 from core.errors import ToolError
-from core.mcp.runtime import McpRuntime
-from core.mcp.tools import mcp_tools
+from core.mcp_client.runtime import McpRuntime
+from core.mcp_client.tools import mcp_tools
 from core.tools.base import Tool
 from core.tools.catalog import UnavailableTool
 

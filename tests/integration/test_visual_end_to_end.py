@@ -18,7 +18,7 @@ from core.errors import ConfigError
 from core.providers.vision_caption import build_captioner
 from core.tools.store_tools import store_tools
 from knowledge.graph import KnowledgeGraph
-from knowledge.ingest import ingest_triples
+from knowledge.graph_facts import ingest_triples
 from knowledge.visual_entities import GraphEntities
 from memory.browse import MemoryReader
 from memory.visual.encoder import ClipEncoder

@@ -17,7 +17,7 @@ from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, Usage
 from memory.journal import Journal
-from memory.session_state import SESSION_STATE_FILE, SessionStateDB
+from memory.session_state_store import SESSION_STATE_FILE, SessionStateDB
 
 GROUNDING_TOKENS = EscalationConfig().grounding_tokens
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from knowledge.graph import KnowledgeGraph
-from knowledge.ingest import ingest_triples
+from knowledge.graph_facts import ingest_triples
 
 T0 = 1_700_000_000.0  # a fixed "now" so validity times are predictable
 

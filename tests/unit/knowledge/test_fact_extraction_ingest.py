@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from core.relations import USER_ID
 from knowledge.graph import KnowledgeGraph
-from knowledge.ingest import ingest_triples
+from knowledge.graph_facts import ingest_triples
 from memory.facts.extraction import RuleFactExtractor
 
 MESSAGE = """My name is Sam and I'm 34. I live in Denver and I work at Acme Robotics.

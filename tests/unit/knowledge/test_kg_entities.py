@@ -7,7 +7,7 @@ from collections.abc import Callable
 from core.relations import USER_ID
 from knowledge.entities import EntityResolver
 from knowledge.graph import KnowledgeGraph
-from knowledge.ingest import ingest_triples
+from knowledge.graph_facts import ingest_triples
 
 
 def spans(resolver: EntityResolver, text: str, **options: object) -> list[tuple[str, str]]:

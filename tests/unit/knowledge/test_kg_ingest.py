@@ -9,7 +9,7 @@ import pytest
 from core.relations import ROLES, USER_ID, normalize
 from knowledge.entities import EntityResolver
 from knowledge.graph import KnowledgeGraph
-from knowledge.ingest import Triple, graph_worthy, ingest_triples
+from knowledge.graph_facts import Triple, graph_worthy, ingest_triples
 
 T0 = 1_700_000_000.0
 

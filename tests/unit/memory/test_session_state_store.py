@@ -12,7 +12,7 @@ import pytest
 from core.errors import StorageError
 from core.pipeline.session_state import MessageReading, advance, settle
 from core.ports import SessionState
-from memory.session_state import SESSION_STATE_FILE, SessionStateDB, decode, encode, read_session_states
+from memory.session_state_store import SESSION_STATE_FILE, SessionStateDB, decode, encode, read_session_states
 
 DISTRESS = MessageReading("I can't cope anymore", "elevated", "emotional_support", 0.9, ("work",))
 

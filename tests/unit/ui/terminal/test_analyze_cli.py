@@ -12,7 +12,7 @@ from core.errors import UserInputError
 from core.pipeline.analyzer import Analysis
 from core.pipeline.session_state import MessageReading, advance, settle
 from core.ports import SessionState
-from memory.session_state import SESSION_STATE_FILE, SessionStateDB
+from memory.session_state_store import SESSION_STATE_FILE, SessionStateDB
 from ui.terminal.analyze import analyze_command
 
 CONTRACT = {"intent", "confidence", "tone", "topics", "entities", "rewritten_query"}

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.config_mcp import McpServerConfig
 from core.errors import ToolError
-from core.mcp.runtime import McpRuntime, McpUnavailable, ServerSpec
+from core.mcp_client.runtime import McpRuntime, McpUnavailable, ServerSpec
 from core.text import clip, sanitize_untrusted
 from core.tools.base import Tool
 from core.tools.catalog import UnavailableTool

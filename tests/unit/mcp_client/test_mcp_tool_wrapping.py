@@ -17,8 +17,8 @@ from mcp_types import (
 from mcp_types import Tool as RemoteTool
 
 from core.config_mcp import McpServerConfig
-from core.mcp.runtime import McpRuntime, McpUnavailable
-from core.mcp.tools import describe, render_result, schema_problem, server_spec, tool_name, wrap_tools
+from core.mcp_client.runtime import McpRuntime, McpUnavailable
+from core.mcp_client.tools import describe, render_result, schema_problem, server_spec, tool_name, wrap_tools
 from core.tools.base import Tool
 from core.tools.catalog import UnavailableTool
 
