@@ -7,6 +7,11 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 STAMP := $(VENV)/.daemon-installed
 REQS := requirements.txt requirements-dev.txt requirements-models.txt constraints.txt
 PYTEST_ARGS ?=
+WORKERS ?= auto
+# The fast tier: tests/unit and tests/contract (markers come from the folder: tests/conftest.py) without the
+# tests that load real models. No Daemon process, browser or build; a fast test that starts Python fails.
+FAST_TIER := not integration and not browser and not benchmark and not slow
+PARALLEL := -n $(WORKERS) --dist loadscope
 
 .PHONY: setup run cli test test-fast lint llama doctor clean-venv
 
@@ -32,15 +37,20 @@ cli: setup
 doctor: setup
 	$(BIN)/python main.py doctor
 
+# The whole suite (what CI runs, the desktop build included): in parallel, then the `serial` tests alone.
 test: setup
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) -m "not serial" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]  # 5: no test is marked serial
 
 test-fast: setup
-	$(BIN)/python -m pytest -m "not slow and not browser and not benchmark" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) -m "$(FAST_TIER)" $(PYTEST_ARGS)
 
+# Style, types on the whole tree, and the CLI reference (docs/cli.md) against the argument parser.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/python -m app.cli_reference --check
 
 # Optional: the fast embedded-model backend. llama-cpp-python has no wheel on PyPI, so pip compiles it
 # (about 11 minutes on 2 cores, needs gcc/g++ and cmake); pip caches the wheel for later installs.

@@ -1,14 +1,28 @@
-"""Test-wide fixtures: no network beyond loopback, no provider keys leaking in from the environment."""
+"""Test-wide rules: markers by directory, no Python processes in the fast tests, no network beyond loopback,
+no provider keys leaking in from the environment.
+
+The folder a test lives in says what it may do, so no file can forget its marker: `tests/integration/`
+(Daemon or a server as a process, a build) is `integration`, `tests/browser/` is `browser`,
+`tests/benchmarks/` is `benchmark`. Everything else (`tests/unit/`, `tests/contract/`, this folder) is the
+fast tier `make test-fast` runs, where starting a Python process is an error that names the folder to use.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from core.torch_compat import install_import_hook
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 _PROVIDER_ENV = (
     "DAEMON_PROVIDER",
@@ -24,6 +38,39 @@ _PROVIDER_ENV = (
     "E2B_API_KEY",
     "WOLFRAM_APP_ID",
 )
+
+
+TESTS = Path(__file__).resolve().parent
+MARKER_OF_FOLDER = {"integration": "integration", "browser": "browser", "benchmarks": "benchmark"}
+OUTSIDE_FAST_TIER = frozenset(MARKER_OF_FOLDER.values())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by the folder it lives in (`MARKER_OF_FOLDER`)."""
+    for item in items:
+        folder = item.path.resolve().relative_to(TESTS).parts[0]
+        if folder in MARKER_OF_FOLDER:
+            item.add_marker(MARKER_OF_FOLDER[folder])
+
+
+@pytest.fixture(autouse=True)
+def _no_python_processes_in_fast_tests(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast-tier test that starts a Python interpreter fails: such a test belongs in tests/integration/."""
+    if any(request.node.get_closest_marker(name) for name in OUTSIDE_FAST_TIER):
+        return
+    # Popen.__init__ is overloaded on text/bytes mode; the guard passes every argument through unchanged.
+    real_init: Callable[..., None] = subprocess.Popen.__init__
+    python = Path(sys.executable).resolve()
+
+    def guarded(self: subprocess.Popen[Any], args: object, *rest: object, **kwargs: object) -> None:
+        program = args[0] if isinstance(args, list | tuple) else args
+        if isinstance(program, str | Path) and Path(program).resolve() == python:
+            raise RuntimeError("a fast test started a Python process: move it to tests/integration/")
+        real_init(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", guarded)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,11 +101,11 @@ def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if not _is_loopback(host):
             raise RuntimeError(f"test tried to reach the network: {address!r}")
 
-    def connect(self: socket.socket, address: object) -> None:
+    def connect(self: socket.socket, address: tuple[Any, ...] | str | ReadableBuffer) -> None:
         guard(address)
         return real_connect(self, address)
 
-    def connect_ex(self: socket.socket, address: object) -> int:
+    def connect_ex(self: socket.socket, address: tuple[Any, ...] | str | ReadableBuffer) -> int:
         guard(address)
         return real_connect_ex(self, address)
 

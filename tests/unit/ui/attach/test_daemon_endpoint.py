@@ -7,7 +7,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -99,8 +98,7 @@ def test_missing_files_read_as_none(tmp_path: Path) -> None:
 
 
 def test_pid_alive_tells_a_running_process_from_an_ended_one() -> None:
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
+    child = subprocess.Popen(["true"])
+    child.wait()
     assert pid_alive(os.getpid())
-    assert not pid_alive(int(child.stdout))
+    assert not pid_alive(child.pid)

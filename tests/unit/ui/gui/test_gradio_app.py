@@ -354,14 +354,6 @@ def test_served_app_refuses_foreign_host_headers(tmp_path: Path) -> None:
         app.close()
 
 
-def test_importing_the_gui_module_does_not_import_gradio() -> None:
-    import subprocess
-    import sys
-
-    code = "import sys, ui.gui.app; assert 'gradio' not in sys.modules, 'gradio imported eagerly'"
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[4])
-
-
 async def test_a_lone_surrogate_from_the_browser_is_repaired_and_answered(tmp_path: Path) -> None:
     controller, journal, _ = make(tmp_path)
     last = (await drive(controller, "bad \ud800 end", ChatSession()))[-1]

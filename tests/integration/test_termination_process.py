@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import os, signal, sys, time, weakref
 sys.path.insert(0, {root!r})

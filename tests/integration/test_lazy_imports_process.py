@@ -1,4 +1,5 @@
-"""Provider modules must not import vendor SDKs at import time (`python main.py --help` stays instant)."""
+"""Heavy packages load when used, not when imported: provider modules load no vendor SDK and the GUI
+module loads no Gradio (`python main.py --help` stays instant)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_provider_modules_loads_no_sdk() -> None:
@@ -23,3 +24,8 @@ def test_importing_provider_modules_loads_no_sdk() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_importing_the_gui_module_does_not_import_gradio() -> None:
+    code = "import sys, ui.gui.app; assert 'gradio' not in sys.modules, 'gradio imported eagerly'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=60)

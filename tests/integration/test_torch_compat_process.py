@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 needs_torchvision = pytest.mark.skipif(
     importlib.util.find_spec("torchvision") is None, reason="torchvision is not installed"
 )
