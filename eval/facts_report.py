@@ -7,7 +7,7 @@ All columns come from one run: `rules` (RuleFactExtractor), `grammar` (the parse
 `grammar+rules` (what Daemon extracts) and `+type gate` (those facts less the ones the verification gate's
 type check rejects: an object that does not fit its relation, `memory.facts.object_types`). A fact counts
 when (subject, canonical relation, object, negated) match after normalisation (case, punctuation, a leading
-article). The README's fact table comes from this.
+article). The fact table of docs/memory.md comes from this.
 """
 
 from __future__ import annotations

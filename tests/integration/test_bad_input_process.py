@@ -1,6 +1,6 @@
 """Bad input as an adversarial user types it (issue 18): real processes, a clear line, never a traceback.
 
-Each test is one reproduction of the issue; README's "What Daemon does with bad input" table is these.
+Each test is one reproduction of the issue; docs/bad_input.md's table is these.
 """
 
 from __future__ import annotations
