@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from core.config import AppConfig
 
-PROJECT_DIR = Path(__file__).resolve().parents[1]
+PROJECT_DIR = Path(__file__).resolve().parents[1]  # where main.py and config.yaml are
 
 
 def load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:

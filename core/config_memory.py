@@ -6,7 +6,7 @@ Part of `core.config`. The profiles' values are written once, in the committed c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -47,16 +47,26 @@ def _weight() -> Any:
     return Field(ge=0, le=10)
 
 
-def _per_collection(name: str, kind: type, **bounds: float) -> type[_Frozen]:
+def _per_collection(name: str, kind: type, *, ge: float, le: float) -> type[_Frozen]:
     """A model with one required field per collection, so a misspelt collection is an unknown key."""
-    fields: dict[str, Any] = {c: (kind, Field(**bounds)) for c in MEMORY_COLLECTION_NAMES}
+    fields: dict[str, Any] = {c: (kind, Field(ge=ge, le=le)) for c in MEMORY_COLLECTION_NAMES}
     return create_model(name, __base__=_Frozen, **fields)
 
 
 # The profile models below have no defaults: their values live once, in the committed config.yaml, which
 # `load_config` always reads first (a user's file and the environment override single keys on top of it).
-CollectionLimitsConfig = _per_collection("CollectionLimitsConfig", int, ge=0, le=1000)
-StructurePriorConfig = _per_collection("StructurePriorConfig", float, ge=0, le=1)
+if TYPE_CHECKING:
+    # Their fields are made at import from the name lists, which mypy cannot read: to it every attribute
+    # of one of these models is a field of the model's one value type.
+    class CollectionLimitsConfig(_Frozen):
+        def __getattr__(self, collection: str) -> int: ...
+
+    class StructurePriorConfig(_Frozen):
+        def __getattr__(self, collection: str) -> float: ...
+
+else:
+    CollectionLimitsConfig = _per_collection("CollectionLimitsConfig", int, ge=0, le=1000)
+    StructurePriorConfig = _per_collection("StructurePriorConfig", float, ge=0, le=1)
 
 
 class ScoreWeightsConfig(_Frozen):
@@ -104,16 +114,19 @@ class IntentProfileConfig(_Frozen):
     half_life_days: float = Field(gt=0, le=36500)
     recency_by_active_days: bool
     weights: ScoreWeightsConfig
-    limits: CollectionLimitsConfig  # type: ignore[valid-type]
+    limits: CollectionLimitsConfig
     bonuses: BonusesConfig
     penalties: PenaltiesConfig
 
 
-IntentProfilesConfig = create_model(
-    "IntentProfilesConfig",
-    __base__=_Frozen,
-    **{name: (IntentProfileConfig, ...) for name in INTENT_NAMES},  # type: ignore[call-overload]
-)
+if TYPE_CHECKING:
+
+    class IntentProfilesConfig(_Frozen):  # one required field per intent, made at import (see above)
+        def __getattr__(self, intent: str) -> IntentProfileConfig: ...
+
+else:
+    _intent_fields: dict[str, Any] = {name: (IntentProfileConfig, ...) for name in INTENT_NAMES}
+    IntentProfilesConfig = create_model("IntentProfilesConfig", __base__=_Frozen, **_intent_fields)
 
 
 class RerankerConfig(_Frozen):
@@ -132,6 +145,6 @@ class MemoryConfig(_Frozen):
     dense_candidates: int = Field(50, ge=1, le=1000)  # nearest neighbours per collection
     lexical_candidates: int = Field(50, ge=0, le=1000)  # BM25 hits per collection and view
     dense_weight: float = Field(0.5, ge=0, le=1)  # relevance = w * dense + (1 - w) * lexical
-    structure_prior: StructurePriorConfig  # type: ignore[valid-type]
+    structure_prior: StructurePriorConfig
     reranker: RerankerConfig = RerankerConfig()
-    profiles: IntentProfilesConfig  # type: ignore[valid-type]
+    profiles: IntentProfilesConfig

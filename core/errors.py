@@ -37,9 +37,18 @@ class ProviderError(DaemonError):
 class TruncatedStreamError(ProviderError):
     """A stream ended without its finish marker: the partial text is not an answer."""
 
-    def __init__(self, message: str = "the model's stream ended before it finished", **kw: object) -> None:
-        kw.setdefault("retryable", True)
-        super().__init__(message, **kw)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        message: str = "the model's stream ended before it finished",
+        *,
+        status: int | None = None,
+        retryable: bool = True,  # another attempt may well finish
+        retry_after: float | None = None,
+        provider: str = "",
+    ) -> None:
+        super().__init__(
+            message, status=status, retryable=retryable, retry_after=retry_after, provider=provider
+        )
 
 
 class BudgetExceeded(DaemonError):

@@ -29,7 +29,7 @@ SETS = ("labelled", "heldout", "chat_dev", "chat_dev2", "chat_blind", "independe
 Triple = tuple[str, str, str, bool]
 
 
-def load_items(path: Path) -> list[dict[str, object]]:
+def load_items(path: Path) -> list[dict[str, Any]]:
     """The `items` of a labelled facts file."""
     return yaml.safe_load(path.read_text(encoding="utf-8"))["items"]
 
@@ -57,7 +57,7 @@ def precision_recall(extractor: FactExtractor, path: Path) -> tuple[float, float
     """Micro precision/recall of (subject, canonical relation, object, negated) over a labelled file."""
     hits = extracted = wanted = 0
     for item in load_items(path):
-        gold = {expected(row) for row in item["facts"]}  # type: ignore[attr-defined]
+        gold = {expected(row) for row in item["facts"]}
         got = {predicted(fact) for fact in extractor.extract(str(item["text"]))}
         hits, extracted, wanted = hits + len(gold & got), extracted + len(got), wanted + len(gold)
     return hits / max(extracted, 1), hits / max(wanted, 1)

@@ -91,19 +91,19 @@ def render(path: Path, columns: Mapping[str, ToneScore]) -> str:
     def ratio(pair: tuple[int, int]) -> str:
         return f"{pair[0]}/{pair[1]}" + (f" = {pair[0] / pair[1]:.3f}" if pair[1] else "")
 
-    def row(name: str, cell: Callable[[ToneScore], str]) -> str:
-        return f"| {name} | " + " | ".join(cell(scored) for scored in columns.values()) + " |"
+    def row(name: str, cells: Sequence[str]) -> str:
+        return f"| {name} | " + " | ".join(cells) + " |"
 
-    first = next(iter(columns.values()))
-    lines = [f"{path}: {len(first.cases)} cases", "", "| figure | " + " | ".join(columns) + " |"]
-    lines += ["|---|" + "---:|" * len(columns), row("accuracy", lambda s: f"{s.accuracy:.3f}")]
+    scores = list(columns.values())
+    lines = [f"{path}: {len(scores[0].cases)} cases", "", "| figure | " + " | ".join(columns) + " |"]
+    lines += ["|---|" + "---:|" * len(columns), row("accuracy", [f"{s.accuracy:.3f}" for s in scores])]
     for level in LEVELS:
-        lines.append(row(f"{level} recall", lambda s, level=level: ratio(s.recall(level))))
-        lines.append(row(f"{level} precision", lambda s, level=level: ratio(s.precision(level))))
-    lines.append(row("observational negatives kept conversational", lambda s: ratio(s.calm_kept())))
+        lines.append(row(f"{level} recall", [ratio(s.recall(level)) for s in scores]))
+        lines.append(row(f"{level} precision", [ratio(s.precision(level)) for s in scores]))
+    lines.append(row("observational negatives kept conversational", [ratio(s.calm_kept()) for s in scores]))
     for name, levels in (("crisis", ("crisis",)), ("concern or above", ("crisis", "elevated", "concern"))):
         lines.append(
-            row(f"calm messages read as {name}", lambda s, levels=levels: f"{s.share_read_as(*levels):.2%}")
+            row(f"calm messages read as {name}", [f"{s.share_read_as(*levels):.2%}" for s in scores])
         )
     confusion = list(columns.values())[-1].confusion()
     lines += ["", f"{list(columns)[-1]} (rows gold, columns predicted):", ""]
@@ -131,15 +131,17 @@ def detectors() -> dict[str, ToneDetector]:
     }
 
 
+def _predictor(detector: ToneDetector) -> Callable[[str], str]:
+    """text → the level `detector` reads in it."""
+    return lambda text: detector.detect(text).level.value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)
     args = parser.parse_args(argv)
     cases = read_cases(args.file)
-    columns = {
-        name: score(cases, lambda text, d=detector: d.detect(text).level.value)
-        for name, detector in detectors().items()
-    }
+    columns = {name: score(cases, _predictor(detector)) for name, detector in detectors().items()}
     print(render(args.file, columns))
     return 0
 

@@ -168,7 +168,7 @@ class JobLedger:
         """Record a new job over `items` (keys unique, order kept); returns its id."""
         job_id = f"job_{uuid.uuid4().hex[:12]}"
         now = self._clock()
-        rows = [
+        rows: list[Statement] = [
             ("INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, 0)", (job_id, kind, RUNNING, now, now, _dump(meta)))
         ]
         unique = {item.key: item for item in items}

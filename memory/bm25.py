@@ -290,7 +290,7 @@ class BM25Index:
         base = _Base(vocab, [tokens for _, tokens in docs])
         self._base = base
         self._ids = [doc_id for doc_id, _ in docs]
-        self._index_of = {doc_id: slot for slot, doc_id in enumerate(self._ids)}
+        self._index_of = {doc_id: slot for slot, (doc_id, _) in enumerate(docs)}
         if len(self._index_of) != len(self._ids):
             raise ValueError("load() got a document id twice")
         self._lengths = base.lengths.tolist()
@@ -432,7 +432,7 @@ class BM25Index:
     def score_map(self, query: str | Sequence[str], subset: Iterable[str] | None = None) -> dict[str, float]:
         """`{doc_id: score}` for the documents sharing a term with the query: cheap on a large index."""
         hits, values = self._accumulate(query, subset)
-        return {self._ids[i]: s for i, s in zip(hits.tolist(), values.tolist(), strict=True)}  # type: ignore[misc]
+        return {self._ids[i]: s for i, s in zip(hits.tolist(), values.tolist(), strict=True)}
 
     def search(
         self, query: str | Sequence[str], k: int = 10, subset: Iterable[str] | None = None
@@ -451,7 +451,7 @@ class BM25Index:
         # best first; ties in insertion order
         order = np.lexsort((hits, -values))
         return [
-            (self._ids[i], float(values[j]))  # type: ignore[misc]
+            (self._ids[i], float(values[j]))
             for j, i in zip(order.tolist(), hits[order].tolist(), strict=True)
         ]
 

@@ -427,7 +427,7 @@ def _embedding_function_class() -> type:
 
     existing = known_embedding_functions.get(EMBEDDING_FUNCTION_NAME)
     if existing is not None:
-        return existing  # type: ignore[no-any-return]
+        return existing
 
     class DaemonEmbeddingFunction(EmbeddingFunction[Documents]):
         """Wraps a Daemon `Embedder`. Rebuilt from stored config it has no embedder and raises instead."""

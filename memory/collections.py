@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from core.errors import StorageError
 
@@ -90,7 +90,7 @@ def parse_fields(text: str) -> tuple[FieldSpec, ...]:
         kind = kind.rstrip("!")
         if kind not in ("str", "int", "float", "bool", "json") or not name:
             raise MetadataError(f"bad field declaration {item!r}: use name:str|int|float|bool|json[!]")
-        fields.append(FieldSpec(name, kind, required))  # type: ignore[arg-type]
+        fields.append(FieldSpec(name, cast(FieldKind, kind), required))  # one of the kinds: checked above
     return tuple(fields)
 
 

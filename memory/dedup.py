@@ -233,7 +233,9 @@ def contradiction_pairs(
     for record in records:
         meta = record.metadata
         subject, predicate, obj = meta.get("subject"), meta.get("predicate"), meta.get("object")
-        if meta.get("status") != "current" or not all(isinstance(v, str) for v in (subject, predicate, obj)):
+        if meta.get("status") != "current":
+            continue
+        if not (isinstance(subject, str) and isinstance(predicate, str) and isinstance(obj, str)):
             continue
         relation = predicate.strip().lower()
         if predicates is not None and relation not in predicates:

@@ -77,16 +77,17 @@ def unhide_rows(
 ) -> int:
     """Mark active hidden rows undone inside the caller's transaction: those of `record_ids` (all when
     None), only those of `by_item` when given. Purged rows stay: their text is gone. Returns rows changed."""
-    clauses, params = ["undone_at IS NULL", "purged_at IS NULL"], [now]
+    clauses = ["undone_at IS NULL", "purged_at IS NULL"]
+    params: list[str | float] = [now]
     if by_item is not None:
         clauses.append("by_item = ?")
-        params.append(by_item)  # type: ignore[arg-type]
+        params.append(by_item)
     ids = None if record_ids is None else list(dict.fromkeys(record_ids))
     if ids is not None:
         if not ids:
             return 0
         clauses.append(f"record_id IN ({', '.join('?' * len(ids))})")
-        params.extend(ids)  # type: ignore[arg-type]
+        params.extend(ids)
     cursor = db.execute(f"UPDATE hidden SET undone_at = ? WHERE {' AND '.join(clauses)}", params)
     return cursor.rowcount
 

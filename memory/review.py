@@ -21,16 +21,20 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from core.errors import UserInputError
 from memory.hidden import HIDDEN_MIGRATIONS, HiddenRecords, hide_rows, unhide_rows
 from memory.sqlite_db import DurableDB, Migration
 
 REVIEW_FILE = "review.sqlite3"
-DUPLICATE = "duplicate"
-CONTRADICTION = "contradiction"
-OPEN, APPROVED, DISMISSED, UNDONE = "open", "approved", "dismissed", "undone"
+# Final, so each constant has its Literal type and fits `Kind` / `Status` below.
+DUPLICATE: Final = "duplicate"
+CONTRADICTION: Final = "contradiction"
+OPEN: Final = "open"
+APPROVED: Final = "approved"
+DISMISSED: Final = "dismissed"
+UNDONE: Final = "undone"
 Kind = Literal["duplicate", "contradiction"]
 Status = Literal["open", "approved", "dismissed", "undone"]
 _KINDS = (DUPLICATE, CONTRADICTION)

@@ -239,7 +239,8 @@ class MemoryService:
     def latest(self, collection: str, limit: int, where: Mapping[str, Any] | None = None) -> list[Record]:
         """The newest `limit` records of a collection matching `where`, newest first; hidden ones and
         tombstones left out."""
-        records = self.store.get(collection, where=where)
+        # a store takes its filter as a plain dict (Chroma's `where` type); the caller's mapping is copied
+        records = self.store.get(collection, where=dict(where) if where is not None else None)
         hidden = self._hidden(collection) if self._hidden is not None else set()
         visible = [r for r in records if r.id not in hidden and r.metadata.get("deleted_at") is None]
         visible.sort(key=lambda r: float(r.metadata.get("created_at", 0.0)), reverse=True)

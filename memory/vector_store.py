@@ -200,7 +200,7 @@ def _field_clauses(name: str, value: Any) -> list[Where]:
 
 def _scalar_operand(name: str, op: str, operand: Any) -> Scalar:
     if isinstance(operand, str | bool) or _is_number(operand):
-        return operand  # type: ignore[no-any-return]
+        return operand
     raise FilterError(f"{name} {op} needs a str, int, float or bool, got {operand!r}")
 
 
@@ -229,12 +229,12 @@ def _compare(op: str, value: Any, operand: Any) -> bool:
     if not (_is_number(value) and _is_number(operand)):
         return False
     if op == "$gt":
-        return value > operand  # type: ignore[no-any-return]
+        return value > operand
     if op == "$gte":
-        return value >= operand  # type: ignore[no-any-return]
+        return value >= operand
     if op == "$lt":
-        return value < operand  # type: ignore[no-any-return]
-    return value <= operand  # type: ignore[no-any-return]
+        return value < operand
+    return value <= operand
 
 
 def where_matches(where: Where | None, metadata: Mapping[str, Any]) -> bool:

@@ -15,13 +15,14 @@ if TYPE_CHECKING:
     from core.config import AppConfig
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
-    from core.ports import FactExtractor, MemoryPort
+    from core.ports import FactExtractor
     from core.providers.base import ChatProvider
     from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
     from memory.embeddings import Embedder
     from memory.facts.service import FactMemory
     from memory.journal import Journal
+    from memory.port import ConversationMemory
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from memory.shutdown.processor import Step
@@ -85,9 +86,9 @@ def build_memory_service(
 
 def open_memory(
     config: AppConfig, journal: Journal, embedder: Embedder, review: ReviewQueue, stack: ExitStack
-) -> tuple[MemoryService, MemoryPort]:
+) -> tuple[MemoryService, ConversationMemory]:
     """The data dir's memory store, with the turns acknowledged before a crash but never indexed indexed
-    now, and the port the orchestrator writes turns through."""
+    now, and the port the orchestrator writes turns through (the agent's store tools read through it too)."""
     from memory.port import ConversationMemory
     from memory.turn_index import TurnIndexer
 
@@ -132,7 +133,7 @@ class Remembering:
     """The parts that remember: memory, facts, the graph, the context pipeline and session-end work."""
 
     memory: MemoryService
-    port: MemoryPort
+    port: ConversationMemory  # the orchestrator's MemoryPort and the store tools' MemoryBrowser
     facts: FactMemory
     knowledge: KnowledgeService
     extractor: FactExtractor

@@ -35,11 +35,6 @@ def no_arguments(parser: argparse.ArgumentParser) -> None:
     """For a command without flags."""
 
 
-def json_flag(parser: argparse.ArgumentParser, help: str | None = None) -> None:
-    """`--json`: print one JSON object on stdout (logs go to stderr)."""
-    parser.add_argument("--json", action="store_true", help=help)
-
-
 def on_services(
     config: AppConfig,
     env: dict[str, str],

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.commands.base import Command
+from app.settings import PROJECT_DIR
 from ui.shared.boundary import user_text
 
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from knowledge.documents.pipeline import DocumentIngester
     from ui.terminal.documents import IngestParts
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 JOB_CHILD = "DAEMON_INGEST_CHILD"  # set in the detached `ingest --resume` a `--background` job starts
 
 

@@ -74,8 +74,9 @@ class _Offer:
         protocol = select_protocol(runner.provider.profile, bool(specs))
         hold = not protocol.streams_text
         # Only the compactor plans with the schemas' size, so it counts them with its own counter.
-        counted = runner.compactor is not None and bool(specs)
-        tokens = runner.compactor.counter.count(json.dumps([asdict(s) for s in specs])) if counted else 0
+        compactor, tokens = runner.compactor, 0
+        if compactor is not None and specs:
+            tokens = compactor.counter.count(json.dumps([asdict(s) for s in specs]))
         return cls(toolset, specs, protocol, hold, tokens)
 
 

@@ -10,7 +10,7 @@ a runner used outside a turn (tests, benchmarks) sees None and falls back to wha
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -47,7 +47,7 @@ def current_signals() -> TurnSignals | None:
     return _CURRENT.get()
 
 
-async def with_signals(events: AsyncIterator[T], signals: TurnSignals) -> AsyncIterator[T]:
+async def with_signals(events: AsyncIterator[T], signals: TurnSignals) -> AsyncGenerator[T, None]:
     """`events` (an agent run) with `signals` current while each of its steps runs, and only then: the
     value is set and reset inside one step, so it never leaks into the caller between events."""
     try:

@@ -144,7 +144,9 @@ class Panel:
             **self.extra(candidates, decision),
         }
         if decision.chosen is not None:
-            return answered(decision.chosen.done, decision.answer, usage, extra)  # type: ignore[arg-type]
+            chosen = decision.chosen.done
+            assert chosen is not None  # only candidates that finished are judged
+            return answered(chosen, decision.answer, usage, extra)
         # A written (synthesised) answer draws on every successful candidate: keep all their tool calls.
         source = good[0].done
         assert source is not None

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from core.cancel import cancel_and_wait, unless_cancelled
 from core.events import Done, RunError, RunEvent, TextDelta, UsageUpdate
 from core.prompt.sections import users_words
+from core.streams import closing_stream
 from core.types import Message, Usage
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ async def collect(
 ) -> None:
     """Run `agent` to its end without showing anything, recording the outcome in `candidate`."""
     try:
-        async with aclosing(agent.run(list(messages), cancel=cancel, max_tokens=max_tokens)) as events:
+        async with closing_stream(agent.run(list(messages), cancel=cancel, max_tokens=max_tokens)) as events:
             async for event in events:
                 if candidate.book(event):
                     return
@@ -144,7 +144,7 @@ async def relay(
     rest streams (a run that started streaming stays streaming).
     """
     try:
-        async with aclosing(agent.run(list(messages), cancel=cancel, max_tokens=max_tokens)) as events:
+        async with closing_stream(agent.run(list(messages), cancel=cancel, max_tokens=max_tokens)) as events:
             async for event in events:
                 if candidate.book(event):
                     return

@@ -113,7 +113,7 @@ class IntentClassifier:
     ) -> None:
         self._cues = tuple(cues)
         self._combos = tuple(combos)
-        unknown = {c.intent for c in (*self._cues, *self._combos)} - set(INTENT_NAMES)
+        unknown = ({c.intent for c in self._cues} | {c.intent for c in self._combos}) - set(INTENT_NAMES)
         if unknown:
             raise ValueError(f"cues name unknown intents: {sorted(unknown)}")
         self.general_prior = general_prior

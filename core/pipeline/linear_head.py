@@ -21,12 +21,16 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.config import INTENT_NAMES
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
-EmbedQuery = Callable[[str], Sequence[float]]  # one text → its vector (MiniLMEmbedder.embed_query, cached)
+# one text → its vector (MiniLMEmbedder.embed_query, cached): a numpy array or a plain list of floats
+EmbedQuery = Callable[[str], "ArrayLike"]
 
 
 @dataclass(frozen=True)

@@ -427,7 +427,7 @@ class ToneDetector:
             threatened = _explicit_crisis(cues) or any(f.frame != "body" for f in findings)
             unsure = votes is not None and votes.get(ToneLevel.CRISIS.value, 0.0) < cfg.head_veto_below
             vetoed_by = _head_veto(text, tokens) if votes and not threatened and unsure else None
-            if vetoed_by:
+            if vetoed_by and votes:  # a veto is only sought when there are votes
                 # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
                 # nothing says the user is in danger now, so its crisis vote does not count.
                 votes = {**votes, ToneLevel.CRISIS.value: 0.0}

@@ -712,7 +712,8 @@ def _body(doc: Any) -> Iterator[DangerFinding]:
     """Signs in the user's own body now: one severe sign (a failing breath, heavy bleeding, crushing pain),
     two milder ones, or one with a known condition ("I'm allergic", "pregnant") is acute; one mild sign alone
     is evidence only."""
-    severe, mild = [], []
+    severe: list[str] = []
+    mild: list[str] = []
     for tok in doc:
         sign = _sign(tok)
         if sign and _in_force(tok, settled_past=True) and _of_my_body(tok, sign.endswith("body")):

@@ -69,10 +69,7 @@ _TABLE = (
     (QUERY, "CURRENT QUERY (with the last exchange)", 100, 260, "the message", 1, 100_000),
 )
 SECTIONS: Mapping[str, SectionSpec] = MappingProxyType(
-    {
-        row[0]: SectionSpec(*row, ablatable=row[0] not in (QUERY, RECENT))  # type: ignore[misc]
-        for row in _TABLE
-    }
+    {row[0]: SectionSpec(*row, ablatable=row[0] not in (QUERY, RECENT)) for row in _TABLE}
 )
 EMIT_ORDER: tuple[str, ...] = tuple(sorted(SECTIONS, key=lambda key: SECTIONS[key].order))
 

@@ -53,11 +53,13 @@ def memory_sections(context: TurnContext) -> dict[str, SectionContent]:
         items.setdefault(section, []).append(item)
         shown.add(memory.id)
     for collection, records in context.latest.items():
-        section = LATEST_SECTION.get(collection)
+        latest_section = LATEST_SECTION.get(collection)
         for memory in records:
-            if section is None or memory.id in shown:
+            if latest_section is None or memory.id in shown:
                 continue
-            items.setdefault(section, []).append(_memory_item(memory, next(counter), "newest of its kind"))
+            items.setdefault(latest_section, []).append(
+                _memory_item(memory, next(counter), "newest of its kind")
+            )
             shown.add(memory.id)
     for question in context.short_term.open_questions:
         items.setdefault("unresolved_threads", []).append(

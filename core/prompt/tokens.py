@@ -30,7 +30,9 @@ MESSAGE_OVERHEAD = 4  # role and separators per chat message
 
 
 class TokenCounter(Protocol):
-    name: str
+    # Read-only: the frozen EstimateCounter cannot offer a settable name, and no caller sets one.
+    @property
+    def name(self) -> str: ...
 
     def count(self, text: str) -> int: ...
 

@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, suppress
 from dataclasses import replace
 from pathlib import Path
@@ -324,7 +324,7 @@ class LocalModelProvider:
         async with aclosing(self.stream(request)) as parts:
             return await collect_stream(parts)
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPart]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamPart, None]:
         if request.response_schema is not None:
             # Constrained JSON is produced whole (it is validated before anyone sees it).
             response = await self._complete_json(request)
@@ -341,13 +341,13 @@ class LocalModelProvider:
 
     async def _generate(
         self, backend: LocalBackend, messages: list[dict[str, str]], params: GenParams, stop: Sequence[str]
-    ) -> AsyncIterator[StreamPart]:
+    ) -> AsyncGenerator[StreamPart, None]:
         """Run the backend on a worker thread and relay its text; closing this generator cancels it."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[object] = asyncio.Queue()
+        queue: asyncio.Queue[TextPart | GenResult | BaseException] = asyncio.Queue()
         cancel, stops, guard = threading.Event(), StopBuffer(stop), LoopGuard()
 
-        def emit(item: object) -> None:
+        def emit(item: TextPart | GenResult | BaseException) -> None:
             with suppress(RuntimeError):  # the loop closed under us: nobody is listening any more
                 loop.call_soon_threadsafe(queue.put_nowait, item)
 
@@ -378,7 +378,7 @@ class LocalModelProvider:
                     return
                 if isinstance(item, BaseException):
                     raise _as_provider_error(item)
-                yield item  # type: ignore[misc]
+                yield item
         finally:
             cancel.set()  # the consumer stopped early or an error occurred: stop the model
             await asyncio.wait({future}, timeout=30)

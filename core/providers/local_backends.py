@@ -263,13 +263,16 @@ def _callback_streamer(tokenizer: Any, on_text: TextSink) -> Any:
     ensure_torchvision_importable()
     from transformers import TextStreamer
 
-    class _Streamer(TextStreamer):  # type: ignore[misc]
+    class _Streamer(TextStreamer):
         def put(self, value: Any) -> None:
             if self.skip_prompt and self.next_tokens_are_prompt:
                 self.next_tokens_are_prompt = False
                 return
             self.token_cache.extend(value.reshape(-1).tolist())
             text = self.tokenizer.decode(self.token_cache, **self.decode_kwargs)
+            assert isinstance(
+                text, str
+            )  # one flat list of ids decodes to one string (only a batch to a list)
             if not text.endswith("\ufffd"):
                 self.on_finalized_text(text[self.print_len :])
                 self.print_len = len(text)
@@ -287,7 +290,7 @@ def _flag_criteria(cancel: threading.Event, deadline: float | None) -> Any:
     import torch
     from transformers import StoppingCriteria, StoppingCriteriaList
 
-    class _Flag(StoppingCriteria):  # type: ignore[misc]
+    class _Flag(StoppingCriteria):
         def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
             stop = cancel.is_set() or _expired(deadline)
             return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)

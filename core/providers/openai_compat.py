@@ -211,13 +211,14 @@ def _user_content(message: Message, vision: bool) -> str | list[dict[str, Any]]:
 
 
 def _message_to_openai(message: Message, vision: bool = False) -> dict[str, Any]:
+    out: dict[str, Any]
     if message.role == "tool":
         out = {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
         if message.name:  # llama.cpp's and Ollama's chat templates render the tool's name with its result
             out["name"] = message.name
         return out
     content = _user_content(message, vision) if message.role == "user" else message.content
-    out: dict[str, Any] = {"role": message.role, "content": content}
+    out = {"role": message.role, "content": content}
     if message.name and message.role == "user":
         out["name"] = message.name
     if message.role == "assistant" and message.tool_calls:

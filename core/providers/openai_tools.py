@@ -217,7 +217,8 @@ class CallAccumulator:
         function = field_of(delta, "function")
         name = str(field_of(function, "name") or "") if function is not None else ""
         arguments = field_of(function, "arguments") if function is not None else None
-        current = self._by_index.get(index) if index is not None else (self._slots or [None])[-1]
+        last = self._slots[-1] if self._slots else None
+        current = self._by_index.get(index) if index is not None else last
         if current is None or _starts_new(current, cid, name):
             current = _Slot()
             self._slots.append(current)

@@ -210,8 +210,9 @@ def _binary(node: ast.BinOp) -> int | float:
 
 def _check_power(base: int | float, exponent: int | float) -> None:
     """Refuse a power whose result would be astronomically large before computing it."""
-    ints = isinstance(base, int) and isinstance(exponent, int)
-    if ints and exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > _MAX_RESULT_BITS:
+    if not (isinstance(base, int) and isinstance(exponent, int)):
+        return  # a float power overflows to an error or inf on its own, it cannot grow without bound
+    if exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > _MAX_RESULT_BITS:
         raise ToolError("the result is too large")
 
 

@@ -21,6 +21,7 @@ Hardening, because a repository's own `.git/config` is not trusted (a cloned rep
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import shutil
@@ -280,7 +281,12 @@ def run_git(
         except OSError as error:
             raise ToolError(f"could not run git: {error}") from None
         timed_out = threading.Event()
-        timer = threading.Timer(timeout_s, lambda: (timed_out.set(), _kill(proc)))
+
+        def expire() -> None:
+            timed_out.set()
+            _kill(proc)
+
+        timer = threading.Timer(timeout_s, expire)
         timer.start()
         try:
             out, truncated = _read_bounded(proc, max_bytes)
@@ -293,7 +299,8 @@ def run_git(
 
 
 def _read_bounded(proc: subprocess.Popen[bytes], max_bytes: int) -> tuple[str, bool]:
-    assert proc.stdout is not None
+    # A pipe opened with Popen's default buffering is a BufferedReader, whose read1 returns what is there.
+    assert isinstance(proc.stdout, io.BufferedReader)
     chunks: list[bytes] = []
     size = 0
     with proc.stdout:

@@ -6,7 +6,7 @@ shared by many runs and a per-turn selection never leaks into the next turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 
 from core.errors import ConfigError
@@ -18,6 +18,9 @@ class Toolset:
     """Tools in declaration order, looked up by name. Duplicate names raise `ConfigError`."""
 
     __slots__ = ("_by_name", "_tools")
+    # Declared for the type checker only (no values: the slots hold them); set once via object.__setattr__.
+    _tools: tuple[Tool, ...]
+    _by_name: Mapping[str, Tool]
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         ordered = tuple(tools)

@@ -67,12 +67,12 @@ def pdf_document(pages: list[list[str]]) -> bytes:
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
     for i, lines in enumerate(pages):
-        body = (
+        text = (
             "BT /F1 12 Tf 14 TL 72 720 Td "
             + " ".join(f"({_pdf_escape(line)}) Tj T*" for line in lines)
             + " ET"
         )
-        stream = body.encode("latin-1")
+        stream = text.encode("latin-1")
         objects.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
             "/Resources << /Font << /F1 3 0 R >> >> >>".encode()

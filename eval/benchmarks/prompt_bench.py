@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from core.metrics import percentiles
 from eval.benchmarks.session_end_bench import Built, seed
@@ -33,7 +33,7 @@ QUERIES = (
 )
 
 
-class Previewing(Built):
+class Previewing(Built, Protocol):
     orchestrator: Any
 
 

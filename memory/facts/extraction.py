@@ -219,9 +219,9 @@ def _f_named(c: Clause) -> list[ExtractedFact]:
         return _named_kin(c, match.group("role"), names_in(match.group("o"), c.cased, strong=True))
     match = R.F_MARRIED.match(c.text)
     names = names_in(match.group("o"), c.cased, strong=True, many=False) if match else []
-    if not names:
+    if match is None or not names:
         return []
-    return _naming(c, "spouse" if match.group("how").lower() == "married" else "fiance", names[0])  # type: ignore[union-attr]
+    return _naming(c, "spouse" if match.group("how").lower() == "married" else "fiance", names[0])
 
 
 def _singular(role: str) -> str:

@@ -80,7 +80,7 @@ def names_in(text: str, cased: bool, *, strong: bool, many: bool = True) -> list
 
 def _things(obj: str, cut: re.Pattern[str] = R.THING_CUT) -> list[str]:
     """The items of a list ("hiking, jazz and sushi"); none when it opens with "how this..." or "that"."""
-    out = []
+    out: list[str] = []
     for part in R.SPLIT.split(cut.sub("", trim(obj))):
         part = R.ARTICLE.sub("", trim(part))
         first = part.split()[0].lower() if part else ""

@@ -75,7 +75,7 @@ _NOUN_FRAMES: dict[str, Frame] = {**NOUN_FRAMES, "fan": not_a_fan, "allergy": al
 
 def _normal(sentence: str) -> str:
     for pattern, repl in _NORMAL:
-        sentence = pattern.sub(repl, sentence)  # type: ignore[arg-type]
+        sentence = pattern.sub(repl, sentence)
     return " ".join(sentence.split())
 
 

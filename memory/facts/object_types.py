@@ -1,7 +1,7 @@
 """Does a fact's object fit its relation? A company is no one's name, a studio has no job title.
 
 The verification gate asks `ObjectTypes.mismatch` before it stores a fact. Each relation names the kinds of
-value it takes (`ACCEPTS`, shown in the README): `named` a person's or pet's name, `lives_in`/`born_in` a
+value it takes (`ACCEPTS`, shown in docs/memory.md): `named` a person's or pet's name, `lives_in`/`born_in` a
 place, `works_at`/`studies_at` an organisation, `is_a` a role or kind, `age` a number from 0 to 120. The
 kind of a value comes from the strongest evidence there is, in this order:
 
@@ -98,7 +98,12 @@ ACCEPTS: Mapping[str, Accepts] = MappingProxyType(
 # Relations only a person (or the user) has: a subject known to be an organisation or a place is a misreading.
 _ABOUT_A_PERSON = frozenset({"works_at", "studies_at", "born_in", "age"})
 _SUBJECT_NEVER = frozenset({ORG, PLACE, THING})
-_NOUN_KINDS = ((_ORG_NOUNS, ORG), (_PLACE_NOUNS, PLACE), (_THING_NOUNS, THING), (_PET_NOUNS, PET))
+_NOUN_KINDS: tuple[tuple[frozenset[str], str], ...] = (
+    (_ORG_NOUNS, ORG),
+    (_PLACE_NOUNS, PLACE),
+    (_THING_NOUNS, THING),
+    (_PET_NOUNS, PET),
+)
 _NOUN_KINDS += ((_PERSON_NOUNS, PERSON),)
 _NAMING = re.compile(r"\b(?:called|named)\b|,", re.I)
 

@@ -26,7 +26,7 @@ from memory.facts.store import FACTS_FILE, FactStore
 from memory.facts.truth import read_truth
 from memory.facts.verification import Adjudicator, FactVerifier, Verdict
 from memory.service import MemoryService
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record
 
 logger = logging.getLogger(__name__)
 
@@ -238,7 +238,7 @@ def view(fact: StoredFact) -> FactView:
 
 def to_record(fact: StoredFact, *, session_id: str | None = None) -> Record:
     """The `facts` collection record of a fact: its sentence, status and provenance."""
-    meta: dict[str, object] = {
+    meta: Metadata = {
         "subject": fact.subject,
         "predicate": fact.relation,
         "object": fact.object,

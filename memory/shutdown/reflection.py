@@ -65,7 +65,8 @@ class ReflectionStep:
         if not text:
             text = _offline_reflection(turns, topics, [f.text for f in learned], tone)
         doc_id = make_id(REFLECTIONS, ctx.session_id)
-        meta = {
+        # not flat yet: the store validates it and keeps the lists (json fields) as JSON strings
+        meta: dict[str, Any] = {
             "created_at": turns[-1].created_at,
             "session_id": ctx.session_id,
             "source": "shutdown",

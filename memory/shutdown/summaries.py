@@ -134,7 +134,8 @@ class BlockSummaryStep:
 
     def _store(self, session_id: str, number: int, block: Sequence[TurnRecord], text: str) -> int:
         doc_id = make_id(SUMMARIES, session_id, "block", number)
-        meta = {
+        # not flat yet: the store validates it and keeps `source_ids` (a json field) as a JSON string
+        meta: dict[str, Any] = {
             "created_at": block[-1].created_at,
             "span_start": block[0].created_at,
             "span_end": block[-1].created_at,

@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from core.errors import ConfigError
 from core.torch_compat import ensure_torchvision_importable
@@ -129,5 +129,5 @@ def _normalised(tensor: Any) -> np.ndarray:
     return (array / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def _is_file(pretrained: str | None) -> bool:
+def _is_file(pretrained: str | None) -> TypeGuard[str]:
     return pretrained is not None and Path(pretrained).expanduser().is_file()

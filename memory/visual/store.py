@@ -182,10 +182,10 @@ class VisualMemory:
             if stored is not None:
                 return AddOutcome(stored, True, self._indexed(decoded.sha256))
             record = self._record(source, decoded, caption, split_tags(tags))
-            vector = self.encoder.encode_images([decoded.preview]) if self.encoder is not None else None
             key = faiss_id(decoded.sha256)
-            if self.index is not None:
-                self.index.add([key], vector)  # first: a crash now leaves a vector open() drops
+            if self.index is not None and self.encoder is not None:  # both or neither (see __init__)
+                # first: a crash now leaves a vector open() drops
+                self.index.add([key], self.encoder.encode_images([decoded.preview]))
             try:
                 self.memory.add(VISUAL, [record])
             except Exception:

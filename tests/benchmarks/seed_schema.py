@@ -207,6 +207,8 @@ def _memory(entry: Any, keys: Mapping[str, str], errors: list[str]) -> SeedMemor
     if problems:
         errors += [f"memory {key}: {problem}" for problem in problems]
         return None
+    # No problems means the checks above held: narrow for the type checker.
+    assert isinstance(collection, str) and isinstance(text, str) and isinstance(metadata, dict)
     spec = get_spec(collection)
     try:
         stored = validate_metadata(spec, _prepare(spec, metadata, keys))
@@ -294,6 +296,8 @@ def _case(entry: dict[str, Any], keys: Mapping[str, str], now: float, problems: 
         return None
     if problems:
         return None
+    # No problems means the checks above held: narrow for the type checker.
+    assert isinstance(intent, str) and isinstance(kind, str) and isinstance(query, str) and isinstance(k, int)
     return SeedCase(
         id=entry["id"],
         intent=intent,

@@ -77,7 +77,7 @@ async def stream_words(answer: str, slow: bool, cancel: asyncio.Event | None) ->
     `Done`; a set `cancel` ends it with what was streamed, as the agent loop does."""
     if slow:
         answer = " ".join(f"w{i}" for i in range(200))
-    streamed = []
+    streamed: list[str] = []
     for word in answer.split(" "):
         if cancel is not None and cancel.is_set():
             yield Done(answer=" ".join(streamed), exit_reason="cancelled", model="scripted")

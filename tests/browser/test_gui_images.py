@@ -42,10 +42,10 @@ class SeeingAgent(CitingAgent):
     seen: list[tuple[ImageData, ...]] = []  # noqa: RUF012 - one list per test module, read by the tests
 
     async def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]:
         SeeingAgent.seen.append(messages[-1].images)
-        async for event in super().run(messages, cancel=cancel):
+        async for event in super().run(messages, cancel=cancel, max_tokens=max_tokens):
             yield event
 
 

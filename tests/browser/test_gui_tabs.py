@@ -146,7 +146,7 @@ def test_edit_a_fact_supersedes_it_and_remove_can_be_undone(context: Any, gui: G
     page.locator("#facts-history input").check()
     expect(facts).to_contain_text("Lyon")
     expect(facts).to_contain_text("superseded")
-    stored = {f.object: f.status for f in gui.stack.backends.facts.list_facts()}  # type: ignore[union-attr]
+    stored = {f.object: f.status for f in gui.stack.backends.facts.list_facts()}
     assert stored == {"Lyon": "superseded", "Paris": "current"}
 
     page.locator("#facts-history input").uncheck()

@@ -44,11 +44,17 @@ def _summary(values: list[float]) -> dict[str, float]:
     }
 
 
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves the static page without logging each request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def measure(browser: Any, gui_url: str, folder: Path, runs: int = 5) -> dict[str, Any]:
     """Median (and range) of the GUI's and the static page's time to a usable text box, and their ratio."""
     (folder / "static.html").write_text(STATIC)
-    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    handler = partial(QuietHandler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -15,7 +15,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 from urllib.parse import parse_qs, urlsplit
 
 Truncation = Literal["drop", "eof"]
@@ -123,13 +123,13 @@ class FakeServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
-    def script(self, *steps: Step) -> FakeServer:
+    def script(self, *steps: Step) -> Self:
         """Append steps to the queue; each request consumes one."""
         with self._lock:
             self.steps.extend(steps)
         return self
 
-    def start(self) -> FakeServer:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -332,9 +332,9 @@ class FakeAnthropicServer(FakeServer):
         return self._message(step, request, content, stop, step.output_tokens)
 
     def _blocks(self, step: Step) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-        blocks = []
+        blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
         if step.text:
-            deltas = [{"type": "text_delta", "text": p} for p in pieces(step.text)]
+            deltas: list[dict[str, Any]] = [{"type": "text_delta", "text": p} for p in pieces(step.text)]
             blocks.append(({"type": "text", "text": ""}, deltas))
         for call in step.calls:
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(call.arguments_json, 3)]

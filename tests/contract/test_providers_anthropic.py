@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from core.types import (
     ToolCallPart,
     ToolSpec,
 )
-from tests.contract.fake_servers import FakeCall, FakeServer, cut_off, error, reply, tool_calls
+from tests.contract.fake_servers import FakeCall, FakeServer, Truncation, cut_off, error, reply, tool_calls
 
 KEY = "sk-ant-test-0123456789abcdef"
 MODEL = "claude-test-1"
@@ -30,9 +31,9 @@ WEATHER = ToolSpec(
 )
 
 
-def ask(text: str = "Hello?", **kw: object) -> ChatRequest:
+def ask(text: str = "Hello?", **kw: Any) -> ChatRequest:
     messages = (Message("system", "You are Daemon."), Message("user", text))
-    return ChatRequest(messages=messages, **kw)  # type: ignore[arg-type]
+    return ChatRequest(messages=messages, **kw)
 
 
 @pytest.fixture
@@ -186,9 +187,9 @@ async def test_unauthorized_is_final_and_names_env_var(
 
 @pytest.mark.parametrize("how", ["drop", "eof"])
 async def test_truncated_stream_raises(
-    provider: AnthropicProvider, anthropic_server: FakeServer, how: str
+    provider: AnthropicProvider, anthropic_server: FakeServer, how: Truncation
 ) -> None:
-    anthropic_server.script(cut_off("An answer that stops before message_stop arrives.", how))  # type: ignore[arg-type]
+    anthropic_server.script(cut_off("An answer that stops before message_stop arrives.", how))
     received: list[StreamPart] = []
     with pytest.raises(TruncatedStreamError):
         async for part in provider.stream(ask()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,16 @@ from core.errors import ProviderError, TruncatedStreamError
 from core.providers.base import ChatProvider
 from core.providers.gemini_provider import GeminiProvider
 from core.types import ChatRequest, FinishPart, Message, StreamPart, TextPart, ToolCallPart, ToolSpec
-from tests.contract.fake_servers import FakeCall, FakeServer, Step, cut_off, error, reply, tool_calls
+from tests.contract.fake_servers import (
+    FakeCall,
+    FakeServer,
+    Step,
+    Truncation,
+    cut_off,
+    error,
+    reply,
+    tool_calls,
+)
 
 KEY = "AIza-test-0123456789abcdef"
 MODEL = "gemini-2.5-flash"
@@ -21,9 +31,9 @@ WEATHER = ToolSpec(
 )
 
 
-def ask(text: str = "Hello?", **kw: object) -> ChatRequest:
+def ask(text: str = "Hello?", **kw: Any) -> ChatRequest:
     messages = (Message("system", "You are Daemon."), Message("user", text))
-    return ChatRequest(messages=messages, **kw)  # type: ignore[arg-type]
+    return ChatRequest(messages=messages, **kw)
 
 
 @pytest.fixture
@@ -161,8 +171,10 @@ async def test_server_error_is_retryable(provider: GeminiProvider, gemini_server
 
 
 @pytest.mark.parametrize("how", ["drop", "eof"])
-async def test_truncated_stream_raises(provider: GeminiProvider, gemini_server: FakeServer, how: str) -> None:
-    gemini_server.script(cut_off("A Gemini answer that never reaches its finishReason.", how))  # type: ignore[arg-type]
+async def test_truncated_stream_raises(
+    provider: GeminiProvider, gemini_server: FakeServer, how: Truncation
+) -> None:
+    gemini_server.script(cut_off("A Gemini answer that never reaches its finishReason.", how))
     received: list[StreamPart] = []
     with pytest.raises(TruncatedStreamError):
         async for part in provider.stream(ask()):

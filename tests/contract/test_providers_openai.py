@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,16 @@ from core.types import (
     ToolCallPart,
     ToolSpec,
 )
-from tests.contract.fake_servers import FakeCall, FakeServer, Step, cut_off, error, reply, tool_calls
+from tests.contract.fake_servers import (
+    FakeCall,
+    FakeServer,
+    Step,
+    Truncation,
+    cut_off,
+    error,
+    reply,
+    tool_calls,
+)
 
 KEY = "sk-test-0123456789abcdef"
 WEATHER = ToolSpec(
@@ -31,8 +41,8 @@ WEATHER = ToolSpec(
 )
 
 
-def ask(text: str = "Hello?", **kw: object) -> ChatRequest:
-    return ChatRequest(messages=(Message("system", "You are Daemon."), Message("user", text)), **kw)  # type: ignore[arg-type]
+def ask(text: str = "Hello?", **kw: Any) -> ChatRequest:
+    return ChatRequest(messages=(Message("system", "You are Daemon."), Message("user", text)), **kw)
 
 
 @pytest.fixture
@@ -190,9 +200,9 @@ async def test_status_classification(
 
 @pytest.mark.parametrize("how", ["drop", "eof"])
 async def test_truncated_stream_raises_instead_of_returning_partial_text(
-    provider: OpenAICompatProvider, openai_server: FakeServer, how: str
+    provider: OpenAICompatProvider, openai_server: FakeServer, how: Truncation
 ) -> None:
-    openai_server.script(cut_off("This answer will never be finished by the model.", how))  # type: ignore[arg-type]
+    openai_server.script(cut_off("This answer will never be finished by the model.", how))
     received: list[StreamPart] = []
     with pytest.raises(TruncatedStreamError) as caught:
         async for part in provider.stream(ask()):

@@ -17,7 +17,7 @@ from memory.collections import (
     parse_fields,
 )
 from memory.embeddings import HashingEmbedder
-from memory.vector_store import FilterError, Record, UnknownCollectionError, normalise_where
+from memory.vector_store import FilterError, Record, UnknownCollectionError, Where, normalise_where
 from tests.contract.store_fixtures import (  # noqa: F401 - the *_fixture imports register fixtures
     EMBED_DIM,
     StoreFactory,
@@ -177,7 +177,14 @@ def test_where_filters_in_query_and_get(open_store: StoreFactory) -> None:
 
 def test_unsupported_where_is_a_clear_error(open_store: StoreFactory) -> None:
     store = _things(open_store())
-    for where in ({"n": {"$regex": "x"}}, {"n": {"$gt": "5"}}, {"n": {"$in": []}}, {"$and": []}, {"$x": 1}):
+    unsupported: list[Where] = [
+        {"n": {"$regex": "x"}},
+        {"n": {"$gt": "5"}},
+        {"n": {"$in": []}},
+        {"$and": []},
+        {"$x": 1},
+    ]
+    for where in unsupported:
         with pytest.raises(FilterError):
             store.get("things", where=where)
     assert normalise_where({}) is None
@@ -215,7 +222,8 @@ def test_counts_across_the_13_collections(open_store: StoreFactory) -> None:
 def test_metadata_round_trip_keeps_types(open_store: StoreFactory) -> None:
     store = _things(open_store())
     metadata = {"kind": "k", "n": 2**40, "x": 3, "flag": False, "tags": ["a", "é"], "label": None}
-    store.upsert("things", [Record("m", "text", metadata)])
+    # A list and a None on purpose: the store flattens the one and drops the other.
+    store.upsert("things", [Record("m", "text", metadata)])  # type: ignore[arg-type]  # see above
     (record,) = store.get("things", ids=["m"])
     assert record.metadata == {"kind": "k", "n": 2**40, "x": 3.0, "flag": False, "tags": '["a", "é"]'}
     assert [type(record.metadata[key]) for key in ("kind", "n", "x", "flag")] == [str, int, float, bool]

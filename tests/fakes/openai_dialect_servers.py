@@ -14,6 +14,7 @@ import json
 import random
 import string
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -131,7 +132,7 @@ class DialectServer(FakeServer):
         head: dict[str, Any] = {"type": "function", "function": {"name": call.name, "arguments": ""}}
         return head if cid is None else {"id": cid, **head}
 
-    def argument_pieces(self, arguments: object, turn: Turn) -> list[object]:
+    def argument_pieces(self, arguments: object, turn: Turn) -> Sequence[object]:
         if isinstance(arguments, str):
             return pieces(arguments, turn.arg_pieces)
         return [arguments]  # an object (or null) cannot be split: it comes whole

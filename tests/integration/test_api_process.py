@@ -111,7 +111,8 @@ def test_the_openai_client_gets_an_answer_and_history_shows_the_turn(server: Ser
     reply = client(server).chat.completions.create(
         model="daemon", messages=[{"role": "user", "content": "hello from the api"}]
     )
-    assert reply.choices[0].message.content.strip() == "hello from the api"
+    content = reply.choices[0].message.content
+    assert content is not None and content.strip() == "hello from the api"
     assert reply.choices[0].finish_reason == "stop"
     assert reply.usage is not None and reply.usage.total_tokens > 0
     history = subprocess.run(  # reads beside the running server, as it does beside the GUI

@@ -17,7 +17,7 @@ import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote_plus
 
 import pytest
@@ -28,7 +28,7 @@ from core.agent.guardrails import InjectedInstructions
 from core.config import AgentConfig, load_config
 from core.events import Done, RunEvent, ToolCallEnded, ToolProposal
 from core.orchestrator import ModelChoice, Orchestrator
-from core.ports import FactView
+from core.ports import FactPort, FactView
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.providers.fake import ScriptedProvider, text_response, tool_response
@@ -157,7 +157,7 @@ def orchestrator(tmp_path: Path, provider: ScriptedProvider, tools: Toolset) -> 
     policy = ToolPolicy(local_tools=frozenset({"read_notes"}), memory_tools=frozenset({"read_notes"}))
     guards = AgentGuards(policy, judge=ScriptedProvider(["yes"] * 4))  # the gate's fast model opens the loop
     agent = build_agent(provider, tools, AgentConfig(), embedded=False, guards=guards)
-    context = ContextGatherer(JournalHistory(journal, 8), facts=Facts())  # type: ignore[arg-type]
+    context = ContextGatherer(JournalHistory(journal, 8), facts=cast(FactPort, Facts()))  # only the profile
     return Orchestrator(
         [ModelChoice("scripted", agent)], journal, context, PromptBuilder("SYS", EstimateCounter(), 8000)
     )

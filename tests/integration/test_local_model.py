@@ -11,7 +11,8 @@ import asyncio
 import importlib.util
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
+from typing import Any
 
 import jsonschema
 import pytest
@@ -52,8 +53,8 @@ def provider(request: pytest.FixtureRequest) -> Iterator[LocalModelProvider]:
         yield local
 
 
-def ask(text: str, **kw: object) -> ChatRequest:
-    return ChatRequest(messages=(Message("user", text),), **kw)  # type: ignore[arg-type]
+def ask(text: str, **kw: Any) -> ChatRequest:
+    return ChatRequest(messages=(Message("user", text),), **kw)
 
 
 async def test_greedy_capital_of_france(provider: LocalModelProvider) -> None:
@@ -78,6 +79,7 @@ async def test_streaming_yields_parts_then_finish(provider: LocalModelProvider) 
 
 async def test_closing_the_stream_stops_the_model(provider: LocalModelProvider) -> None:
     stream = provider.stream(ask("Write a very long story about a dragon.", temperature=0.0, max_tokens=400))
+    assert isinstance(stream, AsyncGenerator)  # an async generator: it can be closed
     seen = 0
     async for _ in stream:
         seen += 1

@@ -91,7 +91,7 @@ def stdio(name: str, script: Path, *args: str, **settings: object) -> McpServerC
         transport="stdio",
         command=sys.executable,
         args=(str(script), *args),
-        **settings,  # type: ignore[arg-type]
+        **settings,
     )
 
 

@@ -125,11 +125,17 @@ def unpacked(tmp_path: Path) -> Path:
     return folder
 
 
+class CaseSensitiveParser(configparser.ConfigParser):
+    """Desktop-entry keys are case-sensitive; ConfigParser lower-cases them by default."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
 def validate_desktop_file(path: Path) -> None:
     if shutil.which("desktop-file-validate"):
         run(["desktop-file-validate", str(path)])
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign] - keys are case-sensitive
+    parser = CaseSensitiveParser(interpolation=None)
     parser.read(path)
     entry = parser["Desktop Entry"]
     assert entry["Type"] == "Application" and entry["Name"] == "Daemon" and entry["Icon"] == "daemon"

@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ def entrypoint_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
-def start(args: list[str], env: dict[str, str], cwd: Path, **popen: object) -> subprocess.Popen[str]:
+def start(args: list[str], env: dict[str, str], cwd: Path, **popen: Any) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [str(ENTRYPOINT), "--config", str(cwd / "echo.yaml"), *args],
         stdout=subprocess.PIPE,
@@ -53,7 +54,7 @@ def start(args: list[str], env: dict[str, str], cwd: Path, **popen: object) -> s
         text=True,
         env=env,
         cwd=cwd,
-        **popen,  # type: ignore[call-overload]
+        **popen,
     )
 
 

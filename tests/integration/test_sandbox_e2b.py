@@ -51,6 +51,12 @@ class FakeE2B:
         return [(method, path) for method, path, _, _ in self.requests]
 
 
+class FakeE2BServer(ThreadingHTTPServer):
+    """The HTTP server holding the fake's state for its handlers."""
+
+    fake: FakeE2B
+
+
 class FakeE2BHandler(BaseHTTPRequestHandler):
     """One request to the fake E2B; the state lives on the server (`server.fake`)."""
 
@@ -58,7 +64,8 @@ class FakeE2BHandler(BaseHTTPRequestHandler):
 
     @property
     def fake(self) -> FakeE2B:
-        return self.server.fake  # type: ignore[attr-defined]
+        assert isinstance(self.server, FakeE2BServer)
+        return self.server.fake
 
     def log_message(self, *args: object) -> None:
         pass
@@ -126,8 +133,8 @@ class FakeE2BHandler(BaseHTTPRequestHandler):
 def fake() -> Iterator[tuple[FakeE2B, dict[str, str]]]:
     """A running fake E2B and the environment that points the tool at it."""
     state = FakeE2B()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeE2BHandler)
-    server.fake = state  # type: ignore[attr-defined]
+    server = FakeE2BServer(("127.0.0.1", 0), FakeE2BHandler)
+    server.fake = state
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

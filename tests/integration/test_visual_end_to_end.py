@@ -16,6 +16,7 @@ from core.config import load_config
 from core.config_tools import GitStatsConfig
 from core.errors import ConfigError
 from core.providers.vision_caption import build_captioner
+from core.tools.base import Tool
 from core.tools.store_tools import store_tools
 from knowledge.graph import KnowledgeGraph
 from knowledge.graph_facts import ingest_triples
@@ -92,8 +93,9 @@ async def test_recall_image_reads_visual_memory_and_says_how(album: VisualMemory
         reader, None, GitStatsConfig(timeout_s=5, max_output_chars=1000), [], images=ImageRecall(album)
     )
     tool = next(t for t in tools if t.name == "recall_image")
+    assert isinstance(tool, Tool)  # available, not an UnavailableTool
 
-    output = await tool.fn(query="a picture of my sister", limit=1)  # type: ignore[union-attr]
+    output = await tool.fn(query="a picture of my sister", limit=1)
 
     assert "IMG_0001.png" in output and "Shows: Jo." in output
     assert "no CLIP weights configured" in output

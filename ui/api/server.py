@@ -16,11 +16,12 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import aclosing, suppress
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.events import RunEvent
+from core.streams import closing_stream
 from ui.api.conversation import SESSION_HEADER, RequestError, models_list, read_request
 from ui.api.wire import SSE_DONE, Reply, collect, error_body, sse, stream_chunks
 from ui.attach.wire import PREFIX
@@ -68,7 +69,7 @@ class ApiBearerAuth(BearerAuth):
         super().__init__(app, token)
         self._own_auth = own_auth
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "")
         if scope["type"] == "http" and self._own_auth and path.startswith(self._own_auth):
             await self._app(scope, receive, send)
@@ -181,7 +182,8 @@ class _Api:
         async with self._slots:
             run = events()
             try:
-                async with aclosing(run):  # closed inside this request, never later by the garbage collector
+                # closed inside this request, never later by the garbage collector
+                async with closing_stream(run):
                     async for line in stream_chunks(run, reply, include_usage=include_usage):
                         yield line
             except Exception:  # a bug: the headers are sent, so the stream ends with an error event
@@ -194,7 +196,7 @@ class _Api:
     ) -> tuple[int, dict[str, Any]]:
         async with self._slots:
             run = events()
-            async with aclosing(run):
+            async with closing_stream(run):
                 return await collect(run, reply)
 
 

@@ -19,12 +19,12 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
-from contextlib import aclosing
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
 from core.events import RunError, RunEvent
+from core.streams import closing_stream
 from memory.candidates import QueryContext
 from ui.attach.wire import API_VERSION, PREFIX, event_line, scored_payload
 from ui.shared.bearer_auth import BearerAuth
@@ -144,7 +144,7 @@ class _Routes:
         async with self._slots:
             run = self._b.conversation.run_turn(text, session_id=session, model=model)
             try:
-                async with aclosing(run):
+                async with closing_stream(run):
                     async for event in run:
                         yield event_line(event)
             except Exception:  # a bug: the status is sent, so the stream ends with an error event
@@ -162,7 +162,7 @@ class _Routes:
         async def collect() -> list[RunEvent]:
             async with self._slots:
                 run = self._b.conversation.run_turn(text, session_id=session, model=model)
-                async with aclosing(run):
+                async with closing_stream(run):
                     return [event async for event in run]
 
         events = await until_disconnect(request, collect())  # a client that leaves cancels the turn

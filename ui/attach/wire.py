@@ -9,6 +9,7 @@ whichever process answered. Floats travel as JSON numbers, which Python writes a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -66,7 +67,7 @@ def _done(raw: dict[str, Any]) -> Done:
     )
 
 
-_READERS = {
+_READERS: dict[str, Callable[[dict[str, Any]], RunEvent]] = {
     "TextDelta": lambda r: TextDelta(r["text"]),
     "ToolCallStarted": lambda r: ToolCallStarted(_call(r["call"])),
     "ToolCallEnded": lambda r: ToolCallEnded(_call(r["call"]), bool(r["ok"]), r["output"], r["elapsed_ms"]),

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -25,6 +25,7 @@ from core.events import (
     ToolCallStarted,
     UsageUpdate,
 )
+from core.streams import closing_stream
 from core.text import clip
 from ui.shared import render
 from ui.shared.boundary import is_blank, user_text
@@ -242,7 +243,7 @@ _END = object()
 async def _pump(events: AsyncIterator[RunEvent], queue: asyncio.Queue[Any]) -> None:
     """Drive the run in one task of its own (providers' HTTP streams must not hop between tasks)."""
     try:
-        async with contextlib.aclosing(events):  # type: ignore[type-var]
+        async with closing_stream(events):
             async for event in events:
                 queue.put_nowait(event)
     except Exception as error:  # handed to the reader, which raises it in the handler's task
@@ -270,7 +271,7 @@ async def _next_item(queue: asyncio.Queue[Any], cancel: asyncio.Event, grace_s: 
 
 async def _events_until_stopped(
     events: AsyncIterator[RunEvent], cancel: asyncio.Event, grace_s: float
-) -> AsyncIterator[RunEvent]:
+) -> AsyncGenerator[RunEvent, None]:
     """Yield `events`; once `cancel` is set, give the run `grace_s` per event to wind down, then drop it.
 
     Cancellation is cooperative (the agent sees the event and ends with `Done(exit_reason="cancelled")`);
@@ -323,7 +324,7 @@ class ChatController:
         session: ChatSession,
         model: str | None,
         mode: str | None = None,
-    ) -> AsyncIterator[ChatUpdate]:
+    ) -> AsyncGenerator[ChatUpdate, None]:
         """Run one turn and stream chat updates. An empty message or a busy session changes nothing.
         `mode` asks for a generation mode for this turn only (None: as configured)."""
         text = user_text(text or "")
@@ -353,7 +354,7 @@ class ChatController:
                 text, session_id=session.session_id, model=turn.model or None, cancel=cancel, **options
             )
             stream = _events_until_stopped(events, cancel, self.stop_grace_s)
-            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+            async with contextlib.aclosing(stream):
                 last = 0.0
                 async for event in stream:
                     if session.epoch != epoch:

@@ -10,7 +10,6 @@ documents through the Documents tab's ingest job (same limits, same errors), ima
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import DaemonError
 from core.events import Done, RunEvent, ToolProposal
 from core.ports import TurnRecord
+from core.streams import closing_stream
 from core.text import clip
 from core.types import ImageData
 from ui.gui.chat_controller import ChatBackend, ChatSession
@@ -62,7 +62,7 @@ class RecordingBackend:
         if images:  # a backend that takes no images is never asked to
             options["images"] = tuple(images)
         events = self._backend.run_turn(text, **options)
-        async with contextlib.aclosing(events):  # type: ignore[type-var]
+        async with closing_stream(events):
             async for event in events:
                 if isinstance(event, ToolProposal):
                     self._session.proposals.append(event)

@@ -11,6 +11,7 @@ import hmac
 import json
 import os
 import secrets
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +59,13 @@ class BearerAuth:
         self._app = app
         self._expected = f"Bearer {token}".encode()
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
             await self._reject(send)
             return
         await self._app(scope, receive, send)
 
-    def _authorized(self, scope: dict[str, Any]) -> bool:
+    def _authorized(self, scope: Mapping[str, Any]) -> bool:
         given = [value for name, value in scope.get("headers", ()) if name.lower() == b"authorization"]
         # compare_digest: the time taken does not tell how much of a guess was right
         return len(given) == 1 and hmac.compare_digest(given[0], self._expected)

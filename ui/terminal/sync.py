@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
 
 from core.config import AppConfig
 from core.errors import UserInputError
@@ -128,12 +128,20 @@ class _Watch:
             return latest, None if latest is None else self.first.get(latest.job_id)
 
 
+class _Outcome(TypedDict, total=False):
+    """What the worker thread leaves behind: its report, or the exception it ended with."""
+
+    report: SyncReport
+    error: BaseException
+
+
 def run_in_worker(
     sync: SyncSource, jobs: JobLedger, *, as_json: bool, resume: bool = False, err: TextIO | None = None
 ) -> int:
     """Run the sync's jobs in a worker thread with a progress bar; Ctrl-C cancels; print the report."""
     err = err or sys.stderr
-    watch, cancel, outcome = _Watch(), threading.Event(), {}
+    watch, cancel = _Watch(), threading.Event()
+    outcome: _Outcome = {}
 
     def work() -> None:
         try:

@@ -49,10 +49,10 @@ class Launch:
 
 def run_bounded(launch: Launch, *, max_bytes: int, wall_timeout_s: float) -> ProcessOutput:
     """Run `launch`, reading at most `max_bytes` per stream, killed at the deadline or when over the cap."""
-    extra: dict[str, object] = {}
-    if launch.user is not None:
-        # Popen switches ids in the forked child without Python code (safe with threads, unlike preexec_fn).
-        extra = {"user": launch.user, "group": launch.user, "extra_groups": []}
+    # Popen switches ids in the forked child without Python code (safe with threads, unlike preexec_fn).
+    # None for all three is Popen's default: the ids stay as they are (setgroups needs root, so the empty
+    # group list is only passed along with a user).
+    user = launch.user
     proc = subprocess.Popen(  # noqa: S603 - argv is built by the caller, never a shell string
         list(launch.argv),
         stdin=subprocess.DEVNULL,
@@ -61,7 +61,9 @@ def run_bounded(launch: Launch, *, max_bytes: int, wall_timeout_s: float) -> Pro
         env=launch.env,
         pass_fds=launch.pass_fds,
         start_new_session=True,
-        **extra,  # type: ignore[arg-type]
+        user=user,
+        group=user,
+        extra_groups=[] if user is not None else None,
     )
     assert proc.stdout is not None and proc.stderr is not None
     deadline = time.monotonic() + wall_timeout_s

@@ -62,7 +62,8 @@ async def test_the_default_budget_covers_tools_the_config_does_not_name() -> Non
     note = ToolCall("n1", "note", {}), ToolCall("n2", "note", {})
     events, calls, _ = await run([tool_response(*note), text_response("ok")], policy)
     assert [name for name, _ in calls] == ["note"]
-    assert "budget of 1 note call per turn" in events[-1].tool_calls[1]["output"]  # type: ignore[union-attr]
+    done = events[-1]
+    assert isinstance(done, Done) and "budget of 1 note call per turn" in done.tool_calls[1]["output"]
 
 
 async def test_a_side_effect_call_becomes_a_proposal_and_never_runs() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from core.agent.compaction import SUMMARY_PREFIX, Compactor
@@ -26,7 +28,7 @@ def long_history(pairs: int, size: int = 200) -> list[Message]:
     return messages
 
 
-def estimate_tokens(messages: list[Message]) -> int:
+def estimate_tokens(messages: Sequence[Message]) -> int:
     return count_messages(EstimateCounter(), messages)
 
 

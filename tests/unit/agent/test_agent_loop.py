@@ -26,7 +26,7 @@ from core.providers.fake import ScriptedProvider, text_response, tool_response
 from core.tools.base import tool
 from core.tools.builtin import calculator
 from core.tools.toolset import Toolset
-from core.types import ChatRequest, Message, StreamPart, ToolCall, Usage
+from core.types import ChatRequest, Message, ModelResponse, StreamPart, ToolCall, Usage
 
 QUESTION = [Message("system", "You are Daemon."), Message("user", "What is 6 times 7?")]
 
@@ -114,9 +114,9 @@ class SlowScripted(ScriptedProvider):
 
 
 async def collect(
-    runner: AgentRunner, messages: Sequence[Message] = QUESTION, **kw: object
+    runner: AgentRunner, messages: Sequence[Message] = QUESTION, *, cancel: asyncio.Event | None = None
 ) -> list[RunEvent]:
-    events = [event async for event in runner.run(messages, **kw)]  # type: ignore[arg-type]
+    events = [event async for event in runner.run(messages, cancel=cancel)]
     assert isinstance(events[-1], Done | RunError)
     assert sum(isinstance(e, Done | RunError) for e in events) == 1
     return events
@@ -382,10 +382,10 @@ async def test_truncated_stream_is_an_error_not_an_answer() -> None:
 
 
 async def test_unexpected_exception_is_a_generic_run_error() -> None:
-    def explode(request: ChatRequest) -> object:
+    def explode(request: ChatRequest) -> ModelResponse:
         raise RuntimeError("secret internal detail")
 
-    events = await collect(AgentRunner(ScriptedProvider([explode]), TOOLS))  # type: ignore[list-item]
+    events = await collect(AgentRunner(ScriptedProvider([explode]), TOOLS))
     assert isinstance(events[-1], RunError) and events[-1].kind == "internal"
     assert "secret" not in events[-1].message
 

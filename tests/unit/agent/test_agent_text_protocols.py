@@ -27,8 +27,10 @@ JSON_PROFILE = ProviderProfile(native_tools=False, json_schema=True, local=True)
 QUESTION = [Message("system", "You are Daemon."), Message("user", "What is 2 + 3?")]
 
 
-async def run(provider: ScriptedProvider, tools: Toolset | None = None, **kw: object) -> list[RunEvent]:
-    runner = AgentRunner(provider, tools or builtin_toolset(), **kw)  # type: ignore[arg-type]
+async def run(
+    provider: ScriptedProvider, tools: Toolset | None = None, *, limits: RunLimits | None = None
+) -> list[RunEvent]:
+    runner = AgentRunner(provider, tools or builtin_toolset(), limits=limits)
     events = [e async for e in runner.run(QUESTION)]
     provider.assert_complete()
     return events

@@ -15,7 +15,7 @@ from core.providers.fake import ScriptedProvider
 from core.tools.base import Tool
 from core.tools.builtin import builtin_toolset
 from core.tools.toolset import Toolset
-from core.types import Message
+from core.types import ChatRequest, Message, ModelResponse
 
 TINY = ProviderProfile(native_tools=False, json_schema=True, local=True, context_window=2048)
 MEMORY_HINT = r"\b(remember|recall)\b"
@@ -39,8 +39,14 @@ def gate(judge: ScriptedProvider | None = None, *, narrow: bool = False) -> Stag
     )
 
 
-def offered(message: str, signals: TurnSignals | None = None, **kw: object) -> tuple[tuple[str, ...], str]:
-    decision = asyncio.run(gate(**kw).decide(message, TOOLS, signals))  # type: ignore[arg-type]
+def offered(
+    message: str,
+    signals: TurnSignals | None = None,
+    *,
+    judge: ScriptedProvider | None = None,
+    narrow: bool = False,
+) -> tuple[tuple[str, ...], str]:
+    decision = asyncio.run(gate(judge, narrow=narrow).decide(message, TOOLS, signals))
     return decision.toolset.names(), decision.stage
 
 
@@ -109,7 +115,7 @@ def test_a_failing_or_late_judge_counts_as_no() -> None:
 
 async def test_a_slow_judge_is_cut_off_by_the_timeout() -> None:
     class Slow(ScriptedProvider):
-        async def complete(self, request):  # type: ignore[no-untyped-def]
+        async def complete(self, request: ChatRequest) -> ModelResponse:
             await asyncio.sleep(30)
             raise AssertionError("not reached")
 

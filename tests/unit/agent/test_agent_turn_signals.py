@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 from core.agent.turn_signals import TurnSignals, current_signals, signals_from, with_signals
 from core.events import Done, RunEvent
 from core.orchestrator import ModelChoice, Orchestrator
 from core.pipeline.analyzer import Analysis
-from core.ports import FactView, GraphContext, RecalledMemory
+from core.ports import FactPort, FactView, GraphContext, RecalledMemory
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
@@ -79,7 +80,8 @@ class Facts:
 async def test_the_orchestrator_runs_the_agent_with_the_turns_signals(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal.sqlite3")
     agent = SignalAgent()
-    context = ContextGatherer(JournalHistory(journal, 4), facts=Facts())  # type: ignore[arg-type]
+    facts = cast(FactPort, Facts())  # the gatherer reads `profile` only
+    context = ContextGatherer(JournalHistory(journal, 4), facts=facts)
     builder = PromptBuilder("SYS", EstimateCounter(), 4000)
     orchestrator = Orchestrator([ModelChoice("a", agent)], journal, context, builder)
     [_ async for _ in orchestrator.run_turn("hello there")]

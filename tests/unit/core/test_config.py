@@ -17,7 +17,7 @@ def test_defaults_load_and_are_frozen() -> None:
     assert config.gui.port == 7860
     assert "local" in config.providers
     with pytest.raises(ValidationError):
-        config.gui.port = 1  # type: ignore[misc]
+        config.gui.port = 1  # type: ignore[misc]  # assigning to the frozen model is the point
 
 
 def test_user_file_overrides_defaults_and_env_overrides_file(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from core.events import Done, TextDelta
+from core.events import Done, RunEvent, TextDelta
 from core.generation.extractive import (
     EXTRACTIVE_MODEL,
     AnsweredAgent,
@@ -24,6 +26,7 @@ from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.temporal import relative_windows
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
+from core.types import Message
 from memory.journal import Journal
 
 TOLD_AT = datetime(2026, 12, 3, 14, 0).timestamp()
@@ -189,7 +192,9 @@ class NeverAgent:
     def __init__(self) -> None:
         self.runs = 0
 
-    async def run(self, messages, *, cancel=None, max_tokens=None):  # type: ignore[no-untyped-def]
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
+    ) -> AsyncIterator[RunEvent]:
         self.runs += 1
         yield TextDelta("model")
         yield Done(answer="model", model="small")
@@ -209,7 +214,8 @@ async def test_the_orchestrator_lets_the_recall_answerer_take_a_turn_instead_of_
     recalled = [e async for e in orchestrator.run_turn("recall: where?")]
     chatted = [e async for e in orchestrator.run_turn("hello")]
     assert isinstance(recalled[-1], Done) and recalled[-1].model == EXTRACTIVE_MODEL
-    assert journal.turn(recalled[-1].turn_id).model == EXTRACTIVE_MODEL  # type: ignore[union-attr]
+    stored = journal.turn(recalled[-1].turn_id)
+    assert stored is not None and stored.model == EXTRACTIVE_MODEL
     assert isinstance(chatted[-1], Done) and chatted[-1].model == "small" and model.runs == 1
     journal.close()
 

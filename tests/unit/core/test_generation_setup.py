@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from core.config import AppConfig, GenerationConfig, ModelsConfig, ProviderConfig, load_config
-from core.events import Done
+from core.events import Done, RunEvent
 from core.generation import BestOfN, Duel, Ensemble, PlannedGeneration, UncertaintyRetry
 from core.generation.setup import generation_agent, model_choices, turn_modes
 from core.orchestrator import Orchestrator
@@ -16,6 +18,7 @@ from core.providers.pricing import CostLedger
 from core.providers.registry import ProviderFactory
 from core.tools.toolset import Toolset
 from core.turn_context import ContextGatherer, JournalHistory
+from core.types import Message
 from memory.journal import Journal
 
 
@@ -23,13 +26,15 @@ class Plain:
     def __init__(self, temperature: float | None = None) -> None:
         self.temperature = temperature
 
-    async def run(self, messages, *, cancel=None, max_tokens=None):  # type: ignore[no-untyped-def]
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
+    ) -> AsyncIterator[RunEvent]:
         raise NotImplementedError
         yield
 
 
 def build(mode: str, *, judge: bool = True, others: bool = True, **kw: object) -> object:
-    cfg = GenerationConfig(mode=mode, uncertainty_retry=False, **kw)  # type: ignore[arg-type]
+    cfg = GenerationConfig(mode=mode, uncertainty_retry=False, **kw)
     return generation_agent(
         Plain,
         {"fast": Plain()} if others else {},

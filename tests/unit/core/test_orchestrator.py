@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from core.errors import ProviderError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.orchestrator import ModelChoice, Orchestrator
+from core.pipeline.analyzer import Analysis, ContextAnalyzer
+from core.pipeline.intent import StmHint
+from core.ports import ExtractedFact, GraphBoost, GraphContext, RecalledMemory, TurnRecord
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
@@ -64,8 +68,10 @@ def builder() -> PromptBuilder:
     return PromptBuilder("SYSTEM", EstimateCounter(), 8000)
 
 
-async def collect(orchestrator: Orchestrator, text: str, **kw: object) -> list[RunEvent]:
-    return [event async for event in orchestrator.run_turn(text, **kw)]  # type: ignore[arg-type]
+async def collect(
+    orchestrator: Orchestrator, text: str, *, session_id: str | None = None, model: str | None = None
+) -> list[RunEvent]:
+    return [event async for event in orchestrator.run_turn(text, session_id=session_id, model=model)]
 
 
 async def test_turn_is_committed_before_done_is_emitted(tmp_path: Path) -> None:
@@ -126,6 +132,7 @@ async def test_consumer_walking_away_marks_the_turn_cancelled(tmp_path: Path) ->
     stream = orchestrator.run_turn("stop me")
     first = await stream.__anext__()
     assert isinstance(first, TextDelta)
+    assert isinstance(stream, AsyncGenerator)  # an async generator, which the consumer can close
     await stream.aclose()
     [turn] = journal.turns()
     assert turn.user == "stop me" and turn.status == "cancelled"
@@ -134,7 +141,13 @@ async def test_consumer_walking_away_marks_the_turn_cancelled(tmp_path: Path) ->
 
 async def test_task_cancellation_keeps_the_shown_text(tmp_path: Path) -> None:
     class Slow(RecordingAgent):
-        async def run(self, messages, *, cancel=None):  # type: ignore[no-untyped-def, override]
+        async def run(
+            self,
+            messages: list[Message],
+            *,
+            cancel: asyncio.Event | None = None,
+            max_tokens: int | None = None,
+        ) -> AsyncIterator[RunEvent]:
             yield TextDelta("partial ")
             await asyncio.sleep(10)
             yield Done(answer="never")
@@ -167,24 +180,31 @@ class FakeMemory:
         self.remembered: list[str] = []
         self.boosts: list[object] = []
 
-    async def recall(  # type: ignore[no-untyped-def]
-        self, query, session_id, limit, intent="general", shown_turn_ids=frozenset(), boost=None
-    ):
-        from core.ports import RecalledMemory
-
+    async def recall(
+        self,
+        query: str,
+        session_id: str,
+        limit: int,
+        intent: str = "general",
+        shown_turn_ids: frozenset[str] = frozenset(),
+        boost: GraphBoost | None = None,
+    ) -> list[RecalledMemory]:
         self.calls.append((query, intent))
         self.shown.append(shown_turn_ids)
         self.boosts.append(boost)
         return [RecalledMemory("conv_1", "conversations", "User: my dog is Rex", 0.9, 1_700_000_000.0)]
 
-    async def remember(self, turn) -> None:  # type: ignore[no-untyped-def]
+    async def remember(self, turn: TurnRecord) -> None:
         self.remembered.append(turn.turn_id)
+
+    async def latest(
+        self, collection: str, limit: int, where: Mapping[str, Any] | None = None
+    ) -> list[RecalledMemory]:
+        return []
 
 
 class FakeAnalyzer:
-    def analyze(self, text: str, short_term=None):  # type: ignore[no-untyped-def]
-        from core.pipeline.analyzer import Analysis
-
+    def analyze(self, text: str, short_term: StmHint | None = None) -> Analysis:
         if "end it" in text:
             return Analysis("emotional_support", 0.9, "crisis", 9.0, (), (), text, "CALL-988")
         return Analysis("factual_recall", 0.9, "conversational", 0.0, (), (), text, None)
@@ -200,10 +220,10 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
     context = ContextGatherer(
         JournalHistory(journal, 4),
         memory=memory,
-        analyzer=FakeAnalyzer(),
-        escalation=EscalationConfig(),  # type: ignore[arg-type]
+        analyzer=cast(ContextAnalyzer, FakeAnalyzer()),  # only `analyze` is used
+        escalation=EscalationConfig(),
     )
-    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)  # type: ignore[arg-type]
+    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)
     done = (await collect(orchestrator, "what is my dog called?"))[-1]
     assert memory.calls == [("what is my dog called?", "factual_recall")]
     memories = section(agent.seen[0], "RELEVANT MEMORIES")
@@ -223,7 +243,7 @@ async def test_analysis_picks_the_memory_profile_and_crisis_guidance_reaches_the
 class HotlineAgent(RecordingAgent):
     """Answers with a crisis line of its own."""
 
-    async def run(  # type: ignore[override]
+    async def run(
         self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]:
         yield TextDelta("Please call or text 988 now.")
@@ -232,7 +252,7 @@ class HotlineAgent(RecordingAgent):
 
 def analysed(tmp_path: Path, agent: RecordingAgent) -> tuple[Orchestrator, Journal]:
     journal = Journal(tmp_path / "j.sqlite3")
-    context = ContextGatherer(JournalHistory(journal, 4), analyzer=FakeAnalyzer())  # type: ignore[arg-type]
+    context = ContextGatherer(JournalHistory(journal, 4), analyzer=cast(ContextAnalyzer, FakeAnalyzer()))
     return Orchestrator([ModelChoice("rec", agent)], journal, context, builder()), journal
 
 
@@ -254,28 +274,29 @@ async def test_a_reply_that_already_names_a_crisis_line_is_left_alone(tmp_path: 
     assert isinstance(done, Done) and done.answer == "Please call or text 988 now."
 
 
+def jo_boost(metadata: Mapping[str, str]) -> Mapping[str, float]:
+    """The graph's boost; the test only checks that retrieval is handed this very function."""
+    return {}
+
+
 class FakeKnowledge:
     """Knows that the user's sister is Jo; records what it is taught."""
 
     def __init__(self) -> None:
         self.learned: list[tuple[list[str], str]] = []
 
-    def context_for(self, text: str):  # type: ignore[no-untyped-def]
-        from core.ports import GraphContext
-
+    def context_for(self, text: str) -> GraphContext:
         if "sister" not in text:
             return GraphContext()
-        return GraphContext(("Jo",), ("Jo is the user's sister.", "Jo lives in Boston."), boost=len)
+        return GraphContext(("Jo",), ("Jo is the user's sister.", "Jo lives in Boston."), boost=jo_boost)
 
-    def learn(self, facts, source_id, at):  # type: ignore[no-untyped-def]
+    def learn(self, facts: Sequence[ExtractedFact], source_id: str, at: float) -> int:
         self.learned.append(([f.object for f in facts], source_id))
         return len(facts)
 
 
 class FakeFacts:
-    def extract(self, text: str):  # type: ignore[no-untyped-def]
-        from core.ports import ExtractedFact
-
+    def extract(self, text: str) -> list[ExtractedFact]:
         if "live in" not in text:
             return []
         return [ExtractedFact("user", "lives in", text.rsplit(" ", 1)[-1], "location", "user", text, 0.9)]
@@ -284,7 +305,7 @@ class FakeFacts:
 async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts(tmp_path: Path) -> None:
     agent, memory, knowledge = RecordingAgent(), FakeMemory(), FakeKnowledge()
     journal = Journal(tmp_path / "j.sqlite3")
-    context = ContextGatherer(JournalHistory(journal, 4), memory=memory, knowledge=knowledge)  # type: ignore[arg-type]
+    context = ContextGatherer(JournalHistory(journal, 4), memory=memory, knowledge=knowledge)
     orchestrator = Orchestrator(
         [ModelChoice("rec", agent)],
         journal,
@@ -292,13 +313,13 @@ async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts
         builder(),
         memory=memory,
         knowledge=knowledge,
-        extractor=FakeFacts(),  # type: ignore[arg-type]
+        extractor=FakeFacts(),
     )
     await collect(orchestrator, "how is my sister doing?")
     graph = section(agent.seen[0], "KNOWLEDGE GRAPH")
     assert "Jo is the user's sister." in graph and "Jo lives in Boston." in graph
     assert memory.calls[0][0] == "how is my sister doing? (Jo)"  # retrieval searches for what was meant
-    assert memory.boosts == [len]
+    assert memory.boosts == [jo_boost]
     assert knowledge.learned == []  # nothing stated, nothing learned
     done = (await collect(orchestrator, "I live in Denver"))[-1]
     assert isinstance(done, Done)
@@ -308,18 +329,25 @@ async def test_the_graph_resolves_entities_for_retrieval_and_learns_stated_facts
 
 async def test_citations_in_the_answer_map_to_the_items_the_prompt_showed(tmp_path: Path) -> None:
     class Citing(RecordingAgent):
-        async def run(self, messages, *, cancel=None, max_tokens=None):  # type: ignore[no-untyped-def, override]
+        async def run(
+            self,
+            messages: list[Message],
+            *,
+            cancel: asyncio.Event | None = None,
+            max_tokens: int | None = None,
+        ) -> AsyncIterator[RunEvent]:
             self.seen.append(messages)
             yield Done(answer="Your dog is Rex [M1]. Also [M9] and [M1] again.", model="rec")
 
     agent, memory = Citing(), FakeMemory()
     journal = Journal(tmp_path / "j.sqlite3")
-    context = ContextGatherer(JournalHistory(journal, 4), memory=memory)  # type: ignore[arg-type]
-    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)  # type: ignore[arg-type]
+    context = ContextGatherer(JournalHistory(journal, 4), memory=memory)
+    orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)
     done = (await collect(orchestrator, "what is my dog called?"))[-1]
     assert isinstance(done, Done)
     assert [(c["marker"], c["id"]) for c in done.citations] == [("M1", "conv_1")]  # M9 names nothing
-    assert journal.turn(done.turn_id).citations == list(done.citations)  # type: ignore[union-attr]
+    stored = journal.turn(done.turn_id)
+    assert stored is not None and stored.citations == list(done.citations)
 
 
 class GatedAgent(RecordingAgent):
@@ -358,7 +386,7 @@ async def test_a_model_added_at_run_time_becomes_the_default_and_replaces_its_na
 
 async def test_a_turn_in_flight_keeps_the_model_it_started_with(tmp_path: Path) -> None:
     old, new = GatedAgent(), RecordingAgent()
-    orchestrator, journal = make(tmp_path, old)  # type: ignore[arg-type]
+    orchestrator, journal = make(tmp_path, old)
 
     running = asyncio.create_task(collect(orchestrator, "slow question"))
     await old.started.wait()

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import UserInputError
-from core.prompt.assembly import MIN_BUDGET, Assembler, PromptItem, SectionContent
+from core.prompt.assembly import MIN_BUDGET, AssembledPrompt, Assembler, PromptItem, SectionContent
 from core.prompt.compression import middle_out
 from core.prompt.sections import EMIT_ORDER, QUERY, RECENT, SECTIONS, sections_for
 from core.prompt.tokens import MESSAGE_OVERHEAD, EstimateCounter
@@ -25,13 +25,15 @@ def with_query(contents: dict[str, list[PromptItem]], query: str) -> dict[str, S
     return out
 
 
-def total_of(prompt) -> int:  # type: ignore[no-untyped-def]
+def total_of(prompt: AssembledPrompt) -> int:
     return COUNTER.count(prompt.system) + COUNTER.count(prompt.user_text()) + 2 * MESSAGE_OVERHEAD
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contents=contents_strategy, query=words, budget=st.integers(MIN_BUDGET, 20_000), system=words)
-def test_the_assembled_prompt_never_exceeds_the_budget(contents, query, budget, system) -> None:  # type: ignore[no-untyped-def]
+def test_the_assembled_prompt_never_exceeds_the_budget(
+    contents: dict[str, list[PromptItem]], query: str, budget: int, system: str
+) -> None:
     prompt = Assembler(COUNTER).assemble(system, with_query(contents, query), budget)
     assert prompt.total_tokens <= budget
     assert total_of(prompt) == prompt.total_tokens  # the reported total is the real count
@@ -46,7 +48,9 @@ def test_the_assembled_prompt_never_exceeds_the_budget(contents, query, budget, 
 
 @settings(max_examples=200, deadline=None)
 @given(turns=st.lists(words, min_size=5, max_size=12), filler=contents_strategy, query=words)
-def test_the_recent_turn_floor_is_kept_when_it_fits(turns, filler, query) -> None:  # type: ignore[no-untyped-def]
+def test_the_recent_turn_floor_is_kept_when_it_fits(
+    turns: list[str], filler: dict[str, list[PromptItem]], query: str
+) -> None:
     recent = [PromptItem(t, id=f"turn{i}") for i, t in enumerate(turns)]
     contents = with_query({**filler, RECENT: recent}, query)
     limit = SECTIONS[RECENT].item_tokens
@@ -113,9 +117,9 @@ async def test_model_compression_is_cut_to_the_limit_and_falls_back_to_middle_ou
     assert COUNTER.count(compressed) <= 50 and compressed.startswith("summary")
     assert "the fence" in wordy.requests[0].messages[0].content
     failing = FailingProvider(ProviderError("down"))
-    fallback = await ModelCompressor(failing, COUNTER).compress(long, 50)  # type: ignore[arg-type]
+    fallback = await ModelCompressor(failing, COUNTER).compress(long, 50)
     assert fallback.startswith("head") and fallback.endswith("tail") and COUNTER.count(fallback) <= 50
-    short = await ModelCompressor(failing, COUNTER).compress("already short", 50)  # type: ignore[arg-type]
+    short = await ModelCompressor(failing, COUNTER).compress("already short", 50)
     assert short == "already short" and failing.calls == 1  # no call for what already fits
 
 

@@ -29,7 +29,7 @@ KEY = "sk-test-0123456789abcdefSECRETVALUE"
 class MemoryKeyring(KeyringBackend):
     """A keyring that keeps passwords in a dict (what a desktop's SecretService would hold)."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()

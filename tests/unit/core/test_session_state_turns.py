@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 from core.errors import ProviderError
 from core.events import Done, RunEvent, TextDelta
 from core.orchestrator import ModelChoice, Orchestrator
-from core.pipeline.analyzer import Analysis
+from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.escalation import EscalationConfig
+from core.pipeline.intent import StmHint
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.turn_context import ContextGatherer, JournalHistory
@@ -25,7 +27,7 @@ GROUNDING_TOKENS = EscalationConfig().grounding_tokens
 class DistressAnalyzer:
     """Reads "awful" as elevated distress, anything else as conversational."""
 
-    def analyze(self, text: str, short_term=None):  # type: ignore[no-untyped-def]
+    def analyze(self, text: str, short_term: StmHint | None = None) -> Analysis:
         tone = "elevated" if "awful" in text else "conversational"
         return Analysis("emotional_support", 0.9, tone, 0.0, ("work",), (), text, None)
 
@@ -53,9 +55,9 @@ def open_daemon(data: Path, agent: SteadyAgent) -> tuple[Orchestrator, SessionSt
     states = SessionStateDB(data / SESSION_STATE_FILE)
     context = ContextGatherer(
         JournalHistory(journal, 4),
-        analyzer=DistressAnalyzer(),
+        analyzer=cast(ContextAnalyzer, DistressAnalyzer()),  # only `analyze` is used
         escalation=EscalationConfig(),
-        states=states,  # type: ignore[arg-type]
+        states=states,
     )
     prompt = PromptBuilder("S", EstimateCounter(), 8000)
     orchestrator = Orchestrator([ModelChoice("steady", agent)], journal, context, prompt)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
-from core.pipeline.analyzer import Analysis
+from core.pipeline.analyzer import Analysis, ContextAnalyzer
+from core.pipeline.intent import StmHint
 from core.pipeline.rewrite import LlmRefiner
-from core.ports import RecalledMemory
+from core.ports import FactPort, FactView, GraphBoost, RecalledMemory, TurnRecord
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.providers.fake import ScriptedProvider
@@ -24,17 +27,28 @@ class FakeMemory:
         self.queries: list[str] = []
 
     async def recall(
-        self, query, session_id, limit, intent="general", shown_turn_ids=frozenset(), boost=None
-    ):  # type: ignore[no-untyped-def]  # noqa: E501
+        self,
+        query: str,
+        session_id: str,
+        limit: int,
+        intent: str = "general",
+        shown_turn_ids: frozenset[str] = frozenset(),
+        boost: GraphBoost | None = None,
+    ) -> list[RecalledMemory]:
         self.queries.append(query)
         return [RecalledMemory("m1", "conversations", "Jo moves to Lisbon on May 3", 0.8)]
 
-    async def remember(self, turn) -> None:  # type: ignore[no-untyped-def]
+    async def remember(self, turn: TurnRecord) -> None:
         return None
+
+    async def latest(
+        self, collection: str, limit: int, where: Mapping[str, Any] | None = None
+    ) -> list[RecalledMemory]:
+        return []
 
 
 class FakeAnalyzer:
-    def analyze(self, text: str, short_term=None):  # type: ignore[no-untyped-def]
+    def analyze(self, text: str, short_term: StmHint | None = None) -> Analysis:
         return Analysis("factual_recall", 0.4, "conversational", 0.0, ("offline topic",), (), text, None)
 
 
@@ -45,8 +59,8 @@ def gatherer(
     context = ContextGatherer(
         JournalHistory(journal, 4),
         memory=memory,
-        analyzer=FakeAnalyzer(),
-        refiner=refiner,  # type: ignore[arg-type]
+        analyzer=cast(ContextAnalyzer, FakeAnalyzer()),  # only `analyze` is used
+        refiner=refiner,
     )
     return context, journal
 
@@ -95,9 +109,7 @@ async def test_a_question_left_unanswered_stays_open_until_it_is_answered(tmp_pa
 
 
 class FakeFacts:
-    def profile(self, now: float):  # type: ignore[no-untyped-def]
-        from core.ports import FactView
-
+    def profile(self, now: float) -> list[FactView]:
         return [
             FactView("f1", "user", "lives_in", "Denver", "current", 0.85, "location"),
             FactView("f2", "Jo", "sister_of", "user", "current", 0.8, "family"),
@@ -106,7 +118,8 @@ class FakeFacts:
 
 async def test_the_profile_of_current_facts_reaches_the_prompt(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite3")
-    context = ContextGatherer(JournalHistory(journal, 4), facts=FakeFacts())  # type: ignore[arg-type]
+    facts = cast(FactPort, FakeFacts())  # the gatherer reads `profile` only
+    context = ContextGatherer(JournalHistory(journal, 4), facts=facts)
     text = await prompt_text(await context.gather(journal.new_session(), "hi"))
     profile = "### USER PROFILE\n[F1] location: The user lives in Denver.\n[F2] family: Jo is the user's"
     assert profile in text

@@ -18,9 +18,11 @@ def minilm() -> Callable[[str], int]:
     return minilm_token_counter()
 
 
-def texts(text: str, file_type: str, count: Callable[[str], int], **kw: object) -> list[str]:
-    options = {"max_tokens": 240, "target_chars": 700, **kw}
-    return [text[c.start : c.end] for c in chunk_text(text, file_type, count, **options)]  # type: ignore[arg-type]
+def texts(
+    text: str, file_type: str, count: Callable[[str], int], max_tokens: int = 240, target_chars: int = 700
+) -> list[str]:
+    chunks = chunk_text(text, file_type, count, max_tokens=max_tokens, target_chars=target_chars)
+    return [text[c.start : c.end] for c in chunks]
 
 
 def test_chunks_join_back_into_the_text_exactly(minilm: Callable[[str], int]) -> None:

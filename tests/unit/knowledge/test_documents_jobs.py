@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,7 @@ from knowledge.jobs import (
     JobLedger,
     JobRunner,
     Progress,
+    Statement,
     run_job,
 )
 
@@ -61,7 +63,8 @@ def test_a_job_processes_every_item_once_in_order_and_reports_progress(ledger: J
     assert done_bytes == sorted(done_bytes) and done_bytes[-1] == 1000
     after_first = next(u for u in updates if u.bytes_done == 100)
     assert after_first.eta_s is not None and after_first.eta_s > 0
-    assert ledger.job(job)["meta"] == {"paths": ["/docs"]}  # type: ignore[index]
+    row = ledger.job(job)
+    assert row is not None and row["meta"] == {"paths": ["/docs"]}
 
 
 def test_a_bad_item_fails_alone_and_the_job_goes_on(ledger: JobLedger) -> None:
@@ -90,10 +93,16 @@ def test_a_crash_mid_job_resumes_at_the_first_unfinished_item(ledger: JobLedger,
 
     with pytest.raises(RuntimeError):
         run_job(ledger, job, crashing)
-    assert ledger.job(job)["state"] == FAILED  # type: ignore[index]
+    failed = ledger.job(job)
+    assert failed is not None and failed["state"] == FAILED
     reopened = JobLedger(tmp_path / "jobs.sqlite3")  # a new process
     assert reopened.resumable("ingest") == [job]
-    report = run_job(reopened, job, lambda item: (calls.append(item.key), ItemOutcome("h"))[1])
+
+    def healthy(item: JobItem) -> ItemOutcome:
+        calls.append(item.key)
+        return ItemOutcome("h")
+
+    report = run_job(reopened, job, healthy)
     assert calls == ["/docs/a.md", "/docs/b.md", "/docs/b.md", "/docs/c.md"]  # a once; b retried once
     assert report.resumed == 1 and report.progress.state == DONE
     assert report.ran == ("/docs/b.md", "/docs/c.md")
@@ -108,20 +117,27 @@ def test_the_store_written_but_not_marked_item_is_redone_as_a_no_op(ledger: JobL
     job = ledger.create("ingest", ITEMS)
     real_mark = ledger.mark
 
-    def mark_then_die(job_id: str, key: str, *rest: object) -> None:
+    def mark_then_die(
+        job_id: str,
+        key: str,
+        state: str,
+        fingerprint: str,
+        detail: Mapping[str, Any],
+        also: Sequence[Statement] = (),
+    ) -> None:
         if key.endswith("b.md"):
             raise KeyboardInterrupt  # the process dies after the write, before the mark
-        real_mark(job_id, key, *rest)  # type: ignore[arg-type]
+        real_mark(job_id, key, state, fingerprint, detail, also)
 
     def process(item: JobItem) -> ItemOutcome:
         status = "unchanged" if store.get(item.key) == "v1" else "ingested"
         store[item.key] = "v1"
         return ItemOutcome("v1", {"status": status})
 
-    ledger.mark = mark_then_die  # type: ignore[method-assign]
-    with pytest.raises(KeyboardInterrupt):
-        run_job(ledger, job, process)
-    ledger.mark = real_mark  # type: ignore[method-assign]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ledger, "mark", mark_then_die)
+        with pytest.raises(KeyboardInterrupt):
+            run_job(ledger, job, process)
     report = run_job(ledger, job, process)
     assert [(i["key"][-4:], i.get("status")) for i in report.items] == [
         ("a.md", "ingested"),

@@ -65,7 +65,9 @@ def write(path: Path, data: bytes | str) -> Path:
     return path
 
 
-def test_each_format_is_ingested_and_reads_back_exactly(ingester: DocumentIngester, tmp_path: Path) -> None:
+def test_each_format_is_ingested_and_reads_back_exactly(
+    ingester: DocumentIngester, service: MemoryService, tmp_path: Path
+) -> None:
     files = [
         write(tmp_path / "boat.md", MARKDOWN),
         write(tmp_path / "tool.py", PYTHON),
@@ -77,7 +79,7 @@ def test_each_format_is_ingested_and_reads_back_exactly(ingester: DocumentIngest
     for path in files:
         result = ingester.ingest_file(path)
         assert result.status == "ingested" and result.chunks >= 1
-        stored = read_document(ingester.store._service.store, result.document_id)  # type: ignore[attr-defined]
+        stored = read_document(service.store, result.document_id)  # the store the ingester writes to
         assert stored is not None and stored.complete
         assert stored.metadata["file_path"] == str(path.resolve())
     assert {e.file_type for e in list_documents(ingester.store)} == {

@@ -65,4 +65,5 @@ def test_a_pet_named_later_takes_over_the_unnamed_one(clock: Callable[[], float]
     graph = ingest("My dog loves the beach. My dog's name is Rex.", clock)
     edges = {(e.source, e.relation, e.target) for e in graph.edges()}
     assert {(USER_ID, "has_pet", "rex"), ("rex", "is_a", "dog"), ("rex", "likes", "beach")} <= edges
-    assert graph.entity("rex").type == "pet"  # type: ignore[union-attr]
+    rex = graph.entity("rex")
+    assert rex is not None and rex.type == "pet"

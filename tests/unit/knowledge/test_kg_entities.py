@@ -10,8 +10,8 @@ from knowledge.graph import KnowledgeGraph
 from knowledge.graph_facts import ingest_triples
 
 
-def spans(resolver: EntityResolver, text: str, **options: object) -> list[tuple[str, str]]:
-    return [(m.entity_id, m.text) for m in resolver.resolve(text, **options)]  # type: ignore[arg-type]
+def spans(resolver: EntityResolver, text: str) -> list[tuple[str, str]]:
+    return [(m.entity_id, m.text) for m in resolver.resolve(text)]
 
 
 def test_multi_word_entities_resolve_as_one(personal_graph: KnowledgeGraph) -> None:

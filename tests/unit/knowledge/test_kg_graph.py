@@ -52,7 +52,8 @@ def test_entities_are_typed_counted_and_timed(graph: KnowledgeGraph) -> None:
     assert entity.aliases == ("Pep",)
     assert graph.find("PEP") == "pepper"
     graph.add_entity("Pepper", "thing")  # a vaguer type never replaces a specific one
-    assert graph.entity("pepper").type == "pet"  # type: ignore[union-attr]
+    pepper = graph.entity("pepper")
+    assert pepper is not None and pepper.type == "pet"
 
 
 def test_two_relations_between_the_same_pair_are_both_kept(graph: KnowledgeGraph) -> None:
@@ -128,8 +129,9 @@ def test_merge_folds_edges_aliases_and_counts(graph: KnowledgeGraph) -> None:
     graph.add_relation(may, "lives in", big_apple, fact_id="f1")
     graph.merge(nyc, big_apple)
     assert "nyc" not in graph
-    assert graph.entity(nyc).aliases == ("NYC",)  # type: ignore[union-attr]
-    assert graph.entity(nyc).mentions == 2  # type: ignore[union-attr]
+    merged = graph.entity(nyc)
+    assert merged is not None and merged.aliases == ("NYC",)
+    assert merged.mentions == 2
     assert [e.target for e in graph.edges(may, "lives_in")] == ["new_york"]
 
 

@@ -30,7 +30,8 @@ def test_user_words_map_to_one_user_node(graph: KnowledgeGraph) -> None:
         (USER_ID, "works_at", "acme"),
         (USER_ID, "speaks", "french"),
     }
-    assert graph.entity("acme").type == "organization"  # type: ignore[union-attr]
+    acme = graph.entity("acme")
+    assert acme is not None and acme.type == "organization"
 
 
 def test_every_phrasing_of_a_sister_lands_on_the_same_edge(graph: KnowledgeGraph) -> None:
@@ -45,7 +46,8 @@ def test_every_phrasing_of_a_sister_lands_on_the_same_edge(graph: KnowledgeGraph
     )
     (edge,) = graph.edges("jo", "sister_of")
     assert edge.target == USER_ID and edge.fact_ids == ("f1", "f2", "f3", "f4") and edge.weight == 4.0
-    assert graph.entity("jo").type == "person"  # type: ignore[union-attr]
+    jo = graph.entity("jo")
+    assert jo is not None and jo.type == "person"
 
 
 def test_facts_about_an_unnamed_sister_move_to_her_once_named(graph: KnowledgeGraph) -> None:
@@ -82,7 +84,8 @@ def test_pets_get_their_kind(graph: KnowledgeGraph) -> None:
         ("jo", "has_pet", "miso"),
         ("miso", "is_a", "cat"),
     } <= relations(graph)
-    assert graph.entity("pepper").type == graph.entity("miso").type == "pet"  # type: ignore[union-attr]
+    pepper, miso = graph.entity("pepper"), graph.entity("miso")
+    assert pepper is not None and miso is not None and pepper.type == miso.type == "pet"
 
 
 def test_my_dog_named_later(graph: KnowledgeGraph) -> None:
@@ -123,7 +126,7 @@ def test_weak_and_malformed_rows_are_skipped(graph: KnowledgeGraph) -> None:
             ("user", "likes", "olives", 0.2),  # below min_confidence
             ("it", "is", "great"),  # junk subject
             ("user", "", "x"),
-            ("only two",),  # type: ignore[list-item]
+            ("only two",),
             ("user", "likes", "tea", "not a number"),
         ],
     )

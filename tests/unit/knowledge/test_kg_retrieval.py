@@ -22,7 +22,7 @@ from memory.embeddings import HashingEmbedder
 from memory.inmemory_store import InMemoryStore
 from memory.scoring import score
 from memory.service import MemoryService
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record
 from tests.unit.memory.profile_helpers import committed_profiles
 
 NOW = 1_700_000_000.0
@@ -81,7 +81,7 @@ async def test_resolving_my_sister_finds_and_lifts_the_memories_naming_her(tmp_p
     ]
     records = []
     for i, text in enumerate(texts):
-        meta = {"created_at": NOW - 3600.0 * (i + 1), "session_id": f"s{i}", "turn_id": str(i)}
+        meta: Metadata = {"created_at": NOW - 3600.0 * (i + 1), "session_id": f"s{i}", "turn_id": str(i)}
         records.append(Record(f"m{i}", text, meta))
     memory.write_turns(records)
     query = "How is my sister doing?"

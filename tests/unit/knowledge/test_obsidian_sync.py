@@ -100,7 +100,8 @@ def test_links_and_tags_become_edges_and_fake_ones_in_code_do_not(parts: Parts) 
     }
     graph = parts.knowledge.graph
     assert "note:notalink" not in graph and "tag:notatag" not in graph and "tag:inline" not in graph
-    assert graph.entity("note:recipes/pesto").name == "Pesto"  # type: ignore[union-attr]
+    pesto = graph.entity("note:recipes/pesto")
+    assert pesto is not None and pesto.name == "Pesto"
     # the graph is saved: a new service over the same file sees the edges
     assert ("note:garden", "note:compost") in {
         (e.source, e.target) for e in KnowledgeService(parts.graph_store).graph.edges(relation=LINKS_TO)

@@ -97,7 +97,8 @@ def test_a_sync_cut_off_mid_vault_is_resumed_by_the_next_one_and_no_note_is_writ
     fourth = {r.id for r in records(vault.memory, OBSIDIAN_NOTES) if r.metadata["file_path"] == "Note 03.md"}
     assert redone == fourth  # only the note cut off mid-write, under the same ids
     assert len(records(vault.memory, OBSIDIAN_NOTES)) == 8  # one record per note, none twice
-    assert vault.ledger.jobs.job(job["job_id"])["state"] == DONE
+    resumed = vault.ledger.jobs.job(job["job_id"])
+    assert resumed is not None and resumed["state"] == DONE
     vault.agree()
     links = {(e.source, e.target) for e in vault.knowledge.graph.edges(relation=LINKS_TO)}
     assert len(links) == 8  # every note's edges, the cut-off one's included
@@ -115,10 +116,12 @@ def test_a_cancel_from_another_connection_stops_between_notes_each_note_whole(tm
 
     report = vault.sync.run(progress)
     assert report.cancelled and report.added == 2
-    assert other.job(report.jobs[-1])["state"] == CANCELLED
+    cancelled = other.job(report.jobs[-1])
+    assert cancelled is not None and cancelled["state"] == CANCELLED
     stored = {r.metadata["file_path"] for r in records(vault.memory, OBSIDIAN_NOTES)}
     assert stored == set(vault.ledger.notes())  # whole notes only, each with its ledger row
     for path in stored:
+        assert isinstance(path, str)
         node = f"note:{path.removesuffix('.md').casefold()}"
         assert vault.knowledge.graph.edges(node, LINKS_TO)  # and its edges
     vault.agree()

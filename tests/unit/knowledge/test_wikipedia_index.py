@@ -26,7 +26,7 @@ from knowledge.wikipedia import (
 from memory.candidates import QueryContext
 from memory.inmemory_store import InMemoryStore
 from memory.service import MemoryService
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record
 from tests.unit.memory.profile_helpers import committed_profiles
 
 faiss = pytest.importorskip("faiss")
@@ -177,7 +177,7 @@ def test_the_index_answers_as_wiki_knowledge_in_the_memory_search(
     index = WikipediaIndex.open(build(tmp_path / "wiki", vectors, "ivfpq"), top_k=10, nprobe=4)
     service = MemoryService(InMemoryStore(minilm), committed_profiles(), sources={WIKI_KNOWLEDGE: index})
     service.open()
-    meta = {"turn_id": "t1", "session_id": "s1", "created_at": 1_700_000_000.0}
+    meta: Metadata = {"turn_id": "t1", "session_id": "s1", "created_at": 1_700_000_000.0}
     service.write_turns([Record("conv_t1", "I made espresso this morning before my run.", meta)])
     ctx = QueryContext(
         query="how does a glacier form from snow and ice", now=1_700_000_100.0, intent="factual_recall"

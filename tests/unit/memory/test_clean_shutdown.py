@@ -14,7 +14,7 @@ from memory.embeddings import HashingEmbedder
 from memory.lexical import LexicalIndexes
 from memory.lexical_store import LEXICAL_FILE, open_lexical_store
 from memory.service import MemoryService
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record
 from tests.unit.memory.profile_helpers import committed_profiles
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -23,7 +23,7 @@ DIM = 64
 
 
 def turn(i: int, text: str, session: str = "s1") -> Record:
-    meta = {"created_at": NOW - 1000 + i, "session_id": session, "turn_id": f"t{i}", "seq": i}
+    meta: Metadata = {"created_at": NOW - 1000 + i, "session_id": session, "turn_id": f"t{i}", "seq": i}
     return Record(f"conv_t{i}", text, meta)
 
 
@@ -47,7 +47,7 @@ def test_a_start_after_a_clean_close_trusts_the_index_without_reading_the_store(
     first = open_service(tmp_path)
     assert first.verified  # a new store: no marker yet
     first.write_turns([turn(1, "quantum gardening notes"), turn(2, "cello lessons on Tuesday")])
-    meta = {"created_at": NOW, "subject": "Miso", "predicate": "has", "object": "kidney disease"}
+    meta: Metadata = {"created_at": NOW, "subject": "Miso", "predicate": "has", "object": "kidney disease"}
     first.add("facts", [Record("fact_1", "Miso | has | kidney disease", meta)])
     first.close()
     again = open_service(tmp_path)

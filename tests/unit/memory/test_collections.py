@@ -64,7 +64,7 @@ def test_valid_collection_names(name: str) -> None:
 @pytest.mark.parametrize("name", ["", "t", "ab", "-abc", "abc_", "a b c", "fäcts", "x" * 513, 123])
 def test_invalid_collection_names_are_refused_clearly(name: object) -> None:
     with pytest.raises(CollectionNameError, match="invalid collection name"):
-        validate_collection_name(name)  # type: ignore[arg-type]
+        validate_collection_name(name)  # type: ignore[arg-type]  # a non-string name is the point
 
 
 def test_spec_rejects_bad_tier_and_duplicate_fields() -> None:

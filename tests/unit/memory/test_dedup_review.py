@@ -147,7 +147,9 @@ def test_dismissed_pairs_never_come_back(queue: ReviewQueue) -> None:
     dismissed = queue.dismiss(item.id)
     assert dismissed.status == DISMISSED and queue.open_items() == []
     assert scanner.scan({"summaries": summaries()}) == []
-    assert queue.propose([item]) == 0 and queue.get(item.id).status == DISMISSED  # type: ignore[union-attr]
+    assert queue.propose([item]) == 0
+    stored = queue.get(item.id)
+    assert stored is not None and stored.status == DISMISSED
     with pytest.raises(ReviewError):
         queue.approve(item.id, keep="sum_a")  # decided: undo first
 
@@ -187,7 +189,8 @@ def test_approve_hides_without_deleting_and_undo_unhides(queue: ReviewQueue, sto
     undone = queue.undo(item.id)
     assert undone.status == UNDONE and not queue.hidden.is_hidden("sum_1")
     assert queue.hidden.hidden_ids("summaries") == set()
-    assert queue.get(item.id).status == UNDONE  # type: ignore[union-attr]
+    stored = queue.get(item.id)
+    assert stored is not None and stored.status == UNDONE
     assert queue.approve(item.id, keep="sum_1").hidden == ("sum_2",)  # the user may decide again
 
 
@@ -223,8 +226,8 @@ def test_purge_needs_confirm_and_only_touches_approved_hidden_records(
     assert queue.hidden.purge(["sum_1", "sum_2"], store.delete, confirm=True).purged == ()  # still open
 
     queue.approve(item.id, keep="sum_2")
-    with pytest.raises(PurgeRefused):
-        queue.hidden.purge(["sum_1"], store.delete, confirm="yes")  # type: ignore[arg-type]
+    with pytest.raises(PurgeRefused):  # a truthy non-bool is not a confirmation
+        queue.hidden.purge(["sum_1"], store.delete, confirm="yes")  # type: ignore[arg-type]  # the point
     assert store.count("summaries") == 3
 
     result = queue.hidden.purge(["sum_1", "sum_2", "sum_3", "nope"], store.delete, confirm=True)

@@ -105,7 +105,9 @@ def test_lowercase_curly_apostrophes_and_im_are_understood(extractor: RuleFactEx
 
 def test_every_fact_has_a_known_category_and_scope(extractor: RuleFactExtractor) -> None:
     for item in _load("facts_labelled.yaml"):
-        for fact in extractor.extract(item["text"]):
+        text = item["text"]
+        assert isinstance(text, str)
+        for fact in extractor.extract(text):
             assert fact.category in FACT_CATEGORIES and fact.scope in ("user", "entity")
             assert (fact.scope == "user") == (fact.subject == "user")
 

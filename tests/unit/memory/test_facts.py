@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from core.ports import ExtractedFact, TurnRecord
-from memory.facts.model import Candidate, fact_id
+from memory.facts.model import Candidate, StoredFact, fact_id
 from memory.facts.service import FactMemory
 from memory.facts.store import FactStore
 from memory.facts.truth import after_event, initial_truth, read_truth
@@ -17,11 +18,18 @@ from memory.vector_store import Record
 WEEK = 7 * 24 * 3600.0
 
 
-def fact(s: str, p: str, o: str, **kw: object) -> ExtractedFact:
-    base: dict[str, object] = {"category": "location", "scope": "user", "excerpt": f"{s} {p} {o}"}
-    base["confidence"] = 0.9
-    base.update(kw)
-    return ExtractedFact(s, p, o, **base)  # type: ignore[arg-type]
+def fact(
+    s: str,
+    p: str,
+    o: str,
+    *,
+    category: str = "location",
+    scope: str = "user",
+    confidence: float = 0.9,
+    negated: bool = False,
+    replaces: str | None = None,
+) -> ExtractedFact:
+    return ExtractedFact(s, p, o, category, scope, f"{s} {p} {o}", confidence, negated, replaces)
 
 
 def turn(n: int) -> TurnRecord:
@@ -50,7 +58,7 @@ class Index:
     def __init__(self) -> None:
         self.records: dict[str, Record] = {}
 
-    def __call__(self, records: list[Record]) -> None:
+    def __call__(self, records: Sequence[Record]) -> None:
         self.records.update({r.id: r for r in records})
 
 
@@ -96,9 +104,7 @@ def test_gate_rules() -> None:
     assert decide(named, fact("my dog", "named", "Max")) is Verdict.STORE_AND_FLAG
 
 
-def _stored(c: Candidate, turn_id: str):  # type: ignore[no-untyped-def]
-    from memory.facts.model import StoredFact
-
+def _stored(c: Candidate, turn_id: str) -> StoredFact:
     return StoredFact(
         c.id,
         c.subject,

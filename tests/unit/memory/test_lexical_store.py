@@ -14,7 +14,7 @@ from memory.inmemory_store import InMemoryStore
 from memory.lexical import LexicalIndexes
 from memory.lexical_store import LEXICAL_FILE, LexicalStore, open_lexical_store
 from memory.service import MemoryService
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record, VectorStore
 from tests.unit.memory.profile_helpers import committed_profiles
 
 NOW = 1_700_000_000.0
@@ -22,16 +22,16 @@ WORDS = "garden hiking dolomites espresso kidney cat miso paint cello piano toky
 
 
 def turn(i: int, text: str, session: str = "s1") -> Record:
-    meta = {"created_at": NOW - 1000 + i, "session_id": session, "turn_id": f"t{i}", "seq": i}
+    meta: Metadata = {"created_at": NOW - 1000 + i, "session_id": session, "turn_id": f"t{i}", "seq": i}
     return Record(f"conv_t{i}", text, meta)
 
 
 def fact(record_id: str, subject: str, predicate: str, obj: str) -> Record:
-    meta = {"created_at": NOW, "subject": subject, "predicate": predicate, "object": obj}
+    meta: Metadata = {"created_at": NOW, "subject": subject, "predicate": predicate, "object": obj}
     return Record(record_id, f"{subject} | {predicate} | {obj}", meta)
 
 
-def open_service(store: InMemoryStore, folder: Path) -> MemoryService:
+def open_service(store: VectorStore, folder: Path) -> MemoryService:
     """A service over `store` with its lexical index persisted in `folder`, as the composition root builds
     it."""
     persisted = open_lexical_store(folder / LEXICAL_FILE)
@@ -42,7 +42,7 @@ def open_service(store: InMemoryStore, folder: Path) -> MemoryService:
 
 def reopen(service: MemoryService, folder: Path) -> MemoryService:
     service.lexical.close()  # the store stays: it stands for Chroma's files on disk
-    return open_service(service.store, folder)  # type: ignore[arg-type]
+    return open_service(service.store, folder)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ from core.errors import ProviderError
 from core.ports import ExtractedFact, TurnRecord
 from core.providers.base import ProviderProfile
 from core.providers.fake import FailingProvider, ScriptedProvider
-from core.types import ChatRequest, ModelResponse
+from core.types import ChatRequest, ModelResponse, StreamPart
 from memory.facts.adjudicator import LlmAdjudicator, parse_verdict
 from memory.facts.llm_extraction import LlmFactExtractor, parse_facts
 from memory.facts.model import Candidate, StoredFact
@@ -26,8 +27,9 @@ TURNS = [
 ]
 
 
-def item(subject: str, predicate: str, obj: str, excerpt: str, **kw: Any) -> dict[str, Any]:
-    base = {
+def item(subject: str, predicate: str, obj: object, excerpt: str, **kw: Any) -> dict[str, Any]:
+    """One fact as the model writes it; `obj` is not always a string (a model can answer anything)."""
+    base: dict[str, Any] = {
         "subject": subject,
         "predicate": predicate,
         "object": obj,
@@ -39,7 +41,7 @@ def item(subject: str, predicate: str, obj: str, excerpt: str, **kw: Any) -> dic
     return base | kw
 
 
-def answer(*items: dict[str, Any]) -> str:
+def answer(*items: object) -> str:
     return json.dumps({"facts": list(items)})
 
 
@@ -149,7 +151,7 @@ async def test_a_provider_error_gives_no_facts() -> None:
     facts, _ = await extract(ProviderError("rate limited", retryable=True))
     assert facts == []
     failing = FailingProvider(ProviderError("down"))
-    assert await LlmFactExtractor(failing).extract(TURNS) == []  # type: ignore[arg-type]
+    assert await LlmFactExtractor(failing).extract(TURNS) == []
     assert failing.calls == 1
 
 
@@ -172,14 +174,14 @@ class SlowProvider:
         await asyncio.sleep(self.delay_s)
         return ModelResponse(self.text)
 
-    async def stream(self, request: ChatRequest):  # type: ignore[no-untyped-def]
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPart]:
         raise NotImplementedError
         yield
 
 
 async def test_a_late_model_is_abandoned_at_the_timeout() -> None:
     started = time.perf_counter()
-    extractor = LlmFactExtractor(SlowProvider(5.0, GOOD), timeout_s=0.05)  # type: ignore[arg-type]
+    extractor = LlmFactExtractor(SlowProvider(5.0, GOOD), timeout_s=0.05)
     assert await extractor.extract(TURNS) == []
     assert time.perf_counter() - started < 1.0
 
@@ -263,7 +265,7 @@ async def test_the_adjudicator_asks_a_tiny_question_and_maps_the_letter() -> Non
 
 async def test_the_adjudicator_gives_none_when_late_failing_or_unclear() -> None:
     started = time.perf_counter()
-    slow = LlmAdjudicator(SlowProvider(5.0), timeout_s=0.05)  # type: ignore[arg-type]
+    slow = LlmAdjudicator(SlowProvider(5.0), timeout_s=0.05)
     assert await slow.judge(NEW, OLD) is None
     assert time.perf_counter() - started < 1.0
     assert await LlmAdjudicator(ScriptedProvider([ProviderError("down")])).judge(NEW, OLD) is None

@@ -128,7 +128,9 @@ def test_the_type_check_rejects_no_labelled_fact(nlp: SpacyPipeline) -> None:
     rejected = []
     for name in SETS:
         for item in load_items(DATA / f"facts_{name}.yaml"):
-            gold = {expected(row) for row in item["facts"]}  # type: ignore[attr-defined]
+            rows = item["facts"]
+            assert isinstance(rows, list)
+            gold = {expected(row) for row in rows}
             for fact in reader.extract(str(item["text"])):
                 why = types.mismatch(Candidate.from_extracted(fact))
                 if why and predicted(fact) in gold:

@@ -63,9 +63,9 @@ def test_intent_defaults_make_sense() -> None:
 def test_profiles_are_immutable() -> None:
     profile = committed_profiles().get("general")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        profile.min_keep = 1  # type: ignore[misc]
+        profile.min_keep = 1  # type: ignore[misc]  # writing to it is the point
     with pytest.raises(TypeError):
-        profile.limits["conversations"] = 1  # type: ignore[index]
+        profile.limits["conversations"] = 1  # type: ignore[index]  # writing to it is the point
     assert profile.limit("no_such_collection") == 0
 
 

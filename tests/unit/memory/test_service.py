@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memory.candidates import QueryContext
@@ -13,14 +14,14 @@ from memory.inmemory_store import InMemoryStore
 from memory.lexical import LexicalIndexes, previous_texts
 from memory.retrieval import RetrievalSettings, Retriever
 from memory.service import MemoryService
-from memory.vector_store import Record
+from memory.vector_store import Hit, Metadata, Record, Where
 from tests.unit.memory.profile_helpers import committed_profiles
 
 NOW = 1_700_000_000.0
 
 
 def turn(i: int, text: str, session: str = "s1") -> Record:
-    meta = {"created_at": NOW - 1000 + i, "session_id": session, "turn_id": f"t{i}", "seq": i}
+    meta: Metadata = {"created_at": NOW - 1000 + i, "session_id": session, "turn_id": f"t{i}", "seq": i}
     return Record(f"conv_t{i}", text, meta)
 
 
@@ -61,7 +62,12 @@ async def test_a_reply_is_found_by_the_question_it_answered(service: MemoryServi
 
 async def test_search_spans_collections_and_respects_collection_choice(service: MemoryService) -> None:
     service.write_turns([turn(1, "my cat Miso has kidney disease")])
-    fact_meta = {"created_at": NOW, "subject": "Miso", "predicate": "has", "object": "kidney disease"}
+    fact_meta: Metadata = {
+        "created_at": NOW,
+        "subject": "Miso",
+        "predicate": "has",
+        "object": "kidney disease",
+    }
     service.add("facts", [Record("fact_1", "Miso | has | kidney disease", fact_meta)])
     both = await service.search(QueryContext(query="Miso kidney", now=NOW, intent="factual_recall"), k=5)
     assert {m.collection for m in both} == {"conversations", "facts"}
@@ -102,21 +108,23 @@ def test_previous_texts_follow_session_order() -> None:
     assert previous_texts(records) == {"a": None, "b": "first", "c": None}
 
 
-async def test_a_slow_collection_is_skipped_and_reported(tmp_path: Path) -> None:
+async def test_a_slow_collection_is_skipped_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = InMemoryStore(HashingEmbedder(64))
     service = MemoryService(store, committed_profiles())
     service.open()
     service.write_turns([turn(1, "fast answer here")])
-    fact = {"subject": "user", "predicate": "likes", "object": "answers", "created_at": 1.0}
+    fact: Metadata = {"subject": "user", "predicate": "likes", "object": "answers", "created_at": 1.0}
     service.add("facts", [Record("fact_1", "slow answer", fact)])  # an empty collection is not searched
     real_query = store.query
 
-    def slow_query(collection, vector, k, where=None):  # type: ignore[no-untyped-def]
+    def slow_query(collection: str, vector: np.ndarray, k: int, where: Where | None = None) -> list[Hit]:
         if collection == "facts":
             time.sleep(0.5)
         return real_query(collection, vector, k, where)
 
-    store.query = slow_query  # type: ignore[method-assign]
+    monkeypatch.setattr(store, "query", slow_query)
     retriever = Retriever(store, service.lexical, service.payloads, RetrievalSettings(timeout_s=0.1))
     result = await retriever.candidates(
         "fast answer", store.embedder.embed_query("fast answer"), {"conversations": 5, "facts": 5}

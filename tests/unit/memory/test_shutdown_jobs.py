@@ -137,7 +137,7 @@ async def test_later_steps_see_earlier_results_read_only(jobs: JobTable, sink: S
     assert set(ctx.results) == {"s1", "s2"} and ctx.results["s1"]["written"] == 1
     assert ctx.turns == TURNS and ctx.session_id == SESSION and ctx.attempt == 1
     with pytest.raises(TypeError):
-        ctx.results["s1"]["written"] = 5  # type: ignore[index]
+        ctx.results["s1"]["written"] = 5  # type: ignore[index]  # writing to it is the point
 
 
 async def test_a_failing_step_does_not_stop_later_steps_and_is_retried_next_run(

@@ -57,7 +57,9 @@ async def test_a_summary_citing_a_corrected_fact_is_stale_and_prefixed(tmp_path:
     assert result == {"summaries": 1, "by_model": 0, "claims": 1}
     [summary] = memory.store.get(SUMMARIES)
     assert summary.metadata["staleness_ratio"] == 0.0 and "Boston" in summary.text
-    assert json.loads(summary.metadata["source_ids"]) == [f"conv_{said.turn_id}"]  # backlink to the turn
+    source_ids = summary.metadata["source_ids"]
+    assert isinstance(source_ids, str)
+    assert json.loads(source_ids) == [f"conv_{said.turn_id}"]  # backlink to the turn
 
     correction = TurnRecord("t-fix", session, "Actually I moved to Denver.", "Got it.", T0 + 60)
     outcome = await facts.record([fact("moved to", "Denver")], correction, correcting=True)

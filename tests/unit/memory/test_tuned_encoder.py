@@ -4,6 +4,7 @@ was trained on."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -96,7 +97,7 @@ def test_a_cached_query_vector_is_computed_once_and_read_only() -> None:
 
     calls: list[list[str]] = []
 
-    def embed(texts: list[str]) -> np.ndarray:
+    def embed(texts: Sequence[str]) -> np.ndarray:
         calls.append(list(texts))
         return np.ones((len(texts), 4), dtype=np.float32)
 

@@ -12,10 +12,13 @@ from memory.importance import turn_importance
 from memory.inmemory_store import InMemoryStore
 from memory.journal import Journal
 from memory.turn_index import TurnIndexer, conversation_id
+from memory.vector_store import Record
+
+Parts = tuple[Journal, InMemoryStore, TurnIndexer]
 
 
 @pytest.fixture
-def parts(tmp_path: Path) -> tuple[Journal, InMemoryStore, TurnIndexer]:
+def parts(tmp_path: Path) -> Parts:
     journal = Journal(tmp_path / "j.sqlite3")
     store = InMemoryStore(HashingEmbedder())
     store.ensure_collections(COLLECTIONS)
@@ -28,7 +31,7 @@ def finished_turn(journal: Journal, session: str, user: str, answer: str) -> str
     return turn_id
 
 
-def test_indexed_turn_carries_its_journal_id_and_provenance(parts) -> None:  # type: ignore[no-untyped-def]
+def test_indexed_turn_carries_its_journal_id_and_provenance(parts: Parts) -> None:
     journal, store, indexer = parts
     session = journal.new_session()
     turn_id = finished_turn(journal, session, "My sister Ana lives in Porto", "Noted!")
@@ -36,10 +39,11 @@ def test_indexed_turn_carries_its_journal_id_and_provenance(parts) -> None:  # t
     [record] = store.get(CONVERSATIONS, ids=[conversation_id(turn_id)])
     assert record.text == "User: My sister Ana lives in Porto\nAssistant: Noted!"
     assert record.metadata["turn_id"] == turn_id and record.metadata["session_id"] == session
-    assert record.metadata["model"] == "m" and record.metadata["importance"] > 0.5
+    importance = record.metadata["importance"]
+    assert record.metadata["model"] == "m" and isinstance(importance, float) and importance > 0.5
 
 
-def test_crash_between_store_write_and_mark_is_repaired_without_duplicates(parts) -> None:  # type: ignore[no-untyped-def]
+def test_crash_between_store_write_and_mark_is_repaired_without_duplicates(parts: Parts) -> None:
     journal, store, indexer = parts
     session = journal.new_session()
     ids = [finished_turn(journal, session, f"message {i}", "ok") for i in range(3)]
@@ -52,7 +56,7 @@ def test_crash_between_store_write_and_mark_is_repaired_without_duplicates(parts
     assert {r.id for r in store.get(CONVERSATIONS)} == {conversation_id(t) for t in ids}
 
 
-def test_pending_and_failed_turns_are_not_indexed(parts) -> None:  # type: ignore[no-untyped-def]
+def test_pending_and_failed_turns_are_not_indexed(parts: Parts) -> None:
     journal, store, indexer = parts
     session = journal.new_session()
     journal.begin_turn(session, "still thinking")
@@ -68,7 +72,7 @@ def test_importance_ranks_disclosures_over_small_talk() -> None:
     )
 
 
-def _records(journal: Journal):  # type: ignore[no-untyped-def]
+def _records(journal: Journal) -> list[Record]:
     from memory.turn_index import turn_record
 
     return [turn_record(t) for t in journal.unindexed_turns()]

@@ -101,11 +101,13 @@ def test_a_crash_between_the_vector_and_the_record_leaves_a_vector_the_next_open
         close(second)
 
 
-def test_a_failed_record_write_takes_its_vector_back_at_once(visual: VisualMemory, tmp_path: Path) -> None:
+def test_a_failed_record_write_takes_its_vector_back_at_once(
+    visual: VisualMemory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def refuse(collection: str, records: object) -> None:
         raise OSError("disk full")
 
-    visual.memory.add = refuse  # type: ignore[method-assign]
+    monkeypatch.setattr(visual.memory, "add", refuse)
     with pytest.raises(OSError):
         visual.add(draw(tmp_path / "a.png", (1, 2, 3)), caption="x")
     assert len(visual.index or []) == 0

@@ -106,7 +106,7 @@ def test_result_shape(classifier: IntentClassifier) -> None:
     assert all(":" in cue for cue in result.cues)
     assert json.loads(json.dumps(result.to_dict()))["intent"] == "temporal_recall"
     with pytest.raises(TypeError):
-        result.scores["general"] = 1.0  # type: ignore[index]
+        result.scores["general"] = 1.0  # type: ignore[index]  # the read-only mapping is the point
 
 
 def test_empty_or_blank_text_is_general_with_no_confidence(classifier: IntentClassifier) -> None:

@@ -75,11 +75,8 @@ def test_the_head_settles_an_unsure_message_but_never_overrides_a_confident_one(
 def test_a_read_only_cached_query_vector_is_not_modified() -> None:
     vector = bag_of_words("sourdough starter") * 3.0  # not unit length, and shared through a cache
     vector.setflags(write=False)
-    head = LinearHead(
-        lambda _text: vector,
-        *fit(np.stack([bag_of_words(t) for t, _ in EXAMPLES]), [0, 0, 1, 1], 2),
-        ("a", "b"),
-    )
+    weights, bias = fit(np.stack([bag_of_words(t) for t, _ in EXAMPLES]), [0, 0, 1, 1], 2)
+    head = LinearHead(lambda _text: vector, weights, bias, ("a", "b"))
     assert sum(head.vote("anything").values()) == pytest.approx(1.0, abs=1e-5)
     assert float(np.linalg.norm(vector)) == pytest.approx(3.0)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from core.errors import ProviderError
@@ -12,7 +13,7 @@ from core.pipeline.rewrite import LlmRefiner, parse_refinement
 from core.ports import TurnRecord
 from core.providers.base import ProviderProfile
 from core.providers.fake import FailingProvider, ScriptedProvider
-from core.types import ChatRequest, ModelResponse
+from core.types import ChatRequest, ModelResponse, StreamPart
 
 RECENT = [TurnRecord("t1", "s", "My sister Jo is moving to Lisbon.", "Exciting! When?", 1.0)]
 GOOD = {
@@ -66,19 +67,19 @@ class SlowProvider:
         await asyncio.sleep(self.delay_s)
         return ModelResponse(json.dumps(GOOD))
 
-    async def stream(self, request: ChatRequest):  # type: ignore[no-untyped-def]
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPart]:
         raise NotImplementedError
         yield
 
 
 async def test_a_late_model_is_abandoned_at_the_timeout() -> None:
     started = time.perf_counter()
-    refined = await LlmRefiner(SlowProvider(5.0), timeout_s=0.05).refine("when is she going?", RECENT)  # type: ignore[arg-type]
+    refined = await LlmRefiner(SlowProvider(5.0), timeout_s=0.05).refine("when is she going?", RECENT)
     assert refined is None
     assert time.perf_counter() - started < 1.0
 
 
 async def test_a_failing_model_changes_nothing() -> None:
     provider = FailingProvider(ProviderError("rate limited", retryable=True))
-    assert await LlmRefiner(provider).refine("hello", []) is None  # type: ignore[arg-type]
+    assert await LlmRefiner(provider).refine("hello", []) is None
     assert provider.calls == 1

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
@@ -87,8 +88,19 @@ class FakeBackend:
         return [1.0 if "weather" in topic and "weather" in c.lower() else 0.0 for c in candidates]
 
 
-def ask(text: str, **kw: object) -> ChatRequest:
-    return ChatRequest(messages=(Message("user", text),), **kw)  # type: ignore[arg-type]
+class RequestFields(TypedDict, total=False):
+    """The `ChatRequest` fields a test may set besides the messages."""
+
+    tools: tuple[ToolSpec, ...]
+    max_tokens: int
+    temperature: float
+    tool_choice: str | None
+    response_schema: dict[str, Any] | None
+    stop: tuple[str, ...]
+
+
+def ask(text: str, **kw: Unpack[RequestFields]) -> ChatRequest:
+    return ChatRequest(messages=(Message("user", text),), **kw)
 
 
 async def test_profile_and_protocol() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import pytest
 
@@ -50,8 +51,14 @@ class Wire:
         return self.server.requests[-1].body
 
 
+class Serve(Protocol):
+    """The `serve` fixture: starts a fake server of a dialect and an adapter speaking to it."""
+
+    async def __call__(self, dialect: str, mode: str = "stream") -> Wire: ...
+
+
 @pytest.fixture
-async def serve() -> AsyncIterator[object]:
+async def serve() -> AsyncIterator[Serve]:
     """`await serve(dialect, mode)` starts a fake server of that dialect and an adapter speaking to it."""
     started: list[Wire] = []
 
@@ -85,9 +92,9 @@ def ask(*history: Message, tools: tuple[ToolSpec, ...] = TOOLS, choice: str | No
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_parallel_native_calls_keep_the_servers_ids_and_report_tool_calls(
-    serve: object, dialect: str, mode: str
+    serve: Serve, dialect: str, mode: str
 ) -> None:
-    wire = await serve(dialect, mode)  # type: ignore[operator]
+    wire = await serve(dialect, mode)
     wire.server.script(calls(Call("get_weather", {"city": "Paris"}), Call("get_weather", {"city": "Oslo"})))
     response = await wire.answer(ask())
     assert [(c.name, c.arguments) for c in response.tool_calls] == [
@@ -105,9 +112,9 @@ async def test_parallel_native_calls_keep_the_servers_ids_and_report_tool_calls(
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_arguments_as_object_empty_string_or_null_are_read(
-    serve: object, dialect: str, mode: str
+    serve: Serve, dialect: str, mode: str
 ) -> None:
-    wire = await serve(dialect, mode)  # type: ignore[operator]
+    wire = await serve(dialect, mode)
     wire.server.script(
         calls(Call("get_weather", {"city": "Paris"}), args_as="object"),
         calls(Call("get_time", ""), Call("get_time", None)),
@@ -122,9 +129,9 @@ async def test_arguments_as_object_empty_string_or_null_are_read(
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_invalid_json_arguments_become_a_clear_error_not_a_crash(
-    serve: object, dialect: str, mode: str
+    serve: Serve, dialect: str, mode: str
 ) -> None:
-    wire = await serve(dialect, mode)  # type: ignore[operator]
+    wire = await serve(dialect, mode)
     wire.server.script(calls(Call("get_weather", '{"city": "Par'), Call("get_weather", {"city": "Rome"})))
     response = await wire.answer(ask())
     broken, fine = response.tool_calls
@@ -138,9 +145,9 @@ async def test_invalid_json_arguments_become_a_clear_error_not_a_crash(
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_missing_empty_or_repeated_ids_are_replaced_by_stable_unique_ones(
-    serve: object, dialect: str, mode: str, ids: str
+    serve: Serve, dialect: str, mode: str, ids: str
 ) -> None:
-    wire = await serve(dialect, mode)  # type: ignore[operator]
+    wire = await serve(dialect, mode)
     turn = calls(Call("get_weather", {"city": "Paris"}), Call("get_time"), ids=ids)
     wire.server.script(turn, turn)
     earlier = Message("assistant", "", tool_calls=(ToolCall("call_0", "get_time", {}),))
@@ -152,8 +159,8 @@ async def test_missing_empty_or_repeated_ids_are_replaced_by_stable_unique_ones(
     assert [c.id for c in again.tool_calls] == first_ids  # the same answer to the same request: same ids
 
 
-async def test_generated_ids_differ_from_one_round_to_the_next(serve: object) -> None:
-    wire = await serve("ollama", "complete")  # type: ignore[operator]
+async def test_generated_ids_differ_from_one_round_to_the_next(serve: Serve) -> None:
+    wire = await serve("ollama", "complete")
     turn = calls(Call("get_time"), ids="missing")
     wire.server.script(turn, turn)
     first = await wire.answer(ask())
@@ -168,8 +175,8 @@ async def test_generated_ids_differ_from_one_round_to_the_next(serve: object) ->
 # --- Streaming quirks ----------------------------------------------------------------------------
 
 
-async def test_deltas_without_index_continue_the_latest_call(serve: object) -> None:
-    wire = await serve("llamacpp")  # type: ignore[operator]
+async def test_deltas_without_index_continue_the_latest_call(serve: Serve) -> None:
+    wire = await serve("llamacpp")
     wire.server.script(
         calls(Call("get_weather", {"city": "Paris"}), Call("get_weather", {"city": "Lyon"}), index="missing")
     )
@@ -177,8 +184,8 @@ async def test_deltas_without_index_continue_the_latest_call(serve: object) -> N
     assert [c.arguments for c in response.tool_calls] == [{"city": "Paris"}, {"city": "Lyon"}]
 
 
-async def test_deltas_without_index_or_ids_still_separate_parallel_calls(serve: object) -> None:
-    wire = await serve("llamacpp")  # type: ignore[operator]
+async def test_deltas_without_index_or_ids_still_separate_parallel_calls(serve: Serve) -> None:
+    wire = await serve("llamacpp")
     two = (Call("get_weather", {"city": "Paris"}), Call("get_weather", {"city": "Lyon"}), Call("get_time"))
     wire.server.script(calls(*two, index="missing", ids="missing"))
     response = await wire.answer(ask())
@@ -190,8 +197,8 @@ async def test_deltas_without_index_or_ids_still_separate_parallel_calls(serve: 
 
 
 @pytest.mark.parametrize("dialect", ["vllm", "llamacpp", "lmstudio"])
-async def test_interleaved_parallel_calls_are_joined_by_index(serve: object, dialect: str) -> None:
-    wire = await serve(dialect)  # type: ignore[operator]
+async def test_interleaved_parallel_calls_are_joined_by_index(serve: Serve, dialect: str) -> None:
+    wire = await serve(dialect)
     long_city = {"city": "Llanfairpwllgwyngyll", "units": "metric"}
     wire.server.script(
         calls(
@@ -205,8 +212,8 @@ async def test_interleaved_parallel_calls_are_joined_by_index(serve: object, dia
     assert [c.arguments for c in response.tool_calls] == [long_city, {"city": "Oslo"}]
 
 
-async def test_parallel_calls_all_at_index_zero_are_kept_apart(serve: object) -> None:
-    wire = await serve("ollama")  # type: ignore[operator]
+async def test_parallel_calls_all_at_index_zero_are_kept_apart(serve: Serve) -> None:
+    wire = await serve("ollama")
     wire.server.script(
         calls(
             Call("get_weather", {"city": "Paris"}),
@@ -222,9 +229,9 @@ async def test_parallel_calls_all_at_index_zero_are_kept_apart(serve: object) ->
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dialect", ["lmstudio", "ollama"])
 async def test_finish_reason_stop_with_calls_still_means_tool_calls(
-    serve: object, dialect: str, mode: str
+    serve: Serve, dialect: str, mode: str
 ) -> None:
-    wire = await serve(dialect, mode)  # type: ignore[operator]
+    wire = await serve(dialect, mode)
     wire.server.script(calls(Call("get_time"), finish="stop"))
     response = await wire.answer(ask())
     assert response.finish_reason == "tool_calls" and [c.name for c in response.tool_calls] == ["get_time"]
@@ -241,9 +248,9 @@ async def test_finish_reason_stop_with_calls_still_means_tool_calls(
     ],
 )
 async def test_stream_usage_in_the_last_chunk_or_absent(
-    serve: object, dialect: str, usage: bool, expected: tuple[int, int]
+    serve: Serve, dialect: str, usage: bool, expected: tuple[int, int]
 ) -> None:
-    wire = await serve(dialect)  # type: ignore[operator]
+    wire = await serve(dialect)
     wire.server.script(calls(Call("get_time"), usage=usage, input_tokens=30, output_tokens=9))
     response = await wire.answer(ask())
     assert (response.usage.input_tokens, response.usage.output_tokens) == expected
@@ -254,8 +261,8 @@ async def test_stream_usage_in_the_last_chunk_or_absent(
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-async def test_tool_results_carry_the_call_id_and_the_tool_name(serve: object, dialect: str) -> None:
-    wire = await serve(dialect, "complete")  # type: ignore[operator]
+async def test_tool_results_carry_the_call_id_and_the_tool_name(serve: Serve, dialect: str) -> None:
+    wire = await serve(dialect, "complete")
     wire.server.script(said("Sunny."))
     call = ToolCall("365174485", "get_weather", {"city": "Paris"})
     result = Message("tool", "sunny", tool_call_id="365174485", name="get_weather")
@@ -292,9 +299,9 @@ async def test_tool_results_carry_the_call_id_and_the_tool_name(serve: object, d
     ],
 )
 async def test_tool_choice_is_sent_only_as_the_server_honours_it(
-    serve: object, dialect: str, choice: str, offered: list[str] | None, sent: object
+    serve: Serve, dialect: str, choice: str, offered: list[str] | None, sent: object
 ) -> None:
-    wire = await serve(dialect, "complete")  # type: ignore[operator]
+    wire = await serve(dialect, "complete")
     wire.server.script(said("ok"))
     await wire.answer(ask(choice=choice))
     body = wire.sent
@@ -302,8 +309,8 @@ async def test_tool_choice_is_sent_only_as_the_server_honours_it(
     assert body.get("tool_choice") == sent
 
 
-async def test_openai_dialect_sends_the_named_tool_choice(serve: object) -> None:
-    wire = await serve("vllm", "complete")  # type: ignore[operator]
+async def test_openai_dialect_sends_the_named_tool_choice(serve: Serve) -> None:
+    wire = await serve("vllm", "complete")
     await wire.provider.aclose()
     wire.provider = OpenAICompatProvider(model="m", base_url=wire.server.base_url + "/v1", dialect="openai")
     wire.server.script(said("ok"), said("ok"))
@@ -323,9 +330,9 @@ BARE = '```json\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n```'
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_a_call_written_as_text_becomes_a_tool_call(
-    serve: object, dialect: str, mode: str, text: str
+    serve: Serve, dialect: str, mode: str, text: str
 ) -> None:
-    wire = await serve(dialect, mode)  # type: ignore[operator]
+    wire = await serve(dialect, mode)
     wire.server.script(said(text))
     response = await wire.answer(ask())
     assert [(c.name, c.arguments) for c in response.tool_calls] == [("get_weather", {"city": "Paris"})]
@@ -335,15 +342,15 @@ async def test_a_call_written_as_text_becomes_a_tool_call(
 
 
 @pytest.mark.parametrize("text", [HERMES, BARE], ids=["hermes-marker", "bare-json"])
-async def test_streamed_text_never_shows_a_call_written_as_text(serve: object, text: str) -> None:
-    wire = await serve("lmstudio")  # type: ignore[operator]
+async def test_streamed_text_never_shows_a_call_written_as_text(serve: Serve, text: str) -> None:
+    wire = await serve("lmstudio")
     wire.server.script(said(text))
     shown = "".join(p.text for p in await wire.parts(ask()) if isinstance(p, TextPart))
     assert shown == ("Let me check.\n" if text == HERMES else "")
 
 
-async def test_unreadable_json_inside_a_marker_is_an_error_for_the_named_tool(serve: object) -> None:
-    wire = await serve("ollama")  # type: ignore[operator]
+async def test_unreadable_json_inside_a_marker_is_an_error_for_the_named_tool(serve: Serve) -> None:
+    wire = await serve("ollama")
     wire.server.script(said('<tool_call>{"name": "get_weather", "arguments": {"city": "Par}</tool_call>'))
     response = await wire.answer(ask())
     (call,) = response.tool_calls
@@ -360,15 +367,15 @@ async def test_unreadable_json_inside_a_marker_is_an_error_for_the_named_tool(se
     ],
 )
 @pytest.mark.parametrize("mode", MODES)
-async def test_json_that_is_not_a_call_stays_the_answer(serve: object, mode: str, text: str) -> None:
-    wire = await serve("vllm", mode)  # type: ignore[operator]
+async def test_json_that_is_not_a_call_stays_the_answer(serve: Serve, mode: str, text: str) -> None:
+    wire = await serve("vllm", mode)
     wire.server.script(said(text))
     response = await wire.answer(ask())
     assert response.text == text and response.tool_calls == () and response.finish_reason == "stop"
 
 
-async def test_without_tools_offered_a_marker_is_only_text(serve: object) -> None:
-    wire = await serve("llamacpp")  # type: ignore[operator]
+async def test_without_tools_offered_a_marker_is_only_text(serve: Serve) -> None:
+    wire = await serve("llamacpp")
     wire.server.script(said(HERMES))
     response = await wire.answer(ask(tools=()))
     assert response.text == HERMES and response.tool_calls == ()

@@ -15,6 +15,7 @@ from core.events import Done, RunEvent, TextDelta, ToolCallEnded
 from core.providers.openai_compat import OpenAICompatProvider
 from core.providers.pricing import CostLedger
 from core.providers.registry import ProviderFactory
+from core.providers.wrappers import CostTrackingProvider, RetryingProvider
 from core.tools.base import tool
 from core.tools.toolset import Toolset
 from core.types import Message
@@ -143,10 +144,16 @@ async def test_parallel_calls_with_one_repeated_id_each_get_their_own_result(ser
     assert isinstance(events[-1], Done) and events[-1].answer == ANSWER
 
 
+def openai_adapter(env: dict[str, str]) -> OpenAICompatProvider:
+    """The adapter inside the wrapped "openai" provider (cost tracking around retries around it)."""
+    wrapped = ProviderFactory(load_config(env=env), env, CostLedger()).wrapped("openai")
+    assert isinstance(wrapped, CostTrackingProvider) and isinstance(wrapped.inner, RetryingProvider)
+    adapter = wrapped.inner.inner
+    assert isinstance(adapter, OpenAICompatProvider)
+    return adapter
+
+
 def test_the_dialect_setting_reaches_the_adapter() -> None:
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "DAEMON_PROVIDERS__OPENAI__DIALECT": "ollama"}
-    adapter = ProviderFactory(load_config(env=env), env, CostLedger()).wrapped("openai").inner.inner
-    assert isinstance(adapter, OpenAICompatProvider) and adapter.dialect.name == "ollama"
-    default = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
-    plain = ProviderFactory(load_config(env=default), default, CostLedger()).wrapped("openai").inner.inner
-    assert plain.dialect.name == "openai"
+    assert openai_adapter(env).dialect.name == "ollama"
+    assert openai_adapter({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}).dialect.name == "openai"

@@ -13,6 +13,13 @@ from core.providers.wrappers import CostTrackingProvider, FallbackProvider, Retr
 ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ANTHROPIC_API_KEY": "k1", "GEMINI_API_KEY": "k2"}
 
 
+def tracked(factory: ProviderFactory, name: str) -> CostTrackingProvider:
+    """The factory's wrapped provider `name`, whose outer layer is cost tracking."""
+    provider = factory.wrapped(name)
+    assert isinstance(provider, CostTrackingProvider)
+    return provider
+
+
 def test_only_keyed_remote_providers_are_available_and_main_comes_first() -> None:
     config = load_config()
     assert ProviderFactory(config, {}, CostLedger()).available() == ["local"]
@@ -49,11 +56,11 @@ def test_a_remote_main_provider_falls_back_to_the_local_model() -> None:
 def test_the_embedded_model_is_free_and_a_configured_price_prices_an_unknown_model() -> None:
     env = {**ENV, "DAEMON_PROVIDERS__OPENAI__MODEL": "my-finetune", "DAEMON_BUDGET__MAX_USD": "1"}
     factory = ProviderFactory(load_config(env=env), env, CostLedger())
-    assert factory.wrapped("local").paid is False and factory.wrapped("openai").paid is True
-    assert factory.wrapped("openai").prices.get("my-finetune") is None  # unknown: refused under the budget
+    assert tracked(factory, "local").paid is False and tracked(factory, "openai").paid is True
+    assert tracked(factory, "openai").prices.get("my-finetune") is None  # unknown: refused under the budget
     priced = {**env, "DAEMON_PROVIDERS__OPENAI__PRICE_PER_MTOK": "[0.5, 1.5]"}
-    tracked = ProviderFactory(load_config(env=priced), priced, CostLedger()).wrapped("openai")
-    assert tracked.prices["my-finetune"] == ModelPrice(0.5, 1.5)
+    openai = tracked(ProviderFactory(load_config(env=priced), priced, CostLedger()), "openai")
+    assert openai.prices["my-finetune"] == ModelPrice(0.5, 1.5)
 
 
 def test_a_chosen_provider_without_its_key_names_the_variable_before_any_call() -> None:

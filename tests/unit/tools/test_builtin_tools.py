@@ -79,7 +79,8 @@ def test_builtin_toolset() -> None:
     tools = builtin_toolset()
     assert tools.names() == ("current_time", "calculator")
     assert builtin_tools() == (current_time, calculator)
-    assert tools.get("calculator").parameters["required"] == ["expression"]
+    calc = tools.get("calculator")
+    assert calc is not None and calc.parameters["required"] == ["expression"]
 
 
 def test_calculator_never_returns_inf_or_nan_as_a_result() -> None:

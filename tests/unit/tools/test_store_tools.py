@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
@@ -28,7 +29,7 @@ from memory.journal import Journal
 from memory.port import ConversationMemory
 from memory.service import MemoryService
 from memory.turn_index import TurnIndexer
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record
 from tests.unit.memory.profile_helpers import committed_profiles
 
 pytestmark = pytest.mark.slow  # MiniLM loads once per module (a few seconds)
@@ -51,7 +52,12 @@ HIDDEN = {"conversations": {"conv_t5"}}
 
 
 def _turn(i: int, text: str, session: str) -> Record:
-    meta = {"created_at": NOW - 10_000 + 60 * i, "session_id": session, "turn_id": f"t{i}", "seq": i}
+    meta: Metadata = {
+        "created_at": NOW - 10_000 + 60 * i,
+        "session_id": session,
+        "turn_id": f"t{i}",
+        "seq": i,
+    }
     return Record(f"conv_t{i}", text, meta)
 
 
@@ -110,11 +116,16 @@ def memory(open_memory: MemoryFactory) -> ConversationMemory:
     random.Random(3).shuffle(turns)  # stored out of order: the expansion must order them by time
     service.write_turns(turns)
     service.write_turns([_turn(20, "User: My sister Jo moved to Lisbon.", "s2")])
-    summary = {"created_at": NOW - 5000, "session_id": "s1", "source_ids": ["conv_t4", "conv_t2", "conv_t3"]}
+    # not flat yet: the store validates it and keeps `source_ids` (a json field) as a JSON string
+    summary: dict[str, Any] = {
+        "created_at": NOW - 5000,
+        "session_id": "s1",
+        "source_ids": ["conv_t4", "conv_t2", "conv_t3"],
+    }
     service.add(
         "summaries", [Record("sum_trip", "Booked Rifugio Lagazuoi and discussed new hiking boots.", summary)]
     )
-    fact = {"created_at": NOW - 4000, "subject": "Jo", "predicate": "lives in", "object": "Lisbon"}
+    fact: Metadata = {"created_at": NOW - 4000, "subject": "Jo", "predicate": "lives in", "object": "Lisbon"}
     service.add("facts", [Record("fact_jo", "Jo | lives in | Lisbon", fact)])
     docs = _document("Quarterly Budget 2026", BUDGET, "/home/u/docs/budget-2026.md", NOW - 3000)
     docs += _document(
@@ -131,11 +142,17 @@ def memory(open_memory: MemoryFactory) -> ConversationMemory:
     return port
 
 
-def _tools(memory: ConversationMemory, **kw: object) -> dict[str, Tool | UnavailableTool]:
-    return {t.name: t for t in store_tools(memory, None, GIT, [], **kw)}  # type: ignore[arg-type]
+class StoreToolOptions(TypedDict, total=False):
+    """The keyword options of `store_tools` a test may set."""
+
+    page_chars: int
 
 
-def _tool(memory: ConversationMemory, name: str, **kw: object) -> Tool:
+def _tools(memory: ConversationMemory, **kw: Unpack[StoreToolOptions]) -> dict[str, Tool | UnavailableTool]:
+    return {t.name: t for t in store_tools(memory, None, GIT, [], **kw)}
+
+
+def _tool(memory: ConversationMemory, name: str, **kw: Unpack[StoreToolOptions]) -> Tool:
     made = _tools(memory, **kw)[name]
     assert isinstance(made, Tool), made
     return made
@@ -261,7 +278,7 @@ async def test_a_long_document_comes_in_bounded_parts(memory: ConversationMemory
 
 async def test_recall_image_finds_path_caption_and_date(open_memory: MemoryFactory) -> None:
     service, port = open_memory("images")
-    sunset = {
+    sunset: Metadata = {
         "created_at": NOW - 86_400,
         "image_hash": "h1",
         "image_path": "/photos/lisbon/IMG_0042.jpg",
@@ -269,7 +286,7 @@ async def test_recall_image_finds_path_caption_and_date(open_memory: MemoryFacto
         "width": 4032,
         "height": 3024,
     }
-    scan = {
+    scan: Metadata = {
         "created_at": NOW - 50,
         "image_hash": "h2",
         "image_path": "/scans/passport_scan.png",

@@ -21,7 +21,8 @@ def test_lookup_names_specs_in_declaration_order() -> None:
     tools = Toolset([_make("b"), _make("a")])
     assert tools.names() == ("b", "a")
     assert [s.name for s in tools.specs()] == ["b", "a"]
-    assert tools.get("a") is not None and tools.get("a").name == "a"
+    found = tools.get("a")
+    assert found is not None and found.name == "a"
     assert tools.get("missing") is None
     assert "a" in tools and "missing" not in tools
     assert len(tools) == 2
@@ -53,9 +54,9 @@ def test_filtered_returns_a_new_toolset() -> None:
 def test_toolset_is_immutable_and_rejects_non_tools() -> None:
     tools = Toolset([_make("a")])
     with pytest.raises(AttributeError):
-        tools._tools = ()  # type: ignore[misc]
+        tools._tools = ()
     with pytest.raises(ConfigError):
-        Toolset([lambda: None])  # type: ignore[list-item]
+        Toolset([lambda: None])  # type: ignore[list-item]  # the non-tool is the point
 
 
 def test_decorated_tools_combine() -> None:

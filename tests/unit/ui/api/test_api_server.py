@@ -80,7 +80,8 @@ def test_the_openai_client_gets_an_answer_and_the_turn_is_journaled(
         model="daemon",
         messages=[{"role": "system", "content": "Be terse."}, {"role": "user", "content": "hello there"}],
     )
-    assert reply.choices[0].message.content.strip() == "hello there"
+    content = reply.choices[0].message.content
+    assert content is not None and content.strip() == "hello there"
     assert reply.choices[0].finish_reason == "stop"
     assert reply.usage is not None and reply.usage.prompt_tokens == 10
     [turn] = journal.turns()

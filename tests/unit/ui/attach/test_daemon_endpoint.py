@@ -73,7 +73,8 @@ def test_withdraw_leaves_another_processs_endpoint_alone(tmp_path: Path) -> None
     other = {"port": 9000, "pid": os.getpid() + 1, "started": 1.0, "kind": "gui"}
     (tmp_path / ENDPOINT_FILE).write_text(json.dumps(other))
     files.withdraw()
-    assert read_endpoint(tmp_path) is not None and read_endpoint(tmp_path).port == 9000  # type: ignore[union-attr]
+    endpoint = read_endpoint(tmp_path)
+    assert endpoint is not None and endpoint.port == 9000
 
 
 @pytest.mark.parametrize(

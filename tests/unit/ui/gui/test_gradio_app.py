@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ class ScriptedAgent:
         self.seen: list[list[Message]] = []
 
     async def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
     ) -> AsyncIterator[RunEvent]:
         self.seen.append(messages)
         async for event in self.script(messages, cancel):
@@ -60,7 +60,7 @@ def make(tmp_path: Path, script: Script = echo, **kw: Any) -> tuple[ChatControll
 
 
 async def drive(
-    controller: ChatController, text: str, session: ChatSession, history: list[Any] | None = None
+    controller: ChatController, text: str | None, session: ChatSession, history: list[Any] | None = None
 ) -> list[ChatUpdate]:
     return [update async for update in controller.submit(text, history or [], session, "scripted")]
 
@@ -114,7 +114,7 @@ async def test_empty_message_does_nothing(tmp_path: Path) -> None:
     controller, journal, agent = make(tmp_path)
     session = ChatSession()
     assert await drive(controller, "   \n", session) == []
-    assert await drive(controller, None, session) == []  # type: ignore[arg-type]
+    assert await drive(controller, None, session) == []
     assert journal.turns() == [] and agent.seen == [] and session.session_id is None
 
 
@@ -320,11 +320,14 @@ async def test_host_allowlist_middleware() -> None:
     async def send(message: Any) -> None:
         sent.append(message)
 
+    async def receive() -> MutableMapping[str, Any]:
+        raise AssertionError("the allowlist never reads a request body")
+
     middleware = security.HostAllowlist(inner, allowed=["127.0.0.1"])
-    await middleware({"type": "http", "headers": [(b"host", b"127.0.0.1:7860")]}, None, send)  # type: ignore[arg-type]
-    await middleware({"type": "http", "headers": [(b"host", b"rebind.evil:7860")]}, None, send)  # type: ignore[arg-type]
-    await middleware({"type": "websocket", "headers": []}, None, send)  # type: ignore[arg-type]
-    await middleware({"type": "lifespan"}, None, send)  # type: ignore[arg-type]
+    await middleware({"type": "http", "headers": [(b"host", b"127.0.0.1:7860")]}, receive, send)
+    await middleware({"type": "http", "headers": [(b"host", b"rebind.evil:7860")]}, receive, send)
+    await middleware({"type": "websocket", "headers": []}, receive, send)
+    await middleware({"type": "lifespan"}, receive, send)
     assert calls == ["http", "lifespan"]
     assert sent[0]["status"] == 400 and sent[-1] == {"type": "websocket.close", "code": 1008}
 

@@ -115,7 +115,7 @@ async def test_attached_images_go_to_the_next_turn_only(tmp_path: Path, desk: Im
     session, backend = GuiChatSession(), Seen()
     attached = await take_attachments([str(draw(tmp_path / "in" / "p.png", (5, 5, 5)))], None, desk)
     session.attached = attached.images
-    recording = RecordingBackend(backend, session)  # type: ignore[arg-type]
+    recording = RecordingBackend(backend, session)
     for _ in range(2):
         async for _event in recording.run_turn("look", session_id="s"):
             pass

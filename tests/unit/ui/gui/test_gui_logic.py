@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -179,7 +179,7 @@ def test_status_reports_a_broken_store_and_health_shows_no_contents(
     assert all(c["ok"] for c in report["checks"]) and report["collections"]["facts"] == 1
     healthy = health_payload(Scripted(), GuiBackends(memory=memory, facts=facts, version="1"))
     assert healthy["ok"] is True and "Lyon" not in str(healthy) and "collections" not in healthy
-    broken = health_payload(Scripted(), GuiBackends(memory=BrokenMemory()))  # type: ignore[arg-type]
+    broken = health_payload(Scripted(), GuiBackends(memory=cast(MemoryService, BrokenMemory())))
     assert broken["ok"] is False and broken["checks"]["memory store (Chroma)"] is False
 
 
@@ -197,7 +197,12 @@ def test_session_rows_are_newest_first_with_their_summary() -> None:
 
 
 def test_uploads_are_kept_inside_the_upload_dir_under_a_safe_new_name(tmp_path: Path) -> None:
-    desk = DocumentDesk(ledger=None, open_ingester=lambda: None, upload_dir=tmp_path / "uploads")  # type: ignore[arg-type]
+    # Keeping an upload uses neither the job ledger nor the ingester.
+    desk = DocumentDesk(
+        ledger=None,  # type: ignore[arg-type]  # never used here
+        open_ingester=lambda: None,  # type: ignore[arg-type,return-value]  # never called here
+        upload_dir=tmp_path / "uploads",
+    )
     source = tmp_path / "tmpfile"
     source.write_text("hello")
     first = desk.keep_upload(str(source), "../../etc/passwd")

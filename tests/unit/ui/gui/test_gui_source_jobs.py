@@ -6,8 +6,9 @@ Real parts: a vault on disk, the memory service, the graph store and the SQLite 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,19 +19,23 @@ from knowledge.obsidian import OBSIDIAN_NOTES, SYNC_OBSIDIAN, ObsidianSync
 from knowledge.service import KnowledgeService
 from knowledge.source_sync import SourceRecord, SyncSource
 from knowledge.sync_ledger import SyncLedger
+from memory.service import MemoryService
 from tests.unit.knowledge.sync_helpers import CountingSink, open_memory, records
 from ui.gui.documents_tab import JOB_HEADERS, DocumentDesk, SourceDesk, job_rows
+
+if TYPE_CHECKING:
+    from knowledge.documents.pipeline import DocumentIngester
 
 
 class GatedSink(CountingSink):
     """Holds each write until the test lets it through (a sync caught mid-vault, without timing)."""
 
-    def __init__(self, service: object) -> None:
-        super().__init__(service)  # type: ignore[arg-type]
+    def __init__(self, service: MemoryService) -> None:
+        super().__init__(service)
         self.gate = threading.Semaphore(0)
         self.writing = threading.Semaphore(0)
 
-    def upsert(self, collection: str, records: list[SourceRecord]) -> None:  # type: ignore[override]
+    def upsert(self, collection: str, records: Sequence[SourceRecord]) -> None:
         self.writing.release()
         self.gate.acquire()
         super().upsert(collection, records)
@@ -60,8 +65,11 @@ def desk_for(vault: Path | None, ledger: JobLedger, tmp_path: Path, sink: Counti
         assert source == "obsidian" and vault is not None
         return ObsidianSync(vault, sink, sync_ledger, graph)
 
+    def no_ingester() -> DocumentIngester:
+        raise AssertionError("a source sync never opens the document ingester")
+
     sources = SourceDesk(ledger, open_sync, vault)
-    return DocumentDesk(ledger, lambda: None, tmp_path / "uploads", sources=sources)  # type: ignore[arg-type]
+    return DocumentDesk(ledger, no_ingester, tmp_path / "uploads", sources=sources)
 
 
 def test_sync_now_returns_at_once_and_the_job_list_follows_the_job_to_its_end(
@@ -97,7 +105,8 @@ def test_cancel_job_stops_a_running_sync_between_notes(
     assert "stops after the item under way" in desk.cancel(job_id)
     sink.gate.release()  # the note under way finishes
     desk.sources.wait(30)
-    assert ledger.job(job_id)["state"] == CANCELLED  # type: ignore[index]
+    job = ledger.job(job_id)
+    assert job is not None and job["state"] == CANCELLED
     assert desk.jobs()[0][3] == "1/4" and "cancelled" in desk.sources.status()
     with pytest.raises(UserInputError, match="not running"):
         desk.cancel(job_id)

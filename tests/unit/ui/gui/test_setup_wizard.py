@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from tests.fakes.model_listing_servers import OllamaListing, port_of
 from ui.gui.wizard import (
     Answers,
     SetupDesk,
+    UseModel,
     check_paths,
     cloud_choice,
     embedded_choice,
@@ -39,8 +40,20 @@ def openai_fake() -> Iterator[FakeOpenAIServer]:
         server.stop()
 
 
-def _desk(data: Path, **kw: object) -> SetupDesk:
-    return SetupDesk(data, SecretStore(data, keyring=lambda: None), validation_timeout_s=5.0, **kw)
+def _desk(
+    data: Path,
+    ports: Mapping[str, int] | None = None,
+    current_provider: str = "",
+    use_model: UseModel | None = None,
+) -> SetupDesk:
+    return SetupDesk(
+        data,
+        SecretStore(data, keyring=lambda: None),
+        ports={} if ports is None else ports,
+        validation_timeout_s=5.0,
+        current_provider=current_provider,
+        use_model=use_model,
+    )
 
 
 def test_a_good_key_validates_with_one_tiny_request(openai_fake: FakeOpenAIServer) -> None:

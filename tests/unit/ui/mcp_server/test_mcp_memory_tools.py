@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.types import TextContent
 
 from knowledge.graph_store import GraphStore
 from knowledge.service import KnowledgeService
@@ -50,13 +51,17 @@ async def connected(bridge: MemoryBridge) -> AsyncIterator[Client]:
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
-    return json.loads(result.content[0].text)
+    content = result.content[0]
+    assert isinstance(content, TextContent)
+    return json.loads(content.text)
 
 
 async def error_of(client: Client, tool: str, **arguments: Any) -> str:
     result = await client.call_tool(tool, arguments)
     assert result.is_error
-    return result.content[0].text
+    content = result.content[0]
+    assert isinstance(content, TextContent)
+    return content.text
 
 
 async def test_the_server_offers_the_four_memory_tools(bridge: MemoryBridge) -> None:

@@ -101,7 +101,7 @@ def test_json_output_escapes_del_and_c1_and_keeps_the_value(text: str) -> None:
 def test_a_terminal_stream_filters_every_write_and_delegates_the_rest() -> None:
     inner = io.StringIO()
     stream = TerminalStream(inner)
-    print("a\x1b[2Jb", file=stream)  # type: ignore[arg-type]
+    print("a\x1b[2Jb", file=stream)
     stream.writelines(["c\x07", "d\n"])
     stream.flush()
     assert inner.getvalue() == "ab\ncd\n" and stream.getvalue() == inner.getvalue()

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from core.errors import UserInputError
-from core.pipeline.analyzer import Analysis
+from core.pipeline.analyzer import Analysis, ContextAnalyzer
+from core.pipeline.intent import StmHint
 from core.pipeline.session_state import MessageReading, advance, settle
-from core.ports import SessionState
+from core.ports import SessionState, SessionStateStore
 from memory.session_state_store import SESSION_STATE_FILE, SessionStateDB
 from ui.terminal.analyze import analyze_command
 
@@ -19,9 +20,14 @@ CONTRACT = {"intent", "confidence", "tone", "topics", "entities", "rewritten_que
 
 
 class DistressAnalyzer:
-    def analyze(self, text: str, short_term=None):  # type: ignore[no-untyped-def]
+    def analyze(self, text: str, short_term: StmHint | None = None) -> Analysis:
         tone = "elevated" if "awful" in text else "conversational"
         return Analysis("emotional_support", 0.9, tone, 0.0, (), (), text, None)
+
+
+def distress() -> ContextAnalyzer:
+    """The fake stands in for the real analyzer, of which `analyze_command` uses only `analyze`."""
+    return cast(ContextAnalyzer, DistressAnalyzer())
 
 
 def answered(state: SessionState) -> SessionState:
@@ -29,11 +35,16 @@ def answered(state: SessionState) -> SessionState:
     return settle(advance(state, reading), "awful", "I'm here.", "complete")
 
 
-def run(monkeypatch: pytest.MonkeyPatch, **kw: object) -> dict[str, Any]:
+def run(
+    monkeypatch: pytest.MonkeyPatch, session_id: str | None = None, states: SessionStateStore | None = None
+) -> dict[str, Any]:
     """The one JSON object `analyze --json` prints for "still awful"."""
     printed: list[dict[str, Any]] = []
     monkeypatch.setattr("ui.terminal.analyze.print_json", printed.append)
-    assert analyze_command(DistressAnalyzer(), "still awful", None, as_json=True, **kw) == 0  # type: ignore[arg-type]
+    assert (
+        analyze_command(distress(), "still awful", None, as_json=True, session_id=session_id, states=states)
+        == 0
+    )
     assert len(printed) == 1
     return json.loads(json.dumps(printed[0]))  # as a consumer reads it
 
@@ -69,4 +80,4 @@ def test_a_session_with_nothing_stored_starts_fresh(monkeypatch: pytest.MonkeyPa
 
 def test_a_session_reads_one_message_not_a_file(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="--session"):
-        analyze_command(DistressAnalyzer(), None, tmp_path / "x.tsv", as_json=True, session_id="s1")  # type: ignore[arg-type]
+        analyze_command(distress(), None, tmp_path / "x.tsv", as_json=True, session_id="s1")

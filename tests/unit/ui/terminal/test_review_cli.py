@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pytest
+
 from core.ports import ExtractedFact, TurnRecord
 from memory.candidates import QueryContext
 from memory.dedup import DedupScanner, DedupSettings
@@ -25,7 +27,9 @@ def args(**kw: object) -> argparse.Namespace:
     return argparse.Namespace(**{"json": False, "keep": None, "item": None, **kw})
 
 
-async def test_resolving_a_contradiction_hides_and_retires_and_undo_restores(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+async def test_resolving_a_contradiction_hides_and_retires_and_undo_restores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     queue = ReviewQueue(tmp_path / "review.sqlite3")
     store = InMemoryStore(HashingEmbedder(256))
     memory = MemoryService(store, committed_profiles(), hidden=queue.hidden.hidden_ids)
@@ -57,7 +61,9 @@ async def test_resolving_a_contradiction_hides_and_retires_and_undo_restores(tmp
     assert "undone" in capsys.readouterr().out
 
 
-async def test_purge_needs_confirmation_and_removes_only_what_was_hidden(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+async def test_purge_needs_confirmation_and_removes_only_what_was_hidden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from memory.vector_store import Record
 
     queue = ReviewQueue(tmp_path / "review.sqlite3")

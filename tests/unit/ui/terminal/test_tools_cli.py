@@ -6,7 +6,7 @@ import asyncio
 import io
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -17,6 +17,7 @@ from core.tools.base import Tool
 from core.tools.builtin import builtin_tools
 from core.tools.catalog import ToolCatalog, UnavailableTool
 from core.types import ToolCall
+from ui.shared.front_ports import Conversation
 from ui.terminal.chat import Repl, TurnPrinter, ask_payload
 from ui.terminal.tools import ToolRunner, list_tools, parse_arguments, run_tool, tool_entries
 
@@ -131,7 +132,7 @@ class ProposingOrchestrator:
 def chat(answers: list[str], tools: ToolRunner | None) -> str:
     """Run the REPL over scripted input lines; what it printed."""
     lines = iter(answers)
-    repl = Repl(ProposingOrchestrator(), tools=tools)  # type: ignore[arg-type]
+    repl = Repl(cast(Conversation, ProposingOrchestrator()), tools=tools)  # the fake only plays turns
     out = io.StringIO()
     import contextlib
 
