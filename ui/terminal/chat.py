@@ -276,21 +276,29 @@ class Repl:
         return True
 
     def _command(self, line: str) -> bool:
+        """A `/command`; False for the ones that leave."""
         name, _, arg = line.partition(" ")
         if name in ("/quit", "/exit"):
             return False
-        if name == "/help":
-            print(HELP)
-        elif name == "/new":
-            self.session_id = self.orchestrator.new_session()
-            print(f"new session {self.session_id}")
-        elif name == "/model":
-            self._switch_model(arg.strip())
-        elif name == "/history":
-            history(self.orchestrator, session_id=self.session_id, as_json=False, limit=None)
-        else:
+        commands: dict[str, Callable[[str], None]] = {
+            "/help": lambda _: print(HELP),
+            "/new": lambda _: self._new_session(),
+            "/model": lambda chosen: self._switch_model(chosen.strip()),
+            "/history": lambda _: self._history(),
+        }
+        command = commands.get(name)
+        if command is None:
             print(f"unknown command {name}; /help lists them")
+        else:
+            command(arg)
         return True
+
+    def _new_session(self) -> None:
+        self.session_id = self.orchestrator.new_session()
+        print(f"new session {self.session_id}")
+
+    def _history(self) -> None:
+        history(self.orchestrator, session_id=self.session_id, as_json=False, limit=None)
 
     def _switch_model(self, name: str) -> None:
         if not name:

@@ -240,33 +240,40 @@ def _print_summary(summary: Mapping[str, Any]) -> None:
 
 
 def docs_command(args: argparse.Namespace, parts: IngestParts) -> int:
-    """`docs list|remove|reingest|jobs|cancel`."""
-    action, as_json = args.docs_command, getattr(args, "json", False)
-    if action == "jobs":
-        return _jobs(parts.ledger, as_json=as_json)
-    if action == "cancel":
-        if not parts.ledger.request_cancel(args.job):
-            raise UserInputError(f"no running job {args.job!r}; `docs jobs` lists them")
-        print(f"job {args.job} stops after the item under way")
+    """`docs list|remove|reingest|jobs|cancel`, by name in `DOCS_ACTIONS`."""
+    return DOCS_ACTIONS[args.docs_command](args, parts)
+
+
+def _cancel(args: argparse.Namespace, parts: IngestParts) -> int:
+    if not parts.ledger.request_cancel(args.job):
+        raise UserInputError(f"no running job {args.job!r}; `docs jobs` lists them")
+    print(f"job {args.job} stops after the item under way")
+    return 0
+
+
+def _list_documents(args: argparse.Namespace, parts: IngestParts) -> int:
+    entries = list_documents(parts.ingester().store)
+    if args.json:
+        print_json({"documents": [e.to_json() for e in entries], "total": len(entries)})
         return 0
+    for e in entries:
+        when = time.strftime("%Y-%m-%d", time.localtime(e.created_at))
+        print(f"{e.document_id}  {e.title}  ({e.file_type}, {e.chunks} chunks, {when})  {e.file_path}")
+    print(f"{len(entries)} documents")
+    return 0
+
+
+def _remove(args: argparse.Namespace, parts: IngestParts) -> int:
     ingester = parts.ingester()
-    if action == "list":
-        entries = list_documents(ingester.store)
-        if as_json:
-            print_json({"documents": [e.to_json() for e in entries], "total": len(entries)})
-            return 0
-        for e in entries:
-            when = time.strftime("%Y-%m-%d", time.localtime(e.created_at))
-            print(f"{e.document_id}  {e.title}  ({e.file_type}, {e.chunks} chunks, {when})  {e.file_path}")
-        print(f"{len(entries)} documents")
-        return 0
-    if action == "remove":
-        removed = remove_document(ingester.store, ingester, args.id)
-        return _say(
-            {"document_id": args.id, "removed": removed}, f"removed {args.id} ({removed} records)", as_json
-        )
+    removed = remove_document(ingester.store, ingester, args.id)
+    payload = {"document_id": args.id, "removed": removed}
+    return _say(payload, f"removed {args.id} ({removed} records)", args.json)
+
+
+def _reingest(args: argparse.Namespace, parts: IngestParts) -> int:
+    ingester = parts.ingester()
     result = reingest_document(ingester.store, ingester, args.id)
-    return _say(result.to_json(), f"{result.status}: {result.title} ({result.chunks} chunks)", as_json)
+    return _say(result.to_json(), f"{result.status}: {result.title} ({result.chunks} chunks)", args.json)
 
 
 def _say(payload: dict[str, Any], line: str, as_json: bool) -> int:
@@ -292,3 +299,13 @@ def _jobs(ledger: JobLedger, *, as_json: bool) -> int:
     if not jobs:
         print("no jobs")
     return 0
+
+
+DocsAction = Callable[[argparse.Namespace, IngestParts], int]
+DOCS_ACTIONS: dict[str, DocsAction] = {
+    "list": _list_documents,
+    "remove": _remove,
+    "reingest": _reingest,
+    "jobs": lambda args, parts: _jobs(parts.ledger, as_json=args.json),
+    "cancel": _cancel,  # `cancel` has no --json: its one line is the answer
+}

@@ -24,19 +24,10 @@ from ui.terminal.chat import print_json
 
 
 def image_command(args: argparse.Namespace, open_visual: Callable[[], VisualMemory], min_score: float) -> int:
-    """Run one `image` subcommand over the visual memory `open_visual()` builds (and opens)."""
+    """Run one `image` subcommand (`IMAGE_ACTIONS`) over the visual memory `open_visual()` builds."""
     visual = open_visual()
     visual.open()  # loads the index and repairs it against the records (a crash between two writes)
-    action = args.image_command
-    if action == "add":
-        return _add(visual, args)
-    if action == "list":
-        return _list(visual, as_json=args.json)
-    if action == "remove":
-        return _remove(visual, args.key, as_json=args.json)
-    if action == "search":
-        return _search(ImageRecall(visual, min_clip_score=min_score), args.query, args.k, as_json=args.json)
-    raise UserInputError(f"unknown image command {action!r}")
+    return IMAGE_ACTIONS[args.image_command](visual, args, min_score)
 
 
 def _add(visual: VisualMemory, args: argparse.Namespace) -> int:
@@ -101,3 +92,14 @@ def _line(image: StoredImage) -> str:
     day = datetime.fromtimestamp(image.created_at).strftime("%Y-%m-%d") if image.created_at else "?"
     head = f"{image.id}  {day}  {image.width}x{image.height}  {for_terminal(image.path)}"
     return f"{head}\n    {for_terminal(image.text)}"
+
+
+ImageAction = Callable[[VisualMemory, argparse.Namespace, float], int]  # (visual, args, min CLIP score)
+IMAGE_ACTIONS: dict[str, ImageAction] = {
+    "add": lambda visual, args, _: _add(visual, args),
+    "list": lambda visual, args, _: _list(visual, as_json=args.json),
+    "remove": lambda visual, args, _: _remove(visual, args.key, as_json=args.json),
+    "search": lambda visual, args, min_score: _search(
+        ImageRecall(visual, min_clip_score=min_score), args.query, args.k, as_json=args.json
+    ),
+}

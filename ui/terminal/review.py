@@ -4,6 +4,7 @@ again. Resolving a contradiction between facts also retires the fact not kept (k
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core.errors import UserInputError
@@ -16,25 +17,55 @@ from ui.terminal.chat import print_json
 def review_command(
     action: str, queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any
 ) -> int:
-    if action == "list":
-        return _list(queue, memory, as_json=args.json)
-    if action == "purge":
-        return _purge(queue, memory, confirmed=args.yes)
-    item = queue.get(args.item)
-    if item is None:
-        raise UserInputError(f"no review item {args.item!r}; `review list` shows the open ones")
-    if action == "approve":
-        decided = approve_item(queue, memory, facts, item.id, args.keep)
-        keep = decided.keep
-        print(f"kept {keep}; hid {', '.join(decided.hidden)} (undo with `review undo {item.id}`)")
-    elif action == "dismiss":
-        queue.dismiss(item.id)
-        print(f"dismissed {item.id}; it will not be proposed again")
-    else:
-        _retire_facts(item, facts, current=True)
-        queue.undo(item.id)
-        print(f"undone {item.id}; its records are visible again")
+    """One `review` action, by its name in `REVIEW_ACTIONS`."""
+    return REVIEW_ACTIONS[action](queue, memory, facts, args)
+
+
+def _list_open(queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any) -> int:
+    return _list(queue, memory, as_json=args.json)
+
+
+def _purge_hidden(queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any) -> int:
+    return _purge(queue, memory, confirmed=args.yes)
+
+
+def _approve(queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any) -> int:
+    item = _open_item(queue, args.item)
+    decided = approve_item(queue, memory, facts, item.id, args.keep)
+    print(f"kept {decided.keep}; hid {', '.join(decided.hidden)} (undo with `review undo {item.id}`)")
     return 0
+
+
+def _dismiss(queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any) -> int:
+    item = _open_item(queue, args.item)
+    queue.dismiss(item.id)
+    print(f"dismissed {item.id}; it will not be proposed again")
+    return 0
+
+
+def _undo(queue: ReviewQueue, memory: MemoryService, facts: FactPort | None, args: Any) -> int:
+    item = _open_item(queue, args.item)
+    _retire_facts(item, facts, current=True)
+    queue.undo(item.id)
+    print(f"undone {item.id}; its records are visible again")
+    return 0
+
+
+def _open_item(queue: ReviewQueue, item_id: str) -> ReviewItem:
+    item = queue.get(item_id)
+    if item is None:
+        raise UserInputError(f"no review item {item_id!r}; `review list` shows the open ones")
+    return item
+
+
+ReviewAction = Callable[[ReviewQueue, MemoryService, "FactPort | None", Any], int]
+REVIEW_ACTIONS: dict[str, ReviewAction] = {
+    "list": _list_open,
+    "approve": _approve,
+    "dismiss": _dismiss,
+    "undo": _undo,
+    "purge": _purge_hidden,
+}
 
 
 def approve_item(
@@ -42,9 +73,7 @@ def approve_item(
 ) -> ReviewItem:
     """Approve an open item (the CLI's and the GUI's one path): keep `keep` (default: the newest record),
     hide the others, and retire the fact not kept when it resolves a contradiction."""
-    item = queue.get(item_id)
-    if item is None:
-        raise UserInputError(f"no review item {item_id!r}; `review list` shows the open ones")
+    item = _open_item(queue, item_id)
     decided = queue.approve(item.id, keep or _newest(item, memory))
     _retire_facts(decided, facts, current=False)
     return decided
