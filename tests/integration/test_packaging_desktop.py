@@ -23,9 +23,10 @@ from types import ModuleType
 
 import pytest
 
+from app import VERSION
+
 ROOT = Path(__file__).resolve().parents[2]
 LINUX = ROOT / "installer" / "linux"
-VERSION = re.search(r'^VERSION = "([^"]+)"', (ROOT / "main.py").read_text(), re.MULTILINE)
 FAKE_DAEMON = """#!{python}
 import http.server, os, pathlib, signal, sys
 args = sys.argv[1:]
@@ -99,8 +100,7 @@ def test_a_self_spawn_of_main_py_runs_the_frozen_app_with_the_same_arguments() -
 def fake_build(dist: Path) -> Path:
     app = dist / "Daemon" / "Daemon"
     (dist / "Daemon" / "_internal").mkdir(parents=True)
-    assert VERSION is not None
-    app.write_text(FAKE_DAEMON.format(python=sys.executable, version=VERSION.group(1)))
+    app.write_text(FAKE_DAEMON.format(python=sys.executable, version=VERSION))
     app.chmod(0o755)
     return app
 
@@ -259,7 +259,7 @@ def test_the_windows_installer_is_per_user_and_ships_the_build() -> None:
     setup = dict(line.split("=", 1) for line in sections["Setup"])
     assert setup["PrivilegesRequired"] == "lowest"
     assert setup["DefaultDirName"].startswith("{localappdata}\\Programs")
-    assert VERSION is not None and defines["AppVersion"] == VERSION.group(1)
+    assert defines["AppVersion"] == VERSION
     assert any(line.startswith('Source: "..\\dist\\Daemon\\*"') for line in sections["Files"])
     icons = " ".join(sections["Icons"])
     assert "{userprograms}" in icons and "{userdesktop}" in icons and "{uninstallexe}" in icons
