@@ -59,6 +59,7 @@ _TURN_COLUMNS = (
     "turn_id, session_id, seq, user_text, assistant_text, status, model, usage_json, "
     "tool_calls_json, citations_json, created_at"
 )
+JOURNAL_FILE = "journal.sqlite3"  # in the data dir
 MAX_USER_TEXT = 200_000
 INTERRUPTED = "interrupted"  # a turn whose process died before answering (it was left `pending`)
 

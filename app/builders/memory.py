@@ -28,9 +28,6 @@ if TYPE_CHECKING:
     from memory.shutdown.processor import Step
     from memory.shutdown.session_end import SessionEnd
 
-JOURNAL_FILE = "journal.sqlite3"
-
-
 def chroma_dir(config: AppConfig) -> Path:
     """Where the embedded Chroma store of the data dir lives."""
     return config.data_dir / "chroma"
@@ -111,7 +108,7 @@ def open_review(config: AppConfig, stack: ExitStack) -> ReviewQueue:
 def open_journal(config: AppConfig, stack: ExitStack, *, read_only: bool = False) -> Journal:
     """The data dir's turn journal; its owner (not `read_only`) marks a turn still pending as interrupted:
     the process that began it died."""
-    from memory.journal import Journal
+    from memory.journal import JOURNAL_FILE, Journal
 
     journal = Journal(config.data_dir / JOURNAL_FILE, read_only=read_only)
     stack.callback(journal.close)

@@ -7,7 +7,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from app import VERSION
-from app.builders.memory import JOURNAL_FILE, build_remembering, open_journal
+from app.builders.memory import build_remembering, open_journal
 from app.builders.models import build_prompt, build_recall, side_model
 from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime
 from app.builders.visual import build_image_recall
@@ -29,6 +29,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
     from core.turn_context import JournalHistory
+    from memory.journal import JOURNAL_FILE
     from memory.lock import DataDirLock
     from ui.shared.services import Services
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from core.ports import SessionLifecycle
-from memory.journal import Journal
+from memory.journal import JOURNAL_FILE, Journal
 
 _EXCHANGES = (
     ("I live in Boston and I work at Acme Robotics.", "Good to know you're in Boston."),
@@ -50,7 +50,7 @@ class Built(Protocol):
 
 def seed(data_dir: Path, turns: int, start: float) -> str:
     """An N-turn session in a fresh journal, one minute apart."""
-    journal = Journal(data_dir / "journal.sqlite3", clock=_ticker(start))
+    journal = Journal(data_dir / JOURNAL_FILE, clock=_ticker(start))
     session = journal.new_session()
     for i in range(turns):
         user, answer = _EXCHANGES[i % len(_EXCHANGES)]
