@@ -11,7 +11,8 @@ WORKERS ?= auto
 # The fast tier: tests/unit and tests/contract (markers come from the folder: tests/conftest.py) without the
 # tests that load real models. No Daemon process, browser or build; a fast test that starts Python fails.
 FAST_TIER := not integration and not browser and not benchmark and not slow
-PARALLEL := -n $(WORKERS) --dist loadscope
+# Whole modules to each worker, in the order tests/conftest.py gives them (longest first).
+PARALLEL := -n $(WORKERS) --dist loadscope --no-loadscope-reorder
 
 .PHONY: setup run cli test test-fast lint llama doctor clean-venv
 

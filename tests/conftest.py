@@ -45,12 +45,32 @@ MARKER_OF_FOLDER = {"integration": "integration", "browser": "browser", "benchma
 OUTSIDE_FAST_TIER = frozenset(MARKER_OF_FOLDER.values())
 
 
+# Longest first: `make test` hands whole modules to its workers in collection order, so the modules that
+# start processes (and the desktop build) begin at once and the many short unit tests fill the gaps at the
+# end, instead of one worker finishing a long module while the other waits.
+FOLDER_ORDER = ("integration", "browser", "benchmarks", "contract", "unit")
+LONGEST = "test_packaging_build.py"  # the desktop build: minutes on its own, so it starts before anything
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test by the folder it lives in (`MARKER_OF_FOLDER`)."""
+    """Mark each test by the folder it lives in (`MARKER_OF_FOLDER`), then order the modules longest
+    first: the desktop build, then by folder (`FOLDER_ORDER`), modules with `slow` tests first in each."""
+    slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
     for item in items:
-        folder = item.path.resolve().relative_to(TESTS).parts[0]
+        folder = _folder(item)
         if folder in MARKER_OF_FOLDER:
             item.add_marker(MARKER_OF_FOLDER[folder])
+
+    def rank(item: pytest.Item) -> tuple[bool, int, bool]:
+        folder = _folder(item)
+        place = FOLDER_ORDER.index(folder) if folder in FOLDER_ORDER else len(FOLDER_ORDER)
+        return item.path.name != LONGEST, place, item.path not in slow_modules
+
+    items.sort(key=rank)  # stable: a module's tests keep their order
+
+
+def _folder(item: pytest.Item) -> str:
+    return item.path.resolve().relative_to(TESTS).parts[0]
 
 
 @pytest.fixture(autouse=True)
