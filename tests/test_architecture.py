@@ -107,3 +107,18 @@ def test_main_py_is_a_thin_entry() -> None:
 def test_each_front_end_lives_in_its_own_folder() -> None:
     loose = sorted(p.name for p in (ROOT / "ui").glob("*.py") if p.name != "__init__.py")
     assert not loose, f"modules at the top of ui/: {loose}; each belongs in a front end's folder or ui/shared"
+
+
+# The GUI and the API serve the control routes that other front ends attach to (ui/attach).
+SERVES = {"gui": {"attach"}, "api": {"attach"}}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "ui").glob("*/*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_front_ends_share_only_through_ui_shared(path: Path) -> None:
+    front_end = path.parent.name
+    names = imported_names(ast.parse(path.read_text()), top_level_only=False)
+    others = {n.split(".")[1] for n in names if n.startswith("ui.") and n.count(".") >= 1}
+    crossing = sorted(others - {front_end, "shared"} - SERVES.get(front_end, set()))
+    assert not crossing, (
+        f"{path.relative_to(ROOT)} imports the front ends {crossing}; share through ui/shared"
+    )

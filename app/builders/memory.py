@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from memory.shutdown.processor import Step
     from memory.shutdown.session_end import SessionEnd
 
+
 def chroma_dir(config: AppConfig) -> Path:
     """Where the embedded Chroma store of the data dir lives."""
     return config.data_dir / "chroma"

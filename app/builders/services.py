@@ -75,7 +75,7 @@ def _remembering_services(
     from memory.visual.attach import turn_images_for
     from ui.shared.inventory import Inventory
     from ui.shared.services import Services
-    from ui.terminal.tools import ToolRunner
+    from ui.shared.tool_runner import ToolRunner
 
     side = side_model(config, factory, names[0])
     parts = build_remembering(config, journal, history, side, stack)

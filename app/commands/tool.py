@@ -31,7 +31,8 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
     """The memory stores are opened only when the command needs them: listing every tool, or running one
     that is not among the light ones."""
     from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime, open_tool_stores
-    from ui.terminal.tools import ToolRunner, list_tools, run_tool
+    from ui.shared.tool_runner import ToolRunner
+    from ui.terminal.tools import list_tools, run_tool
 
     with ExitStack() as stack:
         mcp = open_mcp_runtime(config, stack)

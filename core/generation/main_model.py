@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from core.tools.toolset import Toolset
 
 PromptFor = Callable[["AppConfig", str], "PromptBuilder"]  # (config, main model's name) -> its prompt builder
+# (name, its provider config, the keys just saved) -> that model answers from the next turn on
+UseModel = Callable[[str, "ProviderConfig", Mapping[str, str]], None]
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ def main_model_choices(
 
 def model_switcher(
     config: AppConfig, env: Mapping[str, str], ledger: CostLedger, orchestrator: Orchestrator, kit: ModelKit
-) -> Callable[[str, ProviderConfig, Mapping[str, str]], None]:
+) -> UseModel:
     """`use_model(name, provider, keys)`: build provider `name` (its config; `keys` just saved, over the
     environment) as start-up would as the main model, and make it the orchestrator's default from the
     next turn on. Raises (a `DaemonError` naming the problem) and changes nothing when it cannot."""

@@ -48,7 +48,7 @@ from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
 from ui.gui.backends import GuiBackends
 from ui.gui.documents_tab import DocumentDesk
-from ui.terminal.tools import ToolRunner
+from ui.shared.tool_runner import ToolRunner
 
 _MARKER = re.compile(r"\[M\d+\]")
 

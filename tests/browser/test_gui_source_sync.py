@@ -22,7 +22,7 @@ from knowledge.sync_ledger import SyncLedger
 from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
 from tests.browser.gui_stack import build_stack
 from ui.gui.documents_tab import SourceDesk
-from ui.terminal.sync import MemorySink
+from ui.shared.source_sync import MemorySink
 
 VIEWPORT_HEIGHT = 1100  # the Sources table and the job list both in view
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

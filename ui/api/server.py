@@ -16,8 +16,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping, Sequence
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.events import RunEvent
@@ -26,6 +25,7 @@ from ui.api.conversation import SESSION_HEADER, RequestError, models_list, read_
 from ui.api.wire import SSE_DONE, Reply, collect, error_body, sse, stream_chunks
 from ui.attach.wire import PREFIX
 from ui.shared.bearer_auth import BearerAuth
+from ui.shared.disconnect import until_disconnect
 from ui.shared.security import HostAllowlist, allowed_hosts_for
 
 if TYPE_CHECKING:
@@ -211,27 +211,6 @@ async def read_body(request: Request, limit: int) -> bytes:
         if len(body) > limit:
             raise TooLarge
     return bytes(body)
-
-
-async def until_disconnect(request: Request, work: Awaitable[_T]) -> _T | None:
-    """`work`'s result, or None when the client disconnects first (then `work` is cancelled)."""
-    task = asyncio.ensure_future(work)
-    watcher = asyncio.ensure_future(_disconnected(request))
-    try:
-        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        watcher.cancel()
-        if not task.done():
-            task.cancel()
-    with suppress(asyncio.CancelledError):
-        return await task
-    return None
-
-
-async def _disconnected(request: Request) -> None:
-    """Return once the client has gone (after the body, the next ASGI message is the disconnect)."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
 
 
 def _error(status: int, message: str, code: str, *, param: str | None = None) -> Response:

@@ -19,7 +19,7 @@ from typing import Any
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta, ToolProposal
 from core.types import Usage
-from ui.terminal.chat import approval_command
+from ui.shared.payloads import approval_command
 
 SSE_DONE = b"data: [DONE]\n\n"
 # Daemon's exit reasons as OpenAI finish reasons: anything that stopped short of an answer is "length".

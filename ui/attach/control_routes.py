@@ -156,8 +156,8 @@ class _Routes:
     ) -> Response:
         from starlette.responses import JSONResponse
 
-        from ui.api.server import until_disconnect
-        from ui.terminal.chat import ask_result
+        from ui.shared.disconnect import until_disconnect
+        from ui.shared.payloads import ask_result
 
         async def collect() -> list[RunEvent]:
             async with self._slots:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ui.gui.images_tab import ImageDesk
     from ui.gui.wizard import SetupDesk
     from ui.shared.services import Services
-    from ui.terminal.tools import ToolRunner
+    from ui.shared.tool_runner import ToolRunner
 
 
 @dataclass

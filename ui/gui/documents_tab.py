@@ -268,7 +268,7 @@ def open_source_desk(
     config: AppConfig, memory: MemoryService, jobs: JobLedger, graph: GraphEditor
 ) -> SourceDesk:
     """The syncs `sync obsidian|git` runs, over the GUI's memory, graph and job ledger."""
-    from ui.terminal.sync import MemorySink, build_source, open_sync_ledger
+    from ui.shared.source_sync import MemorySink, build_source, open_sync_ledger
 
     ledger = open_sync_ledger(config, jobs)
 

@@ -16,7 +16,7 @@ from memory.candidates import QueryContext
 from memory.review import ReviewQueue
 from memory.scoring import is_superseded
 from memory.service import MemoryService, factors_payload
-from ui.terminal.review import approve_item, review_rows
+from ui.shared.review_decisions import approve_item, review_rows
 
 ALL = "all collections"
 SEARCH_HEADERS = ["#", "collection", "score", "text", "stale", "why (score factors)", "id"]

@@ -85,7 +85,7 @@ def build_sessions_tab(gr: Any, backend: Any, parts: GuiBackends, chat: ChatTab)
             report = await parts.sessions.end(session_id)
         except DaemonError as error:
             return f"⚠ {error}"
-        from ui.terminal.chat import describe_session_end
+        from ui.shared.payloads import describe_session_end
 
         return report.get("note") or describe_session_end(report).replace("\n", "  \n")
 

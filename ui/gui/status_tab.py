@@ -12,7 +12,7 @@ from typing import Any
 from core.text import clip
 from ui.gui.backends import GuiBackends
 from ui.gui.chat_controller import ChatBackend
-from ui.terminal.tools import tool_entries
+from ui.shared.tool_runner import tool_entries
 
 log = logging.getLogger(__name__)
 TOOL_HEADERS = ["tool", "available", "why not / note"]

@@ -16,13 +16,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.config import ProviderConfig
 from core.config_user import ANSWER_STYLES, save_settings, setup_complete
+from core.generation.main_model import UseModel  # the composition root's model switcher
 from core.providers.discovery import LocalServer, discover, provider_entry
 from core.secrets import SecretStore, mask
 
@@ -41,9 +42,6 @@ OPTIONAL_KEYS: Mapping[str, str] = {
     "WOLFRAM_APP_ID": "Wolfram|Alpha app id (maths and data)",
 }
 VALIDATION_PROMPT = "Reply with the single word OK."
-# the composition root's model switcher: provider name, its config, the keys just saved -> answering from the
-# next turn
-UseModel = Callable[[str, ProviderConfig, Mapping[str, str]], None]
 
 
 @dataclass

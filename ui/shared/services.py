@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from core.generation.main_model import UseModel
     from core.orchestrator import Orchestrator
     from core.ports import FactPort, SessionLifecycle
     from core.providers.pricing import CostLedger
@@ -15,8 +16,7 @@ if TYPE_CHECKING:
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from memory.visual.attach import TurnImages
-    from ui.gui.wizard import UseModel
-    from ui.terminal.tools import ToolRunner
+    from ui.shared.tool_runner import ToolRunner
 
 
 @dataclass

@@ -18,7 +18,7 @@ from core.pipeline import session_state
 from core.pipeline.analyzer import ContextAnalyzer
 from core.pipeline.session_state import MessageReading
 from core.ports import SessionState, SessionStateStore
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 
 def _read_lines(path: Path) -> list[str]:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 Headline = Callable[[dict[str, Any]], str]
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from core.errors import DaemonError
 from core.events import (
@@ -25,13 +24,21 @@ from core.events import (
     ToolCallStarted,
     ToolProposal,
 )
-from core.ports import SessionLifecycle, TurnRecord
-from ui.shared.boundary import is_blank, json_safe, user_text
+from core.ports import SessionLifecycle
+from ui.shared.boundary import is_blank, user_text
 from ui.shared.failures import describe_unexpected
 from ui.shared.front_ports import Conversation
+from ui.shared.payloads import (
+    approval_command,
+    ask_result,
+    describe_call,
+    describe_session_end,
+    print_json,
+    turn_payload,
+)
 
 if TYPE_CHECKING:
-    from ui.terminal.tools import ToolRunner
+    from ui.shared.tool_runner import ToolRunner
 
 HELP = """Commands:
   /help            show this help
@@ -40,14 +47,6 @@ HELP = """Commands:
   /history         show this session's turns
   /quit            leave (Ctrl-D works too)
 Ctrl-C while Daemon is answering stops that answer; the session goes on."""
-
-
-def print_json(payload: dict[str, Any], out: TextIO | None = None) -> None:
-    """Exactly one JSON object on stdout, as the CLI contract requires (`sys.stdout` as it is when called,
-    so a redirected or captured stdout receives it)."""
-    out = out or sys.stdout
-    out.write(json_safe(json.dumps(payload, ensure_ascii=False, default=str)) + "\n")
-    out.flush()
 
 
 @dataclass
@@ -106,48 +105,6 @@ async def run_turn(
         on_event(event)
 
 
-def describe_call(proposal: ToolProposal) -> str:
-    """A proposed call in one line: the tool, its arguments and what the tool does."""
-    args = json.dumps(proposal.call.arguments, ensure_ascii=False)
-    what = f" ({proposal.description.splitlines()[0]})" if proposal.description else ""
-    return f"{proposal.call.name} {args}{what}"
-
-
-def approval_command(proposal: ToolProposal) -> str:
-    """The command that runs a proposed call once the user decides to."""
-    args = shlex.quote(json.dumps(proposal.call.arguments, ensure_ascii=False))
-    return f"python main.py tool run {proposal.call.name} --args {args} --approve"
-
-
-def ask_payload(done: Done, proposals: list[ToolProposal] | None = None) -> dict[str, Any]:
-    """The `ask --json` object (keys fixed by the CLI contract; `proposals`: calls with side effects the
-    model asked for, not run)."""
-    return {
-        "answer": done.answer,
-        "session_id": done.session_id,
-        "turn_id": done.turn_id,
-        "model": done.model,
-        "tool_calls": list(done.tool_calls),
-        "citations": list(done.citations),
-        "usage": done.usage.as_dict(),
-        "exit_reason": done.exit_reason,
-        "proposals": [
-            {"name": p.call.name, "arguments": dict(p.call.arguments), "run_with": approval_command(p)}
-            for p in proposals or ()
-        ],
-    }
-
-
-def ask_result(events: list[RunEvent]) -> tuple[dict[str, Any], int]:
-    """The `ask --json` object of a finished turn's events and the exit code (0: answered). The control
-    route's non-streamed turn (ui/attach/control_routes.py) answers with the same object."""
-    done = next((e for e in events if isinstance(e, Done)), None)
-    if done is None:
-        error = next((e for e in events if isinstance(e, RunError)), None)
-        return {"error": error.message if error else "no answer"}, 1
-    return ask_payload(done, [e for e in events if isinstance(e, ToolProposal)]), 0
-
-
 def ask(orchestrator: Conversation, text: str, *, session_id: str | None, as_json: bool) -> int:
     """`python main.py ask TEXT`: one turn; streamed text, or one JSON object with --json."""
     events: list[RunEvent] = []
@@ -172,18 +129,6 @@ def ask(orchestrator: Conversation, text: str, *, session_id: str | None, as_jso
     if error:
         return 1
     return 0 if done else 1
-
-
-def turn_payload(turn: TurnRecord) -> dict[str, Any]:
-    return {
-        "turn_id": turn.turn_id,
-        "session_id": turn.session_id,
-        "user": turn.user,
-        "assistant": turn.assistant,
-        "created_at": turn.created_at,
-        "status": turn.status,
-        "model": turn.model,
-    }
 
 
 NO_ANSWER = {
@@ -350,19 +295,6 @@ class Repl:
             return
         outcome = self._loop.run_until_complete(self._tools.run(proposal.call, approved=True))
         print(f"  [{proposal.call.name} {'ok' if outcome.ok else 'failed'}] {outcome.output}")
-
-
-def describe_session_end(report: dict[str, Any]) -> str:
-    """One line per step of a session-end report (what ran, what was skipped and why, what failed)."""
-    lines = [f"session {report.get('session_id')}: " + ("done" if report.get("complete") else "incomplete")]
-    for step in report.get("steps", []):
-        result = step.get("result") or {}
-        detail = ", ".join(f"{k}={v}" for k, v in result.items() if k not in ("reason", "degraded"))
-        why = result.get("reason") or step.get("error") or ""
-        note = " (offline heuristics)" if result.get("degraded") else ""
-        seconds = f"{step.get('seconds', 0.0):.2f} s" if step.get("ran") else "earlier"
-        lines.append(f"  {step['name']}: {step['status']}{note} [{seconds}] {detail or why}".rstrip())
-    return "\n".join(lines)
 
 
 def _install_sigint(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> bool:

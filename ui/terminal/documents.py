@@ -23,7 +23,7 @@ from knowledge.documents.pipeline import DocumentIngester
 from knowledge.documents.sources import collect
 from knowledge.jobs import CANCELLED, ItemOutcome, JobItem, JobLedger, JobReport, JobRunner, Progress
 from ui.shared.boundary import for_terminal
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 INGEST = "ingest"
 BAR_BYTES = 1024 * 1024  # a single file under this gets no progress bar: it is done before one would help

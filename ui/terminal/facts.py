@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from ui.shared.front_ports import FactList
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 
 def list_facts(facts: FactList, *, status: str | None = None, as_json: bool = False) -> int:

@@ -20,7 +20,7 @@ from core.errors import UserInputError
 from memory.visual.retrieval import ImageRecall
 from memory.visual.store import StoredImage, VisualMemory
 from ui.shared.boundary import for_terminal
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 
 def image_command(args: argparse.Namespace, open_visual: Callable[[], VisualMemory], min_score: float) -> int:

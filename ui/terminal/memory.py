@@ -10,7 +10,7 @@ from core.errors import UserInputError
 from memory.candidates import QueryContext
 from memory.service import factors_payload
 from ui.shared.front_ports import Searchable
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 
 def memory_search(

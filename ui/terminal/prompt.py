@@ -6,7 +6,7 @@ import asyncio
 
 from core.orchestrator import Orchestrator
 from core.prompt.assembly import AssembledPrompt
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
 
 
 def prompt_command(

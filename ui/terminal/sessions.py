@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 from core.ports import SessionLifecycle
-from ui.terminal.chat import describe_session_end, print_json
+from ui.shared.payloads import describe_session_end, print_json
 
 
 def end_session(sessions: SessionLifecycle, session_id: str | None, *, as_json: bool = False) -> int:

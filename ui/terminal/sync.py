@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TextIO, TypedDict
+from collections.abc import Callable
+from typing import TextIO, TypedDict
 
 from core.config import AppConfig
-from core.errors import UserInputError
 from knowledge.jobs import JOBS_FILE, JobLedger, Progress
-from knowledge.source_sync import GraphEditor, SourceRecord, SyncReport, SyncSource, run_sync
-from knowledge.sync_ledger import LEDGER_FILE, SyncLedger
+from knowledge.source_sync import GraphEditor, SyncReport, SyncSource, run_sync
 from memory.service import MemoryService
-from memory.vector_store import Record
-from ui.terminal.chat import print_json
+from ui.shared.payloads import print_json
+from ui.shared.source_sync import MemorySink, build_source, check_configured, open_sync_ledger
 from ui.terminal.documents import ProgressBar
 
 MemoryFactory = Callable[[], MemoryService]
@@ -51,56 +49,6 @@ def sync_command(
     finally:
         ledger.jobs.close()
         memory.close()
-
-
-def open_sync_ledger(config: AppConfig, jobs: JobLedger) -> SyncLedger:
-    """The sync tables in the data dir's job ledger (an older separate `sync_ledger.sqlite3` imported)."""
-    return SyncLedger(jobs, legacy=config.data_dir / LEDGER_FILE)
-
-
-def build_source(
-    source: str, config: AppConfig, sink: MemorySink, ledger: SyncLedger, graph: GraphEditor | None
-) -> SyncSource:
-    """The configured vault's or repositories' sync."""
-    if source == "obsidian":
-        from knowledge.obsidian import ObsidianSync
-
-        vault = config.obsidian
-        assert vault.vault is not None
-        return ObsidianSync(
-            vault.vault, sink, ledger, graph, exclude=vault.exclude, max_note_bytes=vault.max_note_kb * 1024
-        )
-    from knowledge.git_history import GitHistorySync
-
-    return GitHistorySync(config.session.git_repos, sink, ledger)
-
-
-def check_configured(source: str, config: AppConfig) -> None:
-    """A clear error when the source has no configuration (or its vault is not a folder)."""
-    if source == "obsidian":
-        vault = config.obsidian.vault
-        if vault is None:
-            raise UserInputError("no Obsidian vault configured: set obsidian.vault in your config file")
-        if not vault.expanduser().is_dir():
-            raise UserInputError(f"the Obsidian vault {vault} is not a folder (obsidian.vault)")
-    elif not config.session.git_repos:
-        raise UserInputError("no repositories configured: list them in session.git_repos in your config file")
-
-
-class MemorySink:
-    """`knowledge.source_sync.RecordSink` over the memory service (embeds, writes the store and the index)."""
-
-    def __init__(self, service: MemoryService) -> None:
-        self._service = service
-
-    def upsert(self, collection: str, records: Sequence[SourceRecord]) -> None:
-        """Store or replace the records by id."""
-        if records:
-            self._service.add(collection, [Record(r.id, r.text, dict(r.metadata)) for r in records])
-
-    def mark(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> int:
-        """Merge metadata changes (a tombstone) into stored records."""
-        return self._service.update_metadata(collection, updates) if updates else 0
 
 
 class _Watch:

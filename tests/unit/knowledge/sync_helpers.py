@@ -14,7 +14,7 @@ from memory.inmemory_store import InMemoryStore
 from memory.service import MemoryService
 from memory.vector_store import Record
 from tests.unit.memory.profile_helpers import committed_profiles
-from ui.terminal.sync import MemorySink
+from ui.shared.source_sync import MemorySink
 
 
 def open_memory() -> MemoryService:

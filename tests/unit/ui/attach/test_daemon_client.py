@@ -40,6 +40,7 @@ from ui.attach.client import (
 )
 from ui.attach.control_routes import ControlBackend, control_mount
 from ui.attach.endpoint import TOKEN_FILE, ControlFiles, Endpoint
+from ui.shared.payloads import ask_payload
 from ui.terminal import chat as cli
 from ui.terminal.facts import list_facts
 from ui.terminal.memory import memory_search, memory_stats
@@ -203,7 +204,7 @@ def test_ask_json_prints_the_payload_of_the_daemons_turn(
     code, out, _ = output(capsys, lambda: cli.ask(remote, "one two", session_id=None, as_json=True))
     done = running.conversation.events[-1]
     assert code == 0 and isinstance(done, Done)
-    assert json.loads(out) == json.loads(json.dumps(cli.ask_payload(done)))
+    assert json.loads(out) == json.loads(json.dumps(ask_payload(done)))
     assert (
         json.loads(out)["turn_id"] == running.conversation.inner.history(None, 1)[0].turn_id
     )  # journaled there
@@ -355,7 +356,7 @@ def test_the_turn_route_answers_the_ask_json_object_when_not_streamed(running: R
     client = attached(running)
     answer = client.post("turn", {"text": "not streamed", "stream": False})
     done = running.conversation.events[-1]
-    assert isinstance(done, Done) and answer == json.loads(json.dumps(cli.ask_payload(done)))
+    assert isinstance(done, Done) and answer == json.loads(json.dumps(ask_payload(done)))
     assert answer["answer"].strip() == "not streamed"
 
 

@@ -18,8 +18,10 @@ from core.tools.builtin import builtin_tools
 from core.tools.catalog import ToolCatalog, UnavailableTool
 from core.types import ToolCall
 from ui.shared.front_ports import Conversation
-from ui.terminal.chat import Repl, TurnPrinter, ask_payload
-from ui.terminal.tools import ToolRunner, list_tools, parse_arguments, run_tool, tool_entries
+from ui.shared.payloads import ask_payload
+from ui.shared.tool_runner import ToolRunner, tool_entries
+from ui.terminal.chat import Repl, TurnPrinter
+from ui.terminal.tools import list_tools, parse_arguments, run_tool
 
 DELETED: list[str] = []
 
