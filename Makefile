@@ -7,9 +7,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 STAMP := $(VENV)/.daemon-installed
 REQS := requirements.txt requirements-dev.txt requirements-models.txt constraints.txt
 PYTEST_ARGS ?=
-# One worker more than cores: the process tests wait on fsync and on the processes they start, and the extra
-# worker fills those gaps (measured on 2 cores: 2 workers 1,162 s at 170 % CPU, 3 workers 1,110 s at 183 %).
-WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+# One worker per core. One more was no clearer win on 2 cores (3 workers: 1,110 s and 1,267 s for the
+# parallel part; 2 workers: 1,162 s and 1,181 s): the suite is CPU-bound.
+WORKERS ?= auto
 # The fast tier: tests/unit and tests/contract (markers come from the folder: tests/conftest.py) without the
 # tests that load real models. No Daemon process, browser or build; a fast test that starts Python fails.
 FAST_TIER := not integration and not browser and not benchmark and not slow
