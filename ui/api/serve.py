@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,26 +91,19 @@ def announce_token(path: Path, new_token: str | None, env_token: str | None) -> 
 def _serve_and_end(services: Services, token: str, host: str, listener: socket.socket) -> int:
     from ui.api.server import build_api
     from ui.attach.control_routes import attachable_bind, open_control
-    from ui.shared.idle import IdleSessionEnder
+    from ui.shared.idle import sessions_served
 
     # the control routes: `ask`, `history`, `cli`… started on this data dir are served here (no 2nd load)
     files, control = open_control(services, "api") if attachable_bind(host) else (None, None)
     app = build_api(services.orchestrator, token, host, services_health(services), control=control)
     announce = (lambda port: files.announce(port, "api")) if files is not None else None
-    started = time.time()
-    idle = None
-    if services.sessions is not None:
-        idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
-        idle.start()
-    try:
-        asyncio.run(serve(app, listener, host, on_ready=announce))
-    finally:
-        if files is not None:  # front ends started from now on run on their own
-            files.withdraw()
-        if idle is not None and services.sessions is not None:  # the sessions this server served end with it
-            idle.stop()
-            print("Saving what these sessions taught me…", file=sys.stderr)
-            asyncio.run(services.sessions.end_active(since=started))
+    # the sessions this server serves end with it (after the control files are withdrawn)
+    with sessions_served(services.sessions, services.config.session.idle_end_minutes):
+        try:
+            asyncio.run(serve(app, listener, host, on_ready=announce))
+        finally:
+            if files is not None:  # front ends started from now on run on their own
+                files.withdraw()
     return 0
 
 

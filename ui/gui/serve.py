@@ -3,12 +3,10 @@ to, the idle-session ender, and the session-end processing of the sessions it se
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import time
 
-from ui.shared.idle import IdleSessionEnder
+from ui.shared.idle import sessions_served
 from ui.shared.services import Services
 
 
@@ -30,33 +28,26 @@ def serve_gui(services: Services) -> int:
     parts = from_services(services)
     app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
-    started = time.time()
     files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
-    idle = None
-    if services.sessions is not None:
-        idle = IdleSessionEnder(services.sessions, services.config.session.idle_end_minutes * 60.0)
-        idle.start()
-    try:
-        launch(
-            app,
-            gui.host,
-            gui.port,
-            auth,
-            blocked_paths=[services.config.data_dir],
-            quiet=True,
-            health=lambda: health_payload(services.orchestrator, parts),
-            max_file_mb=parts.upload_mb,
-            routes=[control] if control is not None else [],
-            block=False,  # returns once the server listens: only then may front ends attach
-        )
-        if files is not None:
-            files.announce(gui.port, "gui")
-        app.block_thread()  # what launch(block=True) does: serve until Ctrl-C or SIGTERM
-    finally:
-        if files is not None:  # front ends started from now on run on their own
-            files.withdraw()
-        if idle is not None and services.sessions is not None:  # the sessions this GUI served end with it
-            idle.stop()
-            print("Saving what these sessions taught me…", file=sys.stderr)
-            asyncio.run(services.sessions.end_active(since=started))
+    # the sessions this GUI serves end with it (after the control files are withdrawn)
+    with sessions_served(services.sessions, services.config.session.idle_end_minutes):
+        try:
+            launch(
+                app,
+                gui.host,
+                gui.port,
+                auth,
+                blocked_paths=[services.config.data_dir],
+                quiet=True,
+                health=lambda: health_payload(services.orchestrator, parts),
+                max_file_mb=parts.upload_mb,
+                routes=[control] if control is not None else [],
+                block=False,  # returns once the server listens: only then may front ends attach
+            )
+            if files is not None:
+                files.announce(gui.port, "gui")
+            app.block_thread()  # what launch(block=True) does: serve until Ctrl-C or SIGTERM
+        finally:
+            if files is not None:  # front ends started from now on run on their own
+                files.withdraw()
     return 0

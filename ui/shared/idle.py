@@ -1,12 +1,15 @@
-"""Ends GUI sessions that went quiet: a background thread with its own event loop, stopped with the GUI."""
+"""Ends the sessions a server (the GUI, `api`) serves: those that went quiet, by a background thread with its
+own event loop, and the rest when the server stops."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from core.ports import SessionLifecycle
 
@@ -52,3 +55,21 @@ class IdleSessionEnder:
     def _run(self) -> None:
         while not self._stop.wait(self._interval_s):
             self.check_once()
+
+
+@contextmanager
+def sessions_served(sessions: SessionLifecycle | None, idle_end_minutes: float) -> Iterator[None]:
+    """While the body serves: sessions quiet for `idle_end_minutes` get their session-end steps; when it
+    stops, the sessions it served since it started get theirs before the process exits."""
+    if sessions is None:
+        yield
+        return
+    started = time.time()
+    idle = IdleSessionEnder(sessions, idle_end_minutes * 60.0)
+    idle.start()
+    try:
+        yield
+    finally:
+        idle.stop()
+        print("Saving what these sessions taught me…", file=sys.stderr)
+        asyncio.run(sessions.end_active(since=started))
