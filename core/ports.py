@@ -188,6 +188,8 @@ class SessionState:
     topics: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()
     turns: int = 0  # user turns the state has seen
+    last_unsure_turn: int = 0  # the turn of the latest tone reading that asked (risk heard, not said)
+    escalation_reason: str = ""  # why the escalation state is what it is (`analyze --explain`)
 
 
 class SessionStateStore(Protocol):

@@ -236,7 +236,7 @@ class ContextGatherer:
                 )
                 found = tuple(refined.open_questions)
         reading = MessageReading(
-            text, analysis.tone, analysis.intent, analysis.confidence, analysis.topics, found
+            text, analysis.tone, analysis.intent, analysis.confidence, analysis.topics, found, analysis.asks
         )
         return analysis, reading
 

@@ -32,6 +32,11 @@ class Analysis:
     intent_cues: tuple[str, ...] = ()  # what fired for the intent (`analyze --explain`)
     speech_act: str = ""  # question, request, statement or fragment (core/pipeline/speech_act.py)
 
+    @property
+    def asks(self) -> bool:
+        """The tone reading asks: its head heard risk that nothing in the words states."""
+        return self.tone_detail is not None and self.tone_detail.unsure is not None
+
     def as_dict(self) -> dict[str, Any]:
         """The `analyze --json` object (keys fixed by the CLI contract, plus tone_score and support)."""
         return {

@@ -12,7 +12,10 @@ Four states:
 - ``gentle_reengagement``: calm turns after an episode: follow the user's lead, check in lightly. After
   ``calm_turns`` calm turns the episode ends and the state returns to the default.
 
-"Distressed" means tone ``elevated`` or ``crisis``; ``concern`` and ``conversational`` count as calm.
+"Distressed" means tone ``elevated`` or ``crisis``; ``concern`` and ``conversational`` count as calm. A
+concern reading that asks (the tone head heard risk the words do not say) counts as calm once; a second one
+within ``unsure_window`` turns counts as distress: the session's escalation rises on repetition, not on one
+uncertain reading. Each step records its reason (``analyze --explain`` shows it).
 
 Usage, pure: ``snapshot = step(snapshot, tone, ignored)`` then ``directive(snapshot)``. Usage, per session:
 one :class:`EscalationTracker` per session — ``tracker.observe_reply(reply)`` after each assistant reply,
@@ -45,6 +48,7 @@ class EscalationConfig:
     """Thresholds and response budgets (tokens) per tone and per state."""
 
     sustained_turns: int = 3
+    unsure_window: int = 3  # a second asking reading within this many turns counts as distress
     ignored_limit: int = 2
     calm_turns: int = 3
     conversational_tokens: int = 600
@@ -67,6 +71,8 @@ class EscalationSnapshot:
     ignored: int = 0
     in_episode: bool = False
     turns: int = 0
+    last_unsure_turn: int = 0  # the turn of the latest reading that asked (0: none)
+    reason: str = ""  # why the state is what it is after this step ("" in the default state)
 
 
 @dataclass(frozen=True)
@@ -87,27 +93,53 @@ def step(
     tone: ToneLevel | str,
     user_ignored_suggestion: bool | None,
     config: EscalationConfig = DEFAULT_CONFIG,
+    unsure: bool = False,
 ) -> EscalationSnapshot:
     """Advance the FSM by one user turn.
 
     ``user_ignored_suggestion``: True when the previous reply offered a suggestion and the user did not engage
     with it, False when they engaged, None when no suggestion was pending. Ignored suggestions only count
-    during a distress episode (ordinary technical advice that goes unused is not a signal).
+    during a distress episode (ordinary technical advice that goes unused is not a signal). ``unsure``: the
+    tone reading asks (risk heard, not said); repeated within ``unsure_window`` turns it counts as distress.
     """
     level = ToneLevel.parse(tone)
     turns = snapshot.turns + 1
+    last_unsure = turns if unsure else snapshot.last_unsure_turn
+    since = turns - snapshot.last_unsure_turn
+    repeated = unsure and snapshot.last_unsure_turn > 0 and since <= config.unsure_window
+    if repeated and level not in _DISTRESSED:
+        level = ToneLevel.ELEVATED
+    kept = {"turns": turns, "last_unsure_turn": last_unsure}
     if level in _DISTRESSED:
         ignored = _count_ignored(snapshot.ignored, user_ignored_suggestion)
         streak = snapshot.distress_streak + 1
         state = _distressed_state(snapshot.state, level, streak, ignored, config)
-        return EscalationSnapshot(state, level, streak, 0, ignored, True, turns)
+        reason = _distress_reason(state, level, streak, ignored, bool(repeated), snapshot.last_unsure_turn)
+        return EscalationSnapshot(state, level, streak, 0, ignored, True, **kept, reason=reason)
     if not snapshot.in_episode:
-        return EscalationSnapshot(EscalationState.VALIDATE_AND_SUGGEST, level, 0, 0, 0, False, turns)
+        return EscalationSnapshot(EscalationState.VALIDATE_AND_SUGGEST, level, **kept)
     calm = snapshot.calm_streak + 1
     if calm >= config.calm_turns:
-        return EscalationSnapshot(EscalationState.VALIDATE_AND_SUGGEST, level, 0, 0, 0, False, turns)
+        return EscalationSnapshot(EscalationState.VALIDATE_AND_SUGGEST, level, **kept)
     ignored = _count_ignored(snapshot.ignored, user_ignored_suggestion)
-    return EscalationSnapshot(EscalationState.GENTLE_REENGAGEMENT, level, 0, calm, ignored, True, turns)
+    reason = f"{calm} calmer turn{'s' if calm > 1 else ''} after a hard stretch"
+    state = EscalationState.GENTLE_REENGAGEMENT
+    return EscalationSnapshot(state, level, 0, calm, ignored, True, **kept, reason=reason)
+
+
+def _distress_reason(
+    state: EscalationState, level: ToneLevel, streak: int, ignored: int, repeated: bool, earlier: int
+) -> str:
+    """Why a distressed turn leaves the session in `state`, in words for `analyze --explain`."""
+    if level is ToneLevel.CRISIS:
+        return "crisis: evidence in the user's words"
+    if state is EscalationState.QUIET_COMPANIONSHIP:
+        return f"{ignored} suggestions not taken up during distress"
+    if state is EscalationState.GROUNDING_PRESENCE:
+        return f"distress for {streak} turns in a row"
+    if repeated:
+        return f"possible risk heard again (first at turn {earlier}): treated as distress"
+    return "distress this turn"
 
 
 def _count_ignored(current: int, ignored: bool | None) -> int:
@@ -241,19 +273,21 @@ class EscalationTracker:
     pending_suggestion: frozenset[str] | None = None
 
     def update(
-        self, tone: ToneLevel | str, user_ignored_suggestion: bool | None = None
+        self, tone: ToneLevel | str, user_ignored_suggestion: bool | None = None, unsure: bool = False
     ) -> EscalationDirective:
         """Advance by one user turn with an explicit ignored-suggestion signal; return the directive."""
-        self.snapshot = step(self.snapshot, tone, user_ignored_suggestion, self.config)
+        self.snapshot = step(self.snapshot, tone, user_ignored_suggestion, self.config, unsure)
         self.pending_suggestion = None
         return directive(self.snapshot, self.config)
 
-    def update_from_message(self, tone: ToneLevel | str, user_text: str) -> EscalationDirective:
+    def update_from_message(
+        self, tone: ToneLevel | str, user_text: str, unsure: bool = False
+    ) -> EscalationDirective:
         """Advance by one user turn, judging from ``user_text`` whether the last suggestion was taken up."""
         ignored = None
         if self.pending_suggestion is not None:
             ignored = not engaged_with(user_text, self.pending_suggestion)
-        return self.update(tone, ignored)
+        return self.update(tone, ignored, unsure)
 
     def observe_reply(self, reply: str) -> None:
         """Record whether the assistant's reply offered a suggestion the next user turn may take up."""

@@ -44,6 +44,7 @@ class MessageReading:
     confidence: float
     topics: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()  # earlier questions the LLM refinement found unanswered
+    unsure: bool = False  # the tone reading asks: risk heard by the tone head, not said in words
 
 
 def escalation_snapshot(state: SessionState) -> EscalationSnapshot:
@@ -56,6 +57,8 @@ def escalation_snapshot(state: SessionState) -> EscalationSnapshot:
         state.ignored,
         state.in_episode,
         state.turns,
+        state.last_unsure_turn,
+        state.escalation_reason,
     )
 
 
@@ -65,7 +68,7 @@ def advance(
     """The state after one user message (before its reply)."""
     pending = frozenset(state.pending_suggestion) if state.pending_suggestion is not None else None
     tracker = EscalationTracker(config, escalation_snapshot(state), pending)
-    tracker.update_from_message(reading.tone, reading.text)
+    tracker.update_from_message(reading.tone, reading.text, reading.unsure)
     after = tracker.snapshot
     same = after.state.value == state.escalation_state
     return replace(
@@ -84,6 +87,8 @@ def advance(
         topics=merge_topics(reading.topics, state.topics, MAX_TOPICS),
         open_questions=with_open(state.open_questions, reading.open_questions, MAX_OPEN),
         turns=after.turns,
+        last_unsure_turn=after.last_unsure_turn,
+        escalation_reason=after.reason,
     )
 
 

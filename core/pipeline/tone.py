@@ -47,7 +47,7 @@ from typing import Protocol
 from core.pipeline import tone_lexicon as lex
 from core.pipeline.tone_attribution import FRAME_MARKERS, attribute, attribute_message, clause_bounds
 from core.pipeline.tone_danger import IN_MY_CARE, DangerFinding
-from core.pipeline.tone_languages import crisis_statements
+from core.pipeline.tone_languages import crisis_statements, reads_as_english
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,8 @@ class DangerSource(Protocol):
 CRISIS_SUPPORT = lex.CRISIS_SUPPORT
 THIRD_PARTY_SUPPORT = lex.THIRD_PARTY_SUPPORT
 CARE_EMERGENCY_SUPPORT = lex.CARE_EMERGENCY_SUPPORT
+# When the head hears risk the words do not say: one plain question, no hotline list.
+CHECK_IN = "How are you doing, really? I'm glad to listen if something is weighing on you."
 # A reply that names one of these already points to a crisis line; for an emergency of someone in the
 # user's care, to an emergency number.
 _SUPPORT_MARKERS = ("988", "116 123", "findahelpline")
@@ -76,10 +78,12 @@ _EMERGENCY_MARKERS = ("911", "999", "112")
 def support_addendum(answer: str, support: str | None) -> str:
     """What to append to `answer` so that it carries `support`: nothing when there is no support text or
     the answer already names what it points to (a crisis line; an emergency number for someone in the
-    user's care). The prompt asks the model to include it; small local models often do not, and a reply to
-    someone in crisis must never lack it."""
-    markers = _EMERGENCY_MARKERS if support == CARE_EMERGENCY_SUPPORT else _SUPPORT_MARKERS
-    if not support or any(marker in answer.lower() for marker in markers):
+    user's care; any question of its own for a check-in). The prompt asks the model to include it; small local
+    models often do not, and a reply to someone in crisis must never lack it."""
+    if not support:
+        return ""
+    markers = {CARE_EMERGENCY_SUPPORT: _EMERGENCY_MARKERS, CHECK_IN: ("?",)}.get(support, _SUPPORT_MARKERS)
+    if any(marker in answer.lower() for marker in markers):
         return ""
     return ("\n\n" if answer.strip() else "") + support
 
@@ -118,7 +122,9 @@ class ToneResult:
     ``matched`` holds the lexicon phrases that counted (negated and figurative ones excluded);
     ``observational`` is true when distress language was present but attributed to someone or something
     other than the user (news, fiction, research, a third party); ``support`` is guidance text to include in
-    the reply (crisis, or a third party in danger), else None; ``stage`` says which stage decided.
+    the reply (crisis, a third party in danger, or a check-in question), else None; ``stage`` says which
+    stage decided. A crisis always has ``evidence``: what in the user's own words made it. ``unsure`` says why
+    a reading asks rather than alarms (the head heard risk that nothing in the words states).
     """
 
     level: ToneLevel
@@ -128,7 +134,9 @@ class ToneResult:
     support: str | None
     stage: str = "lexicon"
     head: Mapping[str, float] | None = None  # the head's probabilities, when it was consulted
-    risk_evidence: bool = False  # a risk term or danger frame about the user (lets the head read crisis)
+    evidence: tuple[str, ...] = ()  # what made a crisis ("crisis cue: kill myself", "danger: threat ...")
+    unsure: str | None = None  # why the reading asks: risk heard by the head and not said in words
+    risk: tuple[str, ...] = ()  # risk terms and frames said of the user (with the head, evidence of a crisis)
     settled: bool = False  # a negated or past crisis/elevated cue: the head was not consulted
     danger: tuple[str, ...] = ()  # the danger reader's frames ("body (acute): droop, numb")
     head_vetoed_by: str | None = None  # why the head's (unsure) crisis vote did not count ("laughter")
@@ -141,7 +149,9 @@ class ToneResult:
             "cues": list(self.matched),
             "lexicon_score": self.score,
             "head": {k: round(v, 3) for k, v in self.head.items()} if self.head else None,
-            "risk_evidence": self.risk_evidence,
+            "evidence": list(self.evidence),
+            "asks_because": self.unsure,
+            "risk": list(self.risk),
             "settled_by_negation_or_past": self.settled,
             "head_crisis_vote_vetoed_by": self.head_vetoed_by,
             "danger_frames": list(self.danger),
@@ -166,21 +176,22 @@ class ToneConfig:
     world_factor: float = 0.1
     negation_window: int = 4
     head_raise_at: float = 0.5  # the head's probability for a higher level needed to raise to it
-    # The head's crisis probability that makes a crisis with no explicit crisis cue, for a message about the
-    # user: with risk evidence (a risk term), and without any (indirect farewells, "tonight is the night");
-    # the second also makes an emergency of someone the user names as theirs ("my son swallowed a pod").
-    # Calibrated by `python -m eval.tone_calibrate` on real chat (false alarms) and the crisis sets.
+    # The head's crisis probability never makes a crisis alone. Beside a risk said of the user (a risk term,
+    # a threat, something taken, an arrangement) at `head_crisis_at` it does; without one, at `head_ask_at`
+    # the reading is concern and the reply asks how the user is.
     head_crisis_at: float = 0.2
-    head_crisis_alone_at: float = 0.9
-    # Fewer words than this give the head too little to read for a crisis ("the end", "after the party",
-    # "goodnight" read as crisis at p≈0.99): its crisis vote then counts towards elevated, and a crisis in
-    # so few words needs the lexicon ("i want to die", "kms") or the danger reader ("help chest pain").
+    head_ask_at: float = 0.5
+    # Someone the user names as in their care ("my son", "our baby") with a risk said of them: the head's
+    # crisis reading at this makes an emergency the user must act on.
+    head_care_at: float = 0.5
+    # Fewer words than this give the head too little to read ("the end", "after the party", "goodnight" read
+    # as crisis at p≈0.99): a crisis in so few words needs the lexicon ("i want to die", "kms") or the danger
+    # reader ("help chest pain").
     head_crisis_min_words: int = 4
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
     # A question asked for knowledge, an everyday cause, a past left behind or laughter silences the head's
-    # crisis vote only below this: the frozen-encoder head read "burned my tongue on my coffee" as crisis,
-    # the tuned one does not (p ≤ 0.02), and its sure readings under a veto were nearly all crises hidden
-    # in a joke or beside an errand ("mouthwash for bad breath lol. also i've been vomiting blood").
+    # crisis vote only below this: its sure readings under a veto were nearly all crises hidden in a joke or
+    # beside an errand ("mouthwash for bad breath lol. also i've been vomiting blood").
     head_veto_below: float = 0.9
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
@@ -240,6 +251,23 @@ def _explicit_crisis(cues: Sequence[_Cue]) -> bool:
     return any(c.phrase.level == "crisis" and c.who == "self" and not c.negated for c in cues)
 
 
+def _is_crisis_cue(cue: _Cue) -> bool:
+    """A cue on the crisis list said by the user in their own voice, neither negated nor put in the past."""
+    return cue.phrase.level == "crisis" and cue.who == "self" and not cue.qualified
+
+
+def _names_someone_in_care(tokens: Sequence[str]) -> bool:
+    """The message names someone in the user's care ("my son", "our baby", "my husband")."""
+    return any(a in ("my", "our") and b in IN_MY_CARE for a, b in zip(tokens, tokens[1:], strict=False))
+
+
+def _distress_said(cues: Sequence[_Cue]) -> tuple[str, ...]:
+    """The distress words the user said of themselves, not negated ("exhausted", "can't cope")."""
+    return tuple(
+        c.phrase.text for c in cues if c.who == "self" and not c.negated and c.phrase.level != "modifier"
+    )
+
+
 def _all_negated(cues: Sequence[_Cue]) -> bool:
     """Every distress word of the message is negated ("I'm not anxious about the trip", "I don't feel lonely
     at all"): the head, which hears the topic and not the negation, may not raise the level to concern or
@@ -276,19 +304,6 @@ def _head_veto(text: str, tokens: Sequence[str]) -> str | None:
     if _left_behind(tokens):
         return "past left behind"
     return "laughter" if _joking(text, tokens) else None
-
-
-def _names_someone_in_care(tokens: Sequence[str]) -> bool:
-    """The message names someone in the user's care ("my son", "our baby", "my husband")."""
-    return any(a in ("my", "our") and b in IN_MY_CARE for a, b in zip(tokens, tokens[1:], strict=False))
-
-
-def _danger_is_crisis(findings: Sequence[DangerFinding], risk_terms: bool, about_user: bool) -> bool:
-    """An acute danger frame in a message about the user (a threat's target is the user by construction:
-    "someone is breaking into my flat"), or an arrangement for not being here beside a risk term."""
-    if any(f.acute and f.frame == "threat" for f in findings):
-        return True
-    return about_user and any(f.acute or (f.frame == "ending" and risk_terms) for f in findings)
 
 
 _SLANG = frozenset(lex.SLANG_IDEATION + lex.SLANG_SELF_HARM)
@@ -410,57 +425,53 @@ class ToneDetector:
 
     def detect(self, text: str) -> ToneResult:
         """Classify one message."""
-        tokens = _bounded(normalise(text), self._config.max_tokens)
+        cfg = self._config
+        tokens = _bounded(normalise(text), cfg.max_tokens)
         cues = self._cues(tokens, joking=_joking(text, tokens) or not lex.MEANING_WORDS.isdisjoint(tokens))
         score = self._score(cues)
-        level = self._level(score)
+        level, stage = self._level(score), "lexicon"
         counted = tuple(c.phrase.text for c in cues if not c.negated and c.phrase.level != "modifier")
         observational = any(c.who != "self" and not c.negated and c.phrase.level != "modifier" for c in cues)
-        stage, settled, votes, care_by_head, vetoed_by = "lexicon", _settled(cues), None, False, None
+        settled = _settled(cues)
         findings = () if settled else self._read_danger(text)
-        risk_terms = self._risk_evidence(tokens)
-        # A threat, an arrangement or something taken, even when not acute, is evidence of risk for the head.
-        risk = risk_terms or any(f.frame != "body" for f in findings)
         about_user = _about_user(tokens)
-        if self._head is not None and text.strip() and not settled:
-            votes, cfg = self._vote(text), self._config
-            threatened = _explicit_crisis(cues) or any(f.frame != "body" for f in findings)
-            unsure = votes is not None and votes.get(ToneLevel.CRISIS.value, 0.0) < cfg.head_veto_below
-            vetoed_by = _head_veto(text, tokens) if votes and not threatened and unsure else None
-            if vetoed_by and votes:  # a veto is only sought when there are votes
-                # "how do you use an epipen", "burned my tongue on my coffee": the head hears the topic;
-                # nothing says the user is in danger now, so its crisis vote does not count.
-                votes = {**votes, ToneLevel.CRISIS.value: 0.0}
-            may_raise = not _all_negated(cues)
-            readable = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
-            revised = self._head_level(
-                votes, level, _explicit_crisis(cues), risk, about_user and readable, may_raise
-            )
+        # MiniLM reads English only: other languages get the evidence rules and no head reading.
+        heard = self._head is not None and text.strip() and not settled and reads_as_english(text)
+        votes = self._vote(text) if heard else None
+        crisis_p = votes.get(ToneLevel.CRISIS.value, 0.0) if votes else 0.0
+        unsure_vote = 0.0 < crisis_p < cfg.head_veto_below and not _explicit_crisis(cues)
+        vetoed_by = _head_veto(text, tokens) if unsure_vote else None
+        # risk said of the user without an acute frame: a risk term, a threat, something taken, an arrangement
+        risk = self._risk_terms(tokens) + tuple(str(f) for f in findings if f.frame != "body" and not f.acute)
+        evidence, support, evidence_stage = self._evidence(text, cues, findings, about_user)
+        long_enough = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
+        in_care = not about_user and _names_someone_in_care(tokens)
+        if not evidence and risk and long_enough and not vetoed_by and (about_user or in_care):
+            # the user names a risk to themselves ("got the rope") or to someone in their care ("my baby isn't
+            # breathing") that the head reads as a crisis
+            if crisis_p >= (cfg.head_crisis_at if about_user else cfg.head_care_at):
+                evidence = (f"risk: {risk[0]}, with the reader's crisis reading p={crisis_p:.2f}",)
+                support = CRISIS_SUPPORT if about_user else CARE_EMERGENCY_SUPPORT
+                evidence_stage = "head"
+        unsure = None
+        if evidence:
+            level, stage = ToneLevel.CRISIS, evidence_stage
+        else:
+            # The head weighs what the words say; it never hears distress where they say none ("can't wait to
+            # see them and go for a walk by the river" reads p=1.00 crisis to it).
+            said = _distress_said(cues) + risk + tuple(str(f) for f in findings if f.frame == "body")
+            may_raise = about_user and bool(said) and not _all_negated(cues)
+            revised = self._head_level(votes, level, may_raise)
             if revised is not level:
                 level, stage = revised, "head"
-            # someone in the user's care, in danger now by the head's reading (the vetoes above apply)
-            care_by_head = (
-                votes is not None
-                and not about_user
-                and readable
-                and votes.get(ToneLevel.CRISIS.value, 0.0) >= cfg.head_crisis_alone_at
-                and _names_someone_in_care(tokens)
-            )
-        if level is not ToneLevel.CRISIS and _danger_is_crisis(findings, risk_terms, about_user):
-            level, stage = ToneLevel.CRISIS, "danger"
-        # The stages above read English; an explicit statement in another language is read here.
-        foreign = () if level is ToneLevel.CRISIS else crisis_statements(text)
-        if foreign:
-            level, stage, counted = ToneLevel.CRISIS, "languages", counted + foreign
-        support = CRISIS_SUPPORT if level is ToneLevel.CRISIS else None
-        if any(f.frame == "care" and f.acute for f in findings):
-            # someone in the user's care in an emergency now: the user must act at once
-            level, stage, support = ToneLevel.CRISIS, "danger", CARE_EMERGENCY_SUPPORT
-        elif care_by_head and level is not ToneLevel.CRISIS:
-            level, stage, support = ToneLevel.CRISIS, "head", CARE_EMERGENCY_SUPPORT
+            if about_user and long_enough and said and crisis_p >= cfg.head_ask_at and not vetoed_by:
+                # the head hears a risk the words only hint at ("said": ...): ask, gently; never alarm
+                unsure = f"the reader heard possible risk (p={crisis_p:.2f}) in: {', '.join(said[:3])}"
+                level, stage = max(level, ToneLevel.CONCERN, key=_ORDER.index), "head"
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
-        shown = tuple(str(f) for f in findings)
+        if support is None and unsure:
+            support = CHECK_IN
         return ToneResult(
             level,
             round(score, 3),
@@ -469,11 +480,34 @@ class ToneDetector:
             support,
             stage,
             votes,
-            risk,
-            settled,
-            shown,
+            evidence=evidence,
+            unsure=unsure,
+            risk=risk,
+            settled=settled,
+            danger=tuple(str(f) for f in findings),
             head_vetoed_by=vetoed_by,
         )
+
+    def _evidence(
+        self, text: str, cues: Sequence[_Cue], findings: Sequence[DangerFinding], about_user: bool
+    ) -> tuple[tuple[str, ...], str | None, str]:
+        """What in the user's own words makes a crisis, the support it calls for and the stage that read it: a
+        crisis cue said of themselves, an acute danger frame (an attack on the user, their body now,
+        self-injury, something taken, an emergency of someone in their care) or an explicit statement in
+        another language."""
+        said = tuple(f"crisis cue: {c.phrase.text}" for c in cues if _is_crisis_cue(c))
+        acute = tuple(
+            f"danger: {f}" for f in findings if f.acute and (about_user or f.frame in ("threat", "care"))
+        )
+        if any(f.acute and f.frame == "care" for f in findings):
+            # someone in the user's care in an emergency now: the user must act at once
+            return acute + said, CARE_EMERGENCY_SUPPORT, "danger"
+        if said or acute:
+            return said + acute, CRISIS_SUPPORT, "lexicon" if said else "danger"
+        foreign = crisis_statements(text)
+        if foreign:
+            return tuple(f"in another language: {s}" for s in foreign), CRISIS_SUPPORT, "languages"
+        return (), None, "lexicon"
 
     def _read_danger(self, text: str) -> Sequence[DangerFinding]:
         """The danger reader's frames, or none when there is no reader or it fails (never break the turn)."""
@@ -520,9 +554,10 @@ class ToneDetector:
             cues.append(_Cue(phrase, start, end, weight, who, negated, negated or past))
         return cues
 
-    def _risk_evidence(self, tokens: list[str]) -> bool:
-        """A risk term (`tone_lexicon.RISK_TERMS`) about the user, not negated, not in a figurative use."""
+    def _risk_terms(self, tokens: list[str]) -> tuple[str, ...]:
+        """The risk terms (`tone_lexicon.RISK_TERMS`) said about the user, not negated, not figurative."""
         benign = {i for s, e, _ in self._benign.find(tokens) for i in range(s, e)}
+        found = []
         for start, end, phrase in self._risk.find(tokens):
             if not benign.isdisjoint(range(start, end)) or self._negated(tokens, start, set()):
                 continue
@@ -531,8 +566,8 @@ class ToneDetector:
             if attribute(tokens, start, end, phrase.words) == "self" or any(
                 t in lex.FIRST_PERSON for t in tokens[lo:hi]
             ):
-                return True
-        return False
+                found.append(" ".join(tokens[start:end]))
+        return tuple(found)
 
     def _negated(self, tokens: Sequence[str], start: int, covered: set[int]) -> bool:
         """A negation cue shortly before ``start`` in the same clause, not part of another phrase."""
@@ -602,36 +637,19 @@ class ToneDetector:
             log.warning("tone head skipped: %s", exc)
             return None
 
-    def _head_level(
-        self,
-        votes: Mapping[str, float] | None,
-        level: ToneLevel,
-        explicit_crisis: bool,
-        risk: bool,
-        about_user: bool,
-        may_raise: bool = True,  # False when `_all_negated`: it may still lower the level or make a crisis
-    ) -> ToneLevel:
-        """The lexicon's level revised by the head: raised when confident, lowered only when very sure.
-
-        Similarity alone rarely makes a crisis: for a message about the user (``about_user``, false too when
-        it has fewer than ``head_crisis_min_words`` words), the head's crisis reading counts
-        as crisis above ``head_crisis_at`` with risk evidence (a risk term said of the user) and above the
-        much higher ``head_crisis_alone_at`` without; otherwise it counts towards ``elevated`` (the head
-        heard distress, not evidence of risk).
-        """
+    def _head_level(self, votes: Mapping[str, float] | None, level: ToneLevel, may_raise: bool) -> ToneLevel:
+        """The lexicon's level revised by the head among conversational, concern and elevated: raised when it
+        is confident of a higher level (and `may_raise`: the message is about the user and not all negated),
+        lowered only when very sure. Its crisis reading never makes a crisis (that needs evidence): it is
+        read apart, as a reason to ask."""
         if not votes:
             return level
         cfg = self._config
-        shares = dict(votes)
-        crisis = shares.get(ToneLevel.CRISIS.value, 0.0)
-        if crisis >= (cfg.head_crisis_at if risk else cfg.head_crisis_alone_at) and about_user:
-            return ToneLevel.CRISIS
-        shares[ToneLevel.ELEVATED.value] = max(shares.get(ToneLevel.ELEVATED.value, 0.0), crisis)
-        shares[ToneLevel.CRISIS.value] = 0.0
+        shares = {k: v for k, v in votes.items() if k != ToneLevel.CRISIS.value}
         best = ToneLevel.parse(max(shares, key=shares.__getitem__))
         share = shares[best.value]
         if best.rank > level.rank:
             return best if share >= cfg.head_raise_at and may_raise else level
-        if best.rank < level.rank and share >= cfg.head_lower_at and not explicit_crisis:
+        if best.rank < level.rank and share >= cfg.head_lower_at:
             return best
         return level

@@ -8,7 +8,8 @@ few first-person statements that mean the same in every chat ("I want to die", "
 "I don't want to live anymore", "I took all the pills") in 26 languages, and nothing broader: "he's going
 to kill me" is left out, because in every language it is mostly said of an angry parent. A statement
 preceded by a negation ("no quiero morir"), beside a figurative complement ("me muero de risa", "累得想死")
-or in a laughing message does not count.
+or in a laughing message does not count. The statements and the words that qualify them live in
+data/tone/languages.toml.
 
 Matching: Latin, Greek and Cyrillic text is compared with accents removed (people type "nao quero viver" as
 often as "não quero viver"); other scripts as written. Phrases of scripts written without spaces (Chinese,
@@ -22,124 +23,20 @@ import re
 import unicodedata
 from functools import cache
 
-# fmt: off
-# First-person statements of wanting to die or to kill oneself, or of an overdose taken, by language
-# (ISO 639-1), written as people spell them; accents are dropped for matching where the script allows it.
+from core.pipeline.word_lists import word_lists
+
+# The phrases and words, each list with why it is there, live in data/tone/languages.toml.
+_W = word_lists("languages")
+# First-person statements of wanting to die, of killing oneself or of an overdose taken, by language.
 STATEMENTS: dict[str, tuple[str, ...]] = {
-    "es": (
-        "quiero morir", "quiero morirme", "me quiero morir", "me quiero matar", "quiero matarme",
-        "voy a matarme", "me voy a matar", "suicidarme", "me voy a suicidar", "quitarme la vida",
-        "ya no quiero vivir", "no quiero seguir viviendo", "acabar con mi vida", "no vale la pena vivir",
-        "me tomé todas las pastillas", "me tomé un frasco", "no quiero despertar", "no quiero despertarme",
-        "me quiero suicidar",
-    ),
-    "pt": (
-        "quero morrer", "vou me matar", "quero me matar", "me suicidar", "não quero mais viver",
-        "não aguento mais viver", "tirar minha vida", "tirar a minha vida", "acabar com a minha vida",
-        "tomei todos os remédios", "tomei a cartela toda", "não quero acordar",
-    ),
-    "fr": (
-        "je veux mourir", "envie de mourir", "je vais me tuer", "je veux me tuer", "me suicider",
-        "je ne veux plus vivre", "mettre fin à mes jours", "mettre fin à ma vie", "en finir avec la vie",
-        "pris tous mes cachets", "avalé tous mes cachets", "je veux plus vivre", "j'veux mourir",
-        "jveux mourir", "envie d'en finir", "me foutre en l'air",
-    ),
-    "de": (
-        "ich will sterben", "ich möchte sterben", "will nicht mehr leben", "möchte nicht mehr leben",
-        "ich bring mich um", "ich bringe mich um", "ich will mich umbringen", "ich werde mich umbringen",
-        "mir das leben nehmen", "selbstmordgedanken", "suizidgedanken", "alle tabletten genommen",
-        "will nicht mehr aufwachen", "möchte nicht mehr aufwachen", "abschiedsbrief",
-    ),
-    "it": (
-        "voglio morire", "mi voglio uccidere", "voglio uccidermi", "voglio ammazzarmi", "suicidarmi",
-        "non voglio più vivere", "togliermi la vita", "ho preso tutte le pillole", "la faccio finita",
-        "voglio farla finita", "non voglio svegliarmi",
-    ),
-    "nl": (
-        "ik wil dood", "ik wil niet meer leven", "zelfmoordgedachten", "mezelf van kant maken",
-        "een einde aan mijn leven", "alle pillen ingenomen", "ik wil niet meer wakker worden",
-    ),
-    "pl": (
-        "chcę umrzeć", "chcę się zabić", "zabiję się", "nie chcę już żyć", "nie chcę dalej żyć",
-        "odebrać sobie życie", "myśli samobójcze",
-    ),
-    "ro": ("vreau să mor", "să mă sinucid", "nu mai vreau să trăiesc"),
-    "ru": (
-        "хочу умереть", "не хочу жить", "не хочу больше жить", "покончить с собой", "покончу с собой",
-        "убью себя", "убить себя", "думаю о суициде", "суицидальн*", "наглотал* таблеток",
-    ),
-    "uk": ("хочу померти", "не хочу жити", "покінчити з собою", "вбити себе", "вб'ю себе", "суїцидальн*"),
-    "el": ("θέλω να πεθάνω", "να αυτοκτονήσω", "θα αυτοκτονήσω"),
-    "tr": (
-        "ölmek istiyorum", "kendimi öldüreceğim", "kendimi öldürmek", "intihar edeceğim",
-        "intihar etmek istiyorum", "yaşamak istemiyorum",
-    ),
-    "ar": (
-        "أريد أن أموت", "بدي موت", "ابي اموت", "سأقتل نفسي", "سوف اقتل نفسي", "هقتل نفسي", "راح اقتل نفسي",
-        "ابي انتحر", "بدي انتحر", "بنتحر", "افكر في الانتحار", "افكر بالانتحار", "لا اريد ان اعيش",
-        "مش عايز اعيش", "مش عايزة اعيش",
-    ),
-    "fa": ("میخوام بمیرم", "می خواهم بمیرم", "خودکشی کنم", "خودمو بکشم"),
-    "he": ("אני רוצה למות", "רוצה להתאבד", "אני אתאבד", "לא רוצה לחיות"),
-    "hi": (
-        "मरना चाहता", "मरना चाहती", "मर जाना चाहता", "मर जाना चाहती", "आत्महत्या करना चाहता",
-        "आत्महत्या करना चाहती", "आत्महत्या कर लूंगा", "आत्महत्या कर लूंगी", "खुद को मार*",
-        "जीना नहीं चाहता", "जीना नहीं चाहती",
-        # romanised ("Hinglish")
-        "marna chahta", "marna chahti", "mar jana chahta", "mar jana chahti", "mar jaana chahta",
-        "mar jaana chahti", "khud ko maar*", "khudkushi karna chahta", "khudkushi karna chahti",
-        "khudkushi kar lunga", "khudkushi kar lungi", "jeena nahi chahta", "jeena nahi chahti",
-        "jina nahi chahta", "jina nahi chahti",
-    ),
-    "ur": (
-        "مرنا چاہتا", "مرنا چاہتی", "خودکشی کرنا چاہتا", "خودکشی کرنا چاہتی", "جینا نہیں چاہتا",
-        "جینا نہیں چاہتی",
-    ),
-    "bn": ("মরতে চাই", "মরে যেতে চাই", "আত্মহত্যা করতে চাই", "আত্মহত্যা করব", "বাঁচতে চাই না"),
-    "tl": (
-        "gusto ko nang mamatay", "gusto kong mamatay", "gusto ko na mamatay", "magpapakamatay",
-        "magpakamatay na lang", "papatayin ko ang sarili ko", "ayoko nang mabuhay", "ayoko na mabuhay",
-        "pagod na akong mabuhay",
-    ),
-    "id": (
-        "ingin mati", "pengen mati", "pingin mati", "mau mati aja", "ingin bunuh diri", "mau bunuh diri",
-        "pengen bunuh diri", "nak bunuh diri", "nak mati", "tidak ingin hidup lagi", "gak mau hidup lagi",
-        "ga mau hidup lagi",
-    ),
-    "vi": ("muốn chết", "muốn tự tử", "sẽ tự tử", "định tự tử", "muốn tự sát", "không muốn sống nữa"),
-    "th": ("อยากตาย", "ฆ่าตัวตาย", "ไม่อยากมีชีวิตอยู่"),
-    "ja": ("死にたい", "消えたい", "自殺したい", "自殺する", "生きていたくない", "生きたくない"),
-    "zh": ("想死", "不想活了", "想自杀", "要自杀", "想自殺", "要自殺", "结束自己的生命", "結束自己的生命"),
-    "ko": ("죽고 싶*", "죽고싶*", "자살하고 싶*", "자살할*", "살고 싶지 않*", "살기 싫*", "사라지고 싶*"),
-    "sw": ("nataka kufa", "nitajiua", "nataka kujiua", "sitaki kuishi"),
+    language: tuple(phrases) for language, phrases in _W["statements"].items()
 }
-
-# A word right before a statement that denies it ("no quiero morir", "не хочу умереть").
-NEGATIONS: frozenset[str] = frozenset({
-    "no", "não", "non", "ne", "pas", "nie", "nicht", "kein", "niet", "nu", "не", "ні", "hindi", "tidak",
-    "gak", "ga", "bukan", "không", "değil", "δεν", "לא", "नहीं", "nahi", "nahin", "sitaki",
-})
-
-# Complements that make a statement figurative: dying of laughter, hunger, shame ("me muero de risa"), or
-# missing someone to death ("想死你了").
-FIGURATIVE_AFTER: tuple[str, ...] = (
-    "de risa", "de la risa", "de vergüenza", "de la vergüenza", "de hambre", "de ganas", "de sueño",
-    "de amor", "de rir", "de vergonha", "de fome", "de saudade", "de rire", "de honte", "de faim", "d'ennui",
-    "dal ridere", "dalle risate", "di fame", "vor lachen", "vor hunger", "van het lachen", "ze śmiechu",
-    "со смеху", "от смеха", "sa tawa", "你", "我了",
-)
-# Words right before a statement that make it a hyperbole: so tired, hungry, embarrassed that... ("mệt muốn
-# chết", "累得想死", "恥ずかしくて死にたい", "qué vergüenza, me quiero morir").
-FIGURATIVE_BEFORE: tuple[str, ...] = (
-    "cười", "mệt", "đói", "nóng", "lạnh", "得", "恥ずかしくて", "恥ずかしすぎて", "จน", "malu", "vergüenza",
-    "vergonha", "honte", "peinlich", "vergogna",
-)
-# Laughter in the message: a hyperbole among friends, like "lol" in English.
-LAUGHTER: tuple[str, ...] = (
-    "haha", "hehe", "lol", "lmao", "jaja", "kkk", "rsrs", "mdr", "ptdr", "хаха", "www", "笑", "哈哈", "ㅋㅋ",
-    "555", "wkwk", "😂", "🤣", "💀",
-)
-# fmt: on
+NEGATIONS: frozenset[str] = frozenset(_W["negations"])  # a word right before a statement that denies it
+FIGURATIVE_AFTER: tuple[str, ...] = tuple(_W["figurative_after"])  # "me muero de risa"
+FIGURATIVE_BEFORE: tuple[str, ...] = tuple(_W["figurative_before"])  # "累得想死"
+LAUGHTER: tuple[str, ...] = tuple(_W["laughter"])  # a hyperbole among friends, like "lol" in English
+# Everyday English words that no other language spells the same way.
+ENGLISH_WORDS: frozenset[str] = frozenset(_W["english_words"])
 
 # Scripts with spaces between words: phrases in them match whole words. Others (CJK, Thai) match anywhere.
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
@@ -213,6 +110,16 @@ def crisis_statements(text: str) -> tuple[str, ...]:
         if not _negated(folded, start) and not _figurative(folded, start, end) and phrase not in found:
             found.append(phrase)
     return tuple(found)
+
+
+def reads_as_english(text: str) -> bool:
+    """Whether `text` may be English: mostly Latin letters without accents, and, from four words on, at
+    least one of `ENGLISH_WORDS`. Short or mixed text counts as English (the English readers then decide)."""
+    letters = [c for c in text if c.isalpha()]
+    if letters and sum(not c.isascii() for c in letters) > len(letters) * 0.3:
+        return False
+    words = re.findall(r"[a-z']+", text.lower().replace("\u2019", "'"))
+    return len(words) < 4 or not ENGLISH_WORDS.isdisjoint(words)
 
 
 def _laughing(text: str, folded: str) -> bool:

@@ -37,13 +37,17 @@ def in_session(
     """The `analyze --json` object for `text` as the next turn of a session in `state`, with the escalation
     state the turn would be answered under."""
     analysis = analyzer.analyze(text, session_state.hint(state, text))
-    reading = MessageReading(text, analysis.tone, analysis.intent, analysis.confidence, analysis.topics)
+    reading = MessageReading(
+        text, analysis.tone, analysis.intent, analysis.confidence, analysis.topics, unsure=analysis.asks
+    )
     after = session_state.advance(state, reading)
     escalation = {
         "state": after.escalation_state,
         "turns_in_state": after.turns_in_state,
         "recent_tones": list(after.tones),
     }
+    if explain:
+        escalation["why"] = after.escalation_reason or "no distress: the default state"
     explained = {"explain": analysis.explain()} if explain else {}
     return {**analysis.as_dict(), "escalation": escalation, **explained}
 
