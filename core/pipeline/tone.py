@@ -139,7 +139,6 @@ class ToneResult:
     risk: tuple[str, ...] = ()  # risk terms and frames said of the user (with the head, evidence of a crisis)
     settled: bool = False  # a negated or past crisis/elevated cue: the head was not consulted
     danger: tuple[str, ...] = ()  # the danger reader's frames ("body (acute): droop, numb")
-    head_vetoed_by: str | None = None  # why the head's (unsure) crisis vote did not count ("laughter")
 
     def explain(self) -> dict[str, object]:
         """Why this level: the counted cues, the lexicon score, the head's probabilities and the filters."""
@@ -153,7 +152,6 @@ class ToneResult:
             "asks_because": self.unsure,
             "risk": list(self.risk),
             "settled_by_negation_or_past": self.settled,
-            "head_crisis_vote_vetoed_by": self.head_vetoed_by,
             "danger_frames": list(self.danger),
             "observational": self.observational,
         }
@@ -189,10 +187,6 @@ class ToneConfig:
     # reader ("help chest pain").
     head_crisis_min_words: int = 4
     head_lower_at: float = 0.9  # the head's probability for a lower level needed to lower to it
-    # A question asked for knowledge, an everyday cause, a past left behind or laughter silences the head's
-    # crisis vote only below this: its sure readings under a veto were nearly all crises hidden in a joke or
-    # beside an errand ("mouthwash for bad breath lol. also i've been vomiting blood").
-    head_veto_below: float = 0.9
     # Attribution looks at each cue's clause, so the cost grows with cues x length: a pasted document is read
     # by its first three quarters and last quarter of this many tokens (~10,000 characters).
     max_tokens: int = 2000
@@ -293,19 +287,6 @@ def _about_user(tokens: Sequence[str]) -> bool:
     return attribute_message(tokens) in ("self", "third")
 
 
-def _head_veto(text: str, tokens: Sequence[str]) -> str | None:
-    """Why an unsure head's crisis vote does not count here, or None: the message asks to know something,
-    names an everyday cause, tells a crisis left behind, or laughs ("had 5 espressos, now I'm vibrating
-    lol")."""
-    if _asked_for_knowledge(tokens):
-        return "asked for knowledge"
-    if _ordinary_cause(tokens):
-        return "everyday cause"
-    if _left_behind(tokens):
-        return "past left behind"
-    return "laughter" if _joking(text, tokens) else None
-
-
 _SLANG = frozenset(lex.SLANG_IDEATION + lex.SLANG_SELF_HARM)
 
 
@@ -322,42 +303,6 @@ def _quoted(tokens: Sequence[str], start: int) -> bool:
 def _rhetorical(tokens: Sequence[str], start: int) -> bool:
     """ "what is the point of living", "whats the point in waking up": a question that denies its object."""
     return tuple(tokens[max(0, start - 3) : start]) == ("what", "is", "the")
-
-
-def _asked_for_knowledge(tokens: Sequence[str]) -> bool:
-    """A question asked to know something, not said from inside a danger: "how do you use an epipen", "what
-    should you do if you're being followed", "how do i do CPR", or anything "for a workshop / our newsletter".
-    Dying, killing or suicide named in it keeps the question open ("how many would it take to die")."""
-    if not lex.LETHAL_WORDS.isdisjoint(tokens) or any(t.startswith(("suicid", "kill")) for t in tokens):
-        return False
-    opening = tuple(tokens[:4])
-    if any(opening[: len(q)] == q for q in lex.KNOWLEDGE_OPENINGS):
-        return True
-    # "for a workshop" is a purpose; "at my school" only in a question ("what do we teach at our school
-    # about ..."): told as a statement it is where the user is ("active shooter at my school").
-    pairs = set(zip(tokens, tokens[1:], strict=False))
-    preps = ("for", "at") if not lex.ASKING.isdisjoint(tokens) else ("for",)
-    return any((p, d) in pairs for p in preps for d in ("a", "an", "our", "the", "my")) and any(
-        t in lex.PURPOSE_NOUNS for t in tokens
-    )
-
-
-def _left_behind(tokens: Sequence[str]) -> bool:
-    """A crisis told as a distant past beside a present that is well: "a year ago I tried to end things,
-    today I got promoted", "overdosed in college, now I work as a peer counselor"."""
-    text = " " + " ".join(tokens) + " "
-    past = any(f" {marker} " in text for marker in lex.DISTANT_PAST)
-    return past and not lex.WELL_NOW.isdisjoint(tokens)
-
-
-def _ordinary_cause(tokens: Sequence[str]) -> bool:
-    """A bodily complaint with an everyday cause named: "burned my tongue on my coffee", "sore after my
-    tetanus shot", "short of breath after climbing the stairs". An everyday word that only sets the scene
-    ("bitten by a snake while hiking", "during my workout") names no cause."""
-    return any(
-        t in lex.ORDINARY_CAUSES and lex.SETTINGS.isdisjoint(tokens[max(0, i - 2) : i])
-        for i, t in enumerate(tokens)
-    )
 
 
 def _word_matches(pattern: str, token: str) -> bool:
@@ -439,20 +384,18 @@ class ToneDetector:
         heard = self._head is not None and text.strip() and not settled and reads_as_english(text)
         votes = self._vote(text) if heard else None
         crisis_p = votes.get(ToneLevel.CRISIS.value, 0.0) if votes else 0.0
-        unsure_vote = 0.0 < crisis_p < cfg.head_veto_below and not _explicit_crisis(cues)
-        vetoed_by = _head_veto(text, tokens) if unsure_vote else None
         # risk said of the user without an acute frame: a risk term, a threat, something taken, an arrangement
         risk = self._risk_terms(tokens) + tuple(str(f) for f in findings if f.frame != "body" and not f.acute)
         evidence, support, evidence_stage = self._evidence(text, cues, findings, about_user)
         long_enough = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
         in_care = not about_user and _names_someone_in_care(tokens)
-        if not evidence and risk and long_enough and not vetoed_by and (about_user or in_care):
+        heard_at = cfg.head_crisis_at if about_user else cfg.head_care_at
+        if not evidence and risk and long_enough and (about_user or in_care) and crisis_p >= heard_at:
             # the user names a risk to themselves ("got the rope") or to someone in their care ("my baby isn't
             # breathing") that the head reads as a crisis
-            if crisis_p >= (cfg.head_crisis_at if about_user else cfg.head_care_at):
-                evidence = (f"risk: {risk[0]}, with the reader's crisis reading p={crisis_p:.2f}",)
-                support = CRISIS_SUPPORT if about_user else CARE_EMERGENCY_SUPPORT
-                evidence_stage = "head"
+            evidence = (f"risk: {risk[0]}, with the reader's crisis reading p={crisis_p:.2f}",)
+            support = CRISIS_SUPPORT if about_user else CARE_EMERGENCY_SUPPORT
+            evidence_stage = "head"
         unsure = None
         if evidence:
             level, stage = ToneLevel.CRISIS, evidence_stage
@@ -464,7 +407,7 @@ class ToneDetector:
             revised = self._head_level(votes, level, may_raise)
             if revised is not level:
                 level, stage = revised, "head"
-            if about_user and long_enough and said and crisis_p >= cfg.head_ask_at and not vetoed_by:
+            if about_user and long_enough and said and crisis_p >= cfg.head_ask_at:
                 # the head hears a risk the words only hint at ("said": ...): ask, gently; never alarm
                 unsure = f"the reader heard possible risk (p={crisis_p:.2f}) in: {', '.join(said[:3])}"
                 level, stage = max(level, ToneLevel.CONCERN, key=_ORDER.index), "head"
@@ -485,7 +428,6 @@ class ToneDetector:
             risk=risk,
             settled=settled,
             danger=tuple(str(f) for f in findings),
-            head_vetoed_by=vetoed_by,
         )
 
     def _evidence(

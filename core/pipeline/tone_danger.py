@@ -4,7 +4,8 @@ A message in crisis often names no crisis word at all: "my face is drooping and 
 antifreeze 20 minutes ago", "he said he'd kill me if I leave". What makes these dangerous is who does what to
 whom, when: an attack whose object is the user, a sign in the user's own body now, an act the user does to
 themself, an excess of a medicine the user has just taken, arrangements for not being here. Each frame is a
-small class of lemmas (a handful per role) joined by the parse (spaCy, `core.nlp.SpacyPipeline`):
+small class of lemmas (a handful per role; the classes live in data/tone/danger.toml) joined by the parse
+(spaCy, `core.nlp.SpacyPipeline`):
 
 - ``threat``: an attack verb whose object is the user ("he'll stab me", "a man following me", "coming for me")
   and whose subject is a person, not the user, "you" or a thing ("this deadline is killing me").
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.pipeline import tone_lexicon as lex
+from core.pipeline.word_lists import word_lists, words
 
 
 class Parser(Protocol):
@@ -54,155 +56,92 @@ class DangerFinding:
 
 
 # -- word classes (lemmas, and the lower-cased forms the small model lemmatises oddly) ---------------------
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-SELF = _words("i me myself we us ourselves")
-REFLEXIVE = _words("myself ourselves")
-THEY = _words("he she they")
-ATTACK = _words(
-    "kill murder stab shoot strangle choke hurt hit beat punch kick rape attack follow stalk grab drag chase "
-    "throw push shove"
-)
-PURSUIT = _words("follow stalk chase")  # only an attack while it happens ("he's following me")
-ATTEMPT = _words("try attempt threaten want go start begin")
-SURFACES = _words("ground floor wall bed car pavement concrete")
-PERSUADE = _words("push shove")  # an attack unless it is to do something ("pushed me to apply")
-WOUNDING = _words("stab stabbed shoot shot strangle choke rape")  # never said in jest
-PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | _words(
-    "man men guy guys woman stranger ex partner bloke lad lads gang someone somebody he she they people "
-    "person stepdad stepmum stepmom stepfather stepmother fiance landlord dealer"
-)
-INJURE = _words(
-    "cut burn hurt harm starve carve scratch bang slam hit punch stab slice slash choke strangle hang poison "
-    "drown scald"
-)
-DELIBERATE_INJURE = _words("carve slash gouge")
-SHARP = _words("blade razor lighter knife glass scissors sharp sharper")
-BODY = _words(
-    "chest throat lip tongue face arm leg heart head mouth hand side skin stomach vision eye body wrist "
-    "thigh word breathing pulse airway neck speech voice ankle foot finger toe"
-)
-# Signs said of the user or of their body ("I'm dizzy", "can't breathe"), and signs only a body part shows
-# ("my lips are going blue", "my throat is closing"; "I'm feeling blue" is a mood).
-SEVERE_SIGNS = _words("unconscious seizure faint slur")
-SEVERE_BODY_SIGNS = _words("droop blue spurt close")
-MILD_SIGNS = _words(
-    "numb dizzy vomit shaky shake shaking confused drowsy sweat shiver clammy breathless bleed double blurry "
-    "wheeze wheezing hive hives collapse"
-)
-MILD_BODY_SIGNS = _words("swell swollen tight race pound tingle thick cramp burn wrong hoarse weird funny")
-# Signs a panic attack shows as well: two of them are not an emergency without a sign of another kind.
-PANIC_SIGNS = _words("pound race shake shaky shaking tight tingle sweat breathless breathe")
-PANIC_SIGNS |= {"catch breath"}  # "can't catch my breath", as `_sign_name` shows it
-# Emotion that explains a racing heart or a short breath: a panic attack, crying, shock at news. Bodily signs
-# told with one of these are distress (elevated), not a medical emergency, unless the head says otherwise.
-EMOTION = _words(
-    "panic panicking anxious anxiety cry crying sob sobbing stress stressed overwhelmed meltdown flashback "
-    "nightmare laugh laughing upset angry terrified scared shock shaken news told found heard died lost "
-    "nervous freak freaking calm"
-)
-HEAVY = _words("heavily badly everywhere lot profusely")
-INGEST = _words("take swallow drink chug pop down overdose inject mix mixed snort eat")
-MEDICINE = _words(
-    "pill tablet paracetamol ibuprofen med meds medication antidepressant insulin dose painkiller capsule "
-    "methadone xanax sleeping strip packet bottle"
-)
-POISON = _words("bleach antifreeze poison weedkiller detergent cleaner laced spiked")
-EXCESS = _words("whole all entire double twice bunch handful too lot load")
-ALCOHOL = _words("alcohol vodka booze wine drink beer")
-# A known condition that makes one sign an emergency ("I'm allergic ... my tongue feels thick").
-CONDITIONS = _words("pregnant allergic diabetic asthmatic epileptic anaphylactic inhaler epipen asthma")
-# A bite or sting from an animal whose venom makes one sign an emergency ("bitten by a snake, my leg is
-# swelling"); a mosquito's or a bee's alone does not (a bee sting needs a second sign, as any sign does).
-VENOMOUS = _words("snake adder rattlesnake viper spider scorpion jellyfish")
-SEVERE_PAIN = _words("crushing excruciating thunderclap")
-ARRANGE = _words("sort update write finish settle put make tidy tie")
-ARRANGEMENTS = _words("affair will note goodbye funeral end letter")
-PART_WITH = _words("give cancel delete rehome")
-QUESTION_WORDS = _words("how what why when which whether is can should do does would could are")
-CONDITIONAL = _words("if unless whether when once")
-JOKING = _words("lol lmao lmfao haha hahaha jk rofl 😂 💀 🤣")
-DISTANT_PAST = _words("year years month months decade")
-RECOVERED = _words("fine okay ok better recovered healed clean safe alright away")
-REASONS = _words("because since as cause cos")
-ACCIDENT = _words("accident accidentally mistake")
-# Functions the body can lose ("can't feel my legs", "can't lift my arm", "can't speak properly").
-LOST_FUNCTIONS = _words("feel lift move speak talk smile walk stand swallow")
-# Forcing a way into the user's home: "he just broke the window", "someone kicked in the front door".
-FORCE = _words("break smash kick bash")
-ENTRIES = _words("door window lock glass gate handle handles")
-RECENT_PAST = _words("yesterday last ago earlier")
-PLAY = _words("ball football baseball cricket game accident accidentally")
-# Self-injury told by its marks on the user's body, fresh and wanted again ("fresh cuts and i want more");
-# "barcode" is self-harm slang for rows of cuts.
-WOUND_MARKS = _words("cut cuts burn burns scratch scratches gash gashes slice barcode")
-MARKS_FRESH = _words("fresh new deep deeper again more")
-SOUGHT_INJURE = _words("cut burn scald carve slash slice scratch stab")
-CUTTING = _words("cut carve slash slice stab")
-HEAT = _words("boiling scalding hot flame fire stove hob iron candle lighter")
-# Marks left by something else: a pet, thorns, a job in the garden or the kitchen.
-MARK_CAUSES = _words(
-    "cat kitten dog puppy pet thorn thorns bramble brambles rose roses garden gardening kitchen"
-)
-# Wanting the pain is the purpose of the act ("need to feel pain", "I deserve it").
-PAIN_SOUGHT = _words("pain deserve punish")
-# Spaces of the user's own where an unknown person is an intruder ("there's a guy in my backseat").
-PRIVATE_SPACES = _words(
-    "car backseat house flat apartment room bedroom home garden tent closet garage bathroom"
-)
-UNKNOWN = _words("someone somebody stranger strangers man guy men woman person")
-# A person trying to get into the user's car or home: the handle tried, the window banged on.
-TRY_ENTRY = _words("try bang pound")
-# Gunfire where the user is: a shooter at their school, someone shooting outside their house.
-GUNFIRE = _words("shooter gunman gunmen gunfire gunshots shots")
-NOT_GUNFIRE = _words("drill film movie video photo photos game hoops pool scene practice range")
-# A relapse of self-injury told with a wound ("did it again 🩸", "relapsed, needs stitches").
-WOUNDS = _words("🩸 blood bleeding bled stitches deep deeper razor blade")
-HELD = _words("get got have hold holding grab")
-SHAVING = _words("shave shaving beard legs")
-# Short fragments ("help chest pain", "help he has a gun", "standing on the roof rn"): the parse cannot tie
-# them together, so the words decide, in a message of at most FRAGMENT_WORDS words.
+# The words, each class with why it is there, live in data/tone/danger.toml; only the classes built from
+# others are composed here.
+_W = word_lists("danger")
+SELF = words(_W["self"])
+REFLEXIVE = words(_W["reflexive"])
+THEY = words(_W["they"])
+ATTACK = words(_W["attack"])
+PURSUIT = words(_W["pursuit"])
+ATTEMPT = words(_W["attempt"])
+SURFACES = words(_W["surfaces"])
+PERSUADE = words(_W["persuade"])
+WOUNDING = words(_W["wounding"])
+PERSON_NOUNS = lex.THIRD_PARTY_NOUNS | words(_W["person_nouns"])
+INJURE = words(_W["injure"])
+DELIBERATE_INJURE = words(_W["deliberate_injure"])
+SHARP = words(_W["sharp"])
+BODY = words(_W["body"])
+SEVERE_SIGNS = words(_W["severe_signs"])
+SEVERE_BODY_SIGNS = words(_W["severe_body_signs"])
+MILD_SIGNS = words(_W["mild_signs"])
+MILD_BODY_SIGNS = words(_W["mild_body_signs"])
+PANIC_SIGNS = words(_W["panic_signs"]) | frozenset(_W["panic_sign_phrases"])
+EMOTION = words(_W["emotion"])
+HEAVY = words(_W["heavy"])
+INGEST = words(_W["ingest"])
+MEDICINE = words(_W["medicine"])
+POISON = words(_W["poison"])
+EXCESS = words(_W["excess"])
+ALCOHOL = words(_W["alcohol"])
+CONDITIONS = words(_W["conditions"])
+VENOMOUS = words(_W["venomous"])
+SEVERE_PAIN = words(_W["severe_pain"])
+ARRANGE = words(_W["arrange"])
+ARRANGEMENTS = words(_W["arrangements"])
+PART_WITH = words(_W["part_with"])
+QUESTION_WORDS = words(_W["question_words"])
+CONDITIONAL = words(_W["conditional"])
+JOKING = words(_W["joking"])
+DISTANT_PAST = words(_W["distant_past"])
+ORDINARY_CAUSES = words(_W["ordinary_causes"])
+RECOVERED = words(_W["recovered"])
+REASONS = words(_W["reasons"])
+ACCIDENT = words(_W["accident"])
+LOST_FUNCTIONS = words(_W["lost_functions"])
+FORCE = words(_W["force"])
+ENTRIES = words(_W["entries"])
+RECENT_PAST = words(_W["recent_past"])
+PLAY = words(_W["play"])
+WOUND_MARKS = words(_W["wound_marks"])
+MARKS_FRESH = words(_W["marks_fresh"])
+SOUGHT_INJURE = words(_W["sought_injure"])
+CUTTING = words(_W["cutting"])
+HEAT = words(_W["heat"])
+MARK_CAUSES = words(_W["mark_causes"])
+PAIN_SOUGHT = words(_W["pain_sought"])
+PRIVATE_SPACES = words(_W["private_spaces"])
+UNKNOWN = words(_W["unknown"])
+TRY_ENTRY = words(_W["try_entry"])
+GUNFIRE = words(_W["gunfire"])
+NOT_GUNFIRE = words(_W["not_gunfire"])
+WOUNDS = words(_W["wounds"])
+HELD = words(_W["held"])
+SHAVING = words(_W["shaving"])
+# Short fragments are read by their words alone in a message of at most FRAGMENT_WORDS words.
 FRAGMENT_WORDS = 8
-URGENT = _words("help sos 911 999 112 hurry ambulance emergency asap")
-NOW = _words("rn now")
-WEAPONS = _words("gun knife blade razor machete weapon pistol rifle")
-VIOLENCE_NOW = _words("smash break throw punch hit kick scream bang trash wreck")
-DRIVERS = _words("driver cabbie taxi uber")
-GROUPS = _words("group gang bunch couple pair crowd")
-# The edge of a height the user is on: "on the edge of the multistorey car park", "at the top of the tower".
-EDGE_OF = _words("edge ledge railing parapet top side")
-HEIGHT_PLACES = _words(
-    "roof rooftop bridge building park multistorey tower cliff balcony platform flyover overpass block dam "
-    "quarry"
-)
-ONLINE = _words(
-    "instagram insta twitter tiktok strava facebook youtube twitch snapchat linkedin social online"
-)
-HEIGHTS = _words("roof bridge rooftop balcony")  # with "rn", "now" or a number of floors
-EDGES = _words("ledge railing tracks cliff")  # in a fragment, on their own
-HAZARD_SIGNS = _words(
-    "pain breathe breath blue bleeding blood unconscious seizure choking overdose pills stabbed shot fire"
-)
-FOR_OTHERS = _words("me with us out on to")  # "help me with my roof", "help out"
-ORDINARY = _words(
-    "view sunset fireworks party fix fixing clean cleaning photo photos pics stars drinks bbq wine beer "
-    "coffee book chilling enjoying nice lovely weather sun hike hiking climbing"
-)
-NEGATED_SIGNS = LOST_FUNCTIONS | _words("breathe see catch get")
-# Someone in the user's care (a child, a partner, a parent, a friend with them), and what makes their state
-# an emergency now: not breathing or waking, a seizure, a collapse, turning blue, something harmful swallowed.
-IN_MY_CARE = _words(
-    "baby babies son daughter kid kids child toddler boy girl mum mom mother dad father husband wife partner "
-    "boyfriend girlfriend brother sister grandma grandpa grandad granddad grandmother grandfather nan friend "
-    "roommate flatmate housemate"
-)
-CARE_SIGNS = _words("unconscious unresponsive seizure collapse floppy limp convulse")
-REPORTED = _words("text texted message say tell post dm write")  # the small model lemmatises "texte"
-RESTING_PLACES = _words("couch sofa bed chair armchair settee")
-NEGATED_CARE_SIGNS = frozenset({"not breathing", "won't wake", "not responding"})
-SWALLOWED_HARM = POISON | _words("battery batteries magnet magnets pill pills tablet tablets")
+URGENT = words(_W["urgent"])
+NOW = words(_W["now"])
+WEAPONS = words(_W["weapons"])
+VIOLENCE_NOW = words(_W["violence_now"])
+DRIVERS = words(_W["drivers"])
+GROUPS = words(_W["groups"])
+EDGE_OF = words(_W["edge_of"])
+HEIGHT_PLACES = words(_W["height_places"])
+ONLINE = words(_W["online"])
+HEIGHTS = words(_W["heights"])
+EDGES = words(_W["edges"])
+HAZARD_SIGNS = words(_W["hazard_signs"])
+FOR_OTHERS = words(_W["for_others"])
+ORDINARY = words(_W["ordinary"])
+NEGATED_SIGNS = LOST_FUNCTIONS | words(_W["negated_signs"])
+IN_MY_CARE = words(_W["in_my_care"])
+CARE_SIGNS = words(_W["care_signs"])
+REPORTED = words(_W["reported"])
+RESTING_PLACES = words(_W["resting_places"])
+NEGATED_CARE_SIGNS = frozenset(_W["negated_care_signs"])
+SWALLOWED_HARM = POISON | words(_W["swallowed_harm"])
 
 
 def _is(tok: Any, words: frozenset[str]) -> bool:
@@ -871,12 +810,12 @@ def _sign(tok: Any) -> str | None:
         for c in tok.children
     ):
         return None  # an act, not a sign: "close my eyes", "bleeding money", "burnt out" ("racing at 200" is)
-    for words, kind in (
+    for signs, kind in (
         (SEVERE_SIGNS, "severe"),
         (SEVERE_BODY_SIGNS, "severe body"),
         (MILD_BODY_SIGNS, "mild body"),
     ):
-        if _is(tok, words) and tok.pos_ in ("VERB", "ADJ"):
+        if _is(tok, signs) and tok.pos_ in ("VERB", "ADJ"):
             return kind
     if lemma == "see" and (_cannot(tok) or any(c.lower_ == "double" for c in tok.children)):
         return "mild"
@@ -927,7 +866,7 @@ def _short_of_breath(tok: Any) -> bool:
 def _severe_pain(tok: Any) -> bool:
     """Pain an emergency is told by: crushing, the worst of one's life, spreading down an arm."""
     words = {t.lower_ for t in tok.subtree} | {t.lower_ for t in tok.head.subtree if t.dep_ != "conj"}
-    if any(t.lower_ in lex.ORDINARY_CAUSES for t in tok.doc):  # "worst pain ever after leg day at the gym"
+    if any(t.lower_ in ORDINARY_CAUSES for t in tok.doc):  # "worst pain ever after leg day at the gym"
         return False
     worst = "worst" in words and bool(words & {"life", "ever"})
     return bool(words & SEVERE_PAIN) or worst or {"down", "arm"} <= words
@@ -1066,7 +1005,7 @@ def _conditional(tok: Any) -> bool:
     return False
 
 
-SCHOOL_DAYS = _words("college school uni university high highschool day")  # "back in college", "back in 2019"
+SCHOOL_DAYS = words(_W["school_days"])  # "back in college", "back in 2019"
 
 
 def _distant_past(tok: Any) -> bool:

@@ -53,14 +53,7 @@ PHRASE_GROUPS: tuple[PhraseGroup, ...] = CRISIS_GROUPS + ELEVATED_GROUPS + CONCE
 BENIGN_PHRASES = _tuple("benign_phrases")
 RISK_TERMS = _tuple("risk_terms")
 
-# What silences an unsure head: a question asked for knowledge, an everyday cause, a past left behind.
-KNOWLEDGE_OPENINGS: tuple[tuple[str, ...], ...] = tuple(tuple(o) for o in _DATA["knowledge_openings"])
-PURPOSE_NOUNS = _set("purpose_nouns")
-SETTINGS = _set("settings")
-LETHAL_WORDS = _set("lethal_words")
-ORDINARY_CAUSES = _set("ordinary_causes")
-DISTANT_PAST = _tuple("distant_past")
-WELL_NOW = _set("well_now")
+# Asking what a word means is not saying it: "what does ctb mean".
 MEANING_WORDS = _set("meaning_words")
 
 # Negation, tense, intensity and clause breaks.
