@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from core.generation.extractive import ExtractiveRecall
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
+    from core.pipeline.linear_head import HeadSpec, LinearHead
+    from core.pipeline.tone import ToneDetector
     from core.ports import FactExtractor
     from core.prompt.builder import PromptBuilder
     from core.providers.base import ChatProvider
@@ -56,26 +58,39 @@ def build_prompt(
 
 
 def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> ContextAnalyzer:
-    """The context pipeline's analyzer; MiniLM heads settle unsure intents and paraphrased distress."""
+    """The context pipeline's analyzer; MiniLM heads settle unsure intents and weigh what the words say of
+    distress."""
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.intent import IntentClassifier
-    from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadError, LinearHead
+    from core.pipeline.linear_head import INTENT_HEAD
+    from core.pipeline.topics import TopicExtractor
+
+    nlp = nlp or SpacyPipeline()  # one spaCy model for topics and the tone's danger reader
+    intent = IntentClassifier(second_opinion=_head(INTENT_HEAD, embedder))
+    return ContextAnalyzer(intent, build_tone_detector(embedder, nlp), TopicExtractor(nlp))
+
+
+def build_tone_detector(embedder: Embedder, nlp: SpacyPipeline) -> ToneDetector:
+    """The tone detector the analyzer holds (`bench tone` measures this one): lexicon, tone head, danger
+    reader over the shared spaCy pipeline."""
+    from core.pipeline.linear_head import TONE_HEAD
     from core.pipeline.tone import ToneDetector
     from core.pipeline.tone_danger import DangerReader
-    from core.pipeline.topics import TopicExtractor
+
+    return ToneDetector(head=_head(TONE_HEAD, embedder), danger=DangerReader(nlp))
+
+
+def _head(spec: HeadSpec, embedder: Embedder) -> LinearHead | None:
+    """A MiniLM head, or None when its weights do not load (the cues and the lexicon still classify)."""
+    from core.pipeline.linear_head import HeadError
     from memory.tuned_encoder import load_head_for
 
-    heads: dict[str, LinearHead] = {}
-    for spec in (INTENT_HEAD, TONE_HEAD):
-        try:
-            heads[spec.name] = load_head_for(spec, embedder)
-        except HeadError as exc:  # the cues and the lexicon alone still classify every message
-            log.warning("%s head not used: %s", spec.name, exc)
-    intent = IntentClassifier(second_opinion=heads.get(INTENT_HEAD.name))
-    nlp = nlp or SpacyPipeline()  # one spaCy model for topics and the tone's danger reader
-    tone = ToneDetector(head=heads.get(TONE_HEAD.name), danger=DangerReader(nlp))
-    return ContextAnalyzer(intent, tone, TopicExtractor(nlp))
+    try:
+        return load_head_for(spec, embedder)
+    except HeadError as exc:
+        log.warning("%s head not used: %s", spec.name, exc)
+        return None
 
 
 def build_extractor(nlp: SpacyPipeline) -> FactExtractor:

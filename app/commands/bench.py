@@ -218,6 +218,40 @@ def _images_headline() -> Headline:
     return image_headline
 
 
+def _tone_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dataset",
+        type=Path,
+        nargs="+",
+        required=True,
+        help="one utterance a line (ordinary chat), or a labelled TSV text<TAB>level; several files allowed",
+    )
+    parser.add_argument(
+        "--evidence", type=Path, help="crisis rows labelled file<TAB>text<TAB>evidence<TAB>kind"
+    )
+
+
+def _tone(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    from app.builders.models import build_tone_detector
+    from core.nlp import SpacyPipeline
+    from core.pipeline.tone import ToneDetector
+    from eval.benchmarks.tone_bench import run_tone_benchmark
+
+    datasets = [_existing(path) for path in args.dataset]
+    evidence = _existing(args.evidence) if args.evidence else None
+    detectors = {
+        "lexicon alone": ToneDetector(),
+        "shipped": build_tone_detector(stores.embedder, SpacyPipeline()),
+    }
+    return run_tone_benchmark(datasets, detectors, evidence)
+
+
+def _tone_headline() -> Headline:
+    from eval.benchmarks.tone_bench import tone_headline
+
+    return tone_headline
+
+
 BENCHMARKS = (
     Benchmark(
         "retrieval",
@@ -244,6 +278,13 @@ BENCHMARKS = (
         _ingest_headline,
     ),
     Benchmark("startup", "process start to ready on a data dir of N memories", _startup_arguments, _startup),
+    Benchmark(
+        "tone",
+        "tone false alarms on chat, crisis recall on labelled sets, beside the lexicon alone",
+        _tone_arguments,
+        _tone,
+        _tone_headline,
+    ),
     Benchmark(
         "images",
         "image encode latency beside decode+resize alone",

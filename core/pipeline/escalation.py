@@ -27,7 +27,7 @@ path. A session's snapshot is stored between turns by ``core.pipeline.session_st
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -109,22 +109,26 @@ def step(
     repeated = unsure and snapshot.last_unsure_turn > 0 and since <= config.unsure_window
     if repeated and level not in _DISTRESSED:
         level = ToneLevel.ELEVATED
-    kept = {"turns": turns, "last_unsure_turn": last_unsure}
+    calm_step = EscalationSnapshot(last_tone=level, turns=turns, last_unsure_turn=last_unsure)
     if level in _DISTRESSED:
         ignored = _count_ignored(snapshot.ignored, user_ignored_suggestion)
         streak = snapshot.distress_streak + 1
         state = _distressed_state(snapshot.state, level, streak, ignored, config)
         reason = _distress_reason(state, level, streak, ignored, bool(repeated), snapshot.last_unsure_turn)
-        return EscalationSnapshot(state, level, streak, 0, ignored, True, **kept, reason=reason)
-    if not snapshot.in_episode:
-        return EscalationSnapshot(EscalationState.VALIDATE_AND_SUGGEST, level, **kept)
+        return replace(
+            calm_step, state=state, distress_streak=streak, ignored=ignored, in_episode=True, reason=reason
+        )
     calm = snapshot.calm_streak + 1
-    if calm >= config.calm_turns:
-        return EscalationSnapshot(EscalationState.VALIDATE_AND_SUGGEST, level, **kept)
-    ignored = _count_ignored(snapshot.ignored, user_ignored_suggestion)
-    reason = f"{calm} calmer turn{'s' if calm > 1 else ''} after a hard stretch"
-    state = EscalationState.GENTLE_REENGAGEMENT
-    return EscalationSnapshot(state, level, 0, calm, ignored, True, **kept, reason=reason)
+    if not snapshot.in_episode or calm >= config.calm_turns:
+        return calm_step  # the default state
+    return replace(
+        calm_step,
+        state=EscalationState.GENTLE_REENGAGEMENT,
+        calm_streak=calm,
+        ignored=_count_ignored(snapshot.ignored, user_ignored_suggestion),
+        in_episode=True,
+        reason=f"{calm} calmer turn{'s' if calm > 1 else ''} after a hard stretch",
+    )
 
 
 def _distress_reason(

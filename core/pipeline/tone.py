@@ -367,6 +367,7 @@ class ToneDetector:
         self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
         self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
         self._risk = _Matcher(_compile([("risk", "none", 0.0, lex.RISK_TERMS)]))
+        self._hints = _Matcher(_compile([("hint", "none", 0.0, lex.HINT_TERMS)]))
 
     def detect(self, text: str) -> ToneResult:
         """Classify one message."""
@@ -385,7 +386,13 @@ class ToneDetector:
         votes = self._vote(text) if heard else None
         crisis_p = votes.get(ToneLevel.CRISIS.value, 0.0) if votes else 0.0
         # risk said of the user without an acute frame: a risk term, a threat, something taken, an arrangement
-        risk = self._risk_terms(tokens) + tuple(str(f) for f in findings if f.frame != "body" and not f.acute)
+        risk = self._said_of_user(self._risk, tokens) + tuple(
+            str(f) for f in findings if f.frame not in ("body", "ending") and not f.acute
+        )
+        # arrangements for not being here ("wrote letters to everyone") hint at a risk; they never state one
+        hinted = self._said_of_user(self._hints, tokens) + tuple(
+            str(f) for f in findings if f.frame in ("body", "ending")
+        )
         evidence, support, evidence_stage = self._evidence(text, cues, findings, about_user)
         long_enough = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
         in_care = not about_user and _names_someone_in_care(tokens)
@@ -402,7 +409,7 @@ class ToneDetector:
         else:
             # The head weighs what the words say; it never hears distress where they say none ("can't wait to
             # see them and go for a walk by the river" reads p=1.00 crisis to it).
-            said = _distress_said(cues) + risk + tuple(str(f) for f in findings if f.frame == "body")
+            said = _distress_said(cues) + risk + hinted
             may_raise = about_user and bool(said) and not _all_negated(cues)
             revised = self._head_level(votes, level, may_raise)
             if revised is not level:
@@ -496,12 +503,15 @@ class ToneDetector:
             cues.append(_Cue(phrase, start, end, weight, who, negated, negated or past))
         return cues
 
-    def _risk_terms(self, tokens: list[str]) -> tuple[str, ...]:
-        """The risk terms (`tone_lexicon.RISK_TERMS`) said about the user, not negated, not figurative."""
+    def _said_of_user(self, matcher: _Matcher, tokens: list[str]) -> tuple[str, ...]:
+        """The terms of `matcher` (risk terms, hints) said about the user now: not negated, not told in the
+        past, not in a figurative use."""
         benign = {i for s, e, _ in self._benign.find(tokens) for i in range(s, e)}
         found = []
-        for start, end, phrase in self._risk.find(tokens):
+        for start, end, phrase in matcher.find(tokens):
             if not benign.isdisjoint(range(start, end)) or self._negated(tokens, start, set()):
+                continue
+            if self._modifier(tokens, start, end, set())[1]:  # told in the past: "a year ago i tried"
                 continue
             lo, hi = clause_bounds(tokens, start, end, lex.SENTENCE_BREAKS)
             # "he's got the gun out, says he'll shoot us all, I'm in the closet": the user is in the scene.

@@ -52,6 +52,7 @@ MODIFIER_GROUPS = _groups("modifier")
 PHRASE_GROUPS: tuple[PhraseGroup, ...] = CRISIS_GROUPS + ELEVATED_GROUPS + CONCERN_GROUPS + MODIFIER_GROUPS
 BENIGN_PHRASES = _tuple("benign_phrases")
 RISK_TERMS = _tuple("risk_terms")
+HINT_TERMS = _tuple("hint_terms")
 
 # Asking what a word means is not saying it: "what does ctb mean".
 MEANING_WORDS = _set("meaning_words")

@@ -12,6 +12,7 @@ import pytest
 from core.pipeline import tone_lexicon as lex
 from core.pipeline.tone import (
     CARE_EMERGENCY_SUPPORT,
+    CHECK_IN,
     CRISIS_SUPPORT,
     THIRD_PARTY_SUPPORT,
     ToneConfig,
@@ -272,51 +273,48 @@ class FakeHead:
 
 PARAPHRASED_RISK = "wrote letters to everyone tonight, that's everything sorted now"
 WITH_RISK_TERM = "took a bunch of pills dont know how many cant think straight"
-NO_RISK = "I whipped up some chocolate and vanilla swirl."
+HINTED = "I'm so tired of all of it, wrote letters to everyone tonight"
+NO_SIGNAL = "Can't wait to see them and go for a walk by the river."
 
 
-def test_the_head_raises_paraphrased_risk_the_lexicon_misses() -> None:
-    assert ToneDetector().detect(PARAPHRASED_RISK).level is ToneLevel.CONVERSATIONAL
-    head = FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.95)
-    result = ToneDetector(head=head).detect(PARAPHRASED_RISK)
-    assert (result.level, result.stage) == (ToneLevel.CRISIS, "head")
-    assert result.support == CRISIS_SUPPORT
-    assert head.calls == [PARAPHRASED_RISK]
+@pytest.mark.parametrize("share", [0.5, 0.9, 0.99, 1.0])
+def test_the_heads_crisis_reading_alone_never_makes_a_crisis(share: float) -> None:
+    """Whatever its value: the tone head read ordinary chat ("can't wait to see them and go for a walk by the
+    river") as crisis at p = 1.00. Without a word of distress or risk it changes nothing."""
+    for text in (PARAPHRASED_RISK, NO_SIGNAL):
+        result = ToneDetector(head=FakeHead({text: "crisis"}, share=share)).detect(text)
+        assert (result.level, result.support, result.evidence) == (ToneLevel.CONVERSATIONAL, None, ())
 
 
-def test_a_risk_term_lets_a_less_sure_head_read_crisis() -> None:
+def test_a_hint_in_the_words_with_the_heads_crisis_reading_asks_and_does_not_alarm() -> None:
+    """ "so tired of all of it": a distress word, no risk stated. The reading is concern with its reason, and
+    the support is one plain check-in question, no hotline list."""
+    result = ToneDetector(head=FakeHead({HINTED: "crisis"}, share=0.97)).detect(HINTED)
+    assert (result.level, result.stage, result.support) == (ToneLevel.CONCERN, "head", CHECK_IN)
+    assert result.unsure is not None and "tired" in result.unsure
+    assert "988" not in CHECK_IN and CHECK_IN.count("?") == 1
+    unsure = ToneDetector(head=FakeHead({HINTED: "crisis"}, share=0.4)).detect(HINTED)
+    assert unsure.unsure is None and unsure.support is None
+
+
+def test_a_risk_said_of_the_user_with_the_heads_reading_is_a_crisis() -> None:
     head = FakeHead({WITH_RISK_TERM: "crisis"}, share=0.5)
     result = ToneDetector(head=head).detect(WITH_RISK_TERM)
-    assert (result.level, result.risk_evidence) == (ToneLevel.CRISIS, True)
-    assert (
-        ToneDetector(head=FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.5)).detect(PARAPHRASED_RISK).level
-        is ToneLevel.ELEVATED
-    )
+    assert (result.level, result.stage, result.support) == (ToneLevel.CRISIS, "head", CRISIS_SUPPORT)
+    assert result.evidence and "pills" in result.evidence[0] and "pills" in result.risk
+    calm = ToneDetector(head=FakeHead({WITH_RISK_TERM: "conversational"}, share=0.9)).detect(WITH_RISK_TERM)
+    assert calm.level is not ToneLevel.CRISIS
 
 
-@pytest.mark.parametrize("text", ["the end", "after the kill", "it's over", "bad \ufffd end", "no more"])
+@pytest.mark.parametrize("text", ["the end pills", "after the kill", "it's over now", "bad \ufffd end"])
 def test_a_few_words_give_the_head_too_little_for_a_crisis(text: str) -> None:
-    """The tuned head read "the end" and "after the party" as crisis at p≈0.99: under four words its crisis
-    vote counts towards elevated; the lexicon and the danger reader still read short crises."""
+    """The tuned head read "the end" and "after the party" as crisis at p≈0.99: under four words a risk term
+    is not enough with it; the lexicon and the danger reader still read short crises."""
     result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text)
-    assert result.level is ToneLevel.ELEVATED and result.support is None
+    assert result.level is not ToneLevel.CRISIS and result.support != CRISIS_SUPPORT
     assert ToneDetector(head=FakeHead({"i want to die": "crisis"}, share=0.99)).detect(
         "i want to die"
     ).level is (ToneLevel.CRISIS)
-
-
-def test_four_words_in_any_script_or_emoji_are_enough_for_the_head() -> None:
-    for text in ("🪢 tonight. bye everyone", "мне больше незачем жить"):
-        assert (
-            ToneDetector(head=FakeHead({text: "crisis"}, share=0.99)).detect(text).level is ToneLevel.CRISIS
-        )
-
-
-def test_similarity_alone_is_distress_not_a_crisis() -> None:
-    """A head's crisis vote without risk evidence and below the high threshold counts towards elevated:
-    it heard distress, not risk, and no emergency text is appended."""
-    result = ToneDetector(head=FakeHead({NO_RISK: "crisis"}, share=0.75)).detect(NO_RISK)
-    assert (result.level, result.support, result.risk_evidence) == (ToneLevel.ELEVATED, None, False)
 
 
 def test_a_crisis_vote_about_someone_else_is_not_the_users_crisis() -> None:
@@ -329,28 +327,31 @@ def test_a_crisis_vote_about_someone_else_is_not_the_users_crisis() -> None:
     "text",
     [
         "my son swallowed one of the dishwasher pods, he's coughing and drooling",
-        "my sister wrote letters to everyone tonight and won't open her door",
-        "our baby's lips look blue and she's making a grunting noise",
+        "our baby's lips look blue and she's not breathing properly",
     ],
 )
-def test_a_sure_crisis_vote_about_someone_in_the_users_care_is_an_emergency_to_act_on(text: str) -> None:
-    """The danger reader knows only the signs it has words for; when the head is very sure that someone
-    the user names as theirs is in danger now, the user gets the emergency text for someone with them."""
+def test_a_risk_to_someone_in_the_users_care_is_an_emergency_to_act_on(text: str) -> None:
+    """Someone the user names as theirs, a risk said of them, and the head's crisis reading: the user gets
+    the emergency text for someone with them. The head's reading alone is not enough."""
     result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
     assert (result.level, result.stage, result.support) == (ToneLevel.CRISIS, "head", CARE_EMERGENCY_SUPPORT)
-    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text)
-    assert unsure.level is not ToneLevel.CRISIS and unsure.support is None
+    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.3)).detect(text)
+    assert unsure.level is not ToneLevel.CRISIS
+    told = "my sister wrote letters to everyone tonight and won't open her door"
+    hinted = ToneDetector(head=FakeHead({told: "crisis"}, share=0.99)).detect(told)
+    assert hinted.level is not ToneLevel.CRISIS
 
 
 @pytest.mark.parametrize("text", ["I don't see the point in going on anymore", "kill myself tonight"])
 def test_explicit_risk_the_user_states_is_a_crisis_without_the_head(text: str) -> None:
-    assert ToneDetector().detect(text).level is ToneLevel.CRISIS
+    result = ToneDetector().detect(text)
+    assert result.level is ToneLevel.CRISIS and result.evidence
 
 
 def test_figurative_risk_words_are_no_evidence() -> None:
     text = "I'd kill for a cold beer rn"
     result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.6)).detect(text)
-    assert (result.level, result.risk_evidence) == (ToneLevel.ELEVATED, False)
+    assert (result.level, result.risk, result.support) == (ToneLevel.CONVERSATIONAL, (), None)
 
 
 def head_of(explained: dict[str, object]) -> dict[str, float]:
@@ -360,26 +361,22 @@ def head_of(explained: dict[str, object]) -> dict[str, float]:
     return head
 
 
-def test_explain_names_cues_head_and_filters() -> None:
+def test_explain_names_the_evidence_the_head_and_why_it_asks() -> None:
     result = ToneDetector(head=FakeHead({WITH_RISK_TERM: "crisis"}, share=0.5)).detect(WITH_RISK_TERM)
     explained = result.explain()
-    assert explained["decided_by"] == "head" and explained["risk_evidence"] is True
-    assert head_of(explained)["crisis"] == 0.5
-    assert explained["head_crisis_vote_vetoed_by"] is None
+    assert explained["decided_by"] == "head" and explained["evidence"] and explained["risk"]
+    assert head_of(explained)["crisis"] == 0.5 and explained["asks_because"] is None
+    asking = ToneDetector(head=FakeHead({HINTED: "crisis"}, share=0.97)).detect(HINTED).explain()
+    assert asking["evidence"] == [] and "p=0.97" in str(asking["asks_because"])
 
 
-def test_explain_names_the_veto_that_silenced_the_heads_crisis_vote() -> None:
-    text = "ate five donuts and now my heart is racing lmao"
-    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text).explain()
-    assert (unsure["head_crisis_vote_vetoed_by"], head_of(unsure)["crisis"]) == ("laughter", 0.0)
-    sure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text).explain()
-    assert (sure["head_crisis_vote_vetoed_by"], head_of(sure)["crisis"]) == (None, 0.97)
-
-
-def test_an_unsure_head_changes_nothing() -> None:
-    head = FakeHead({PARAPHRASED_RISK: "crisis"}, share=0.4)
-    result = ToneDetector(head=head).detect(PARAPHRASED_RISK)
-    assert (result.level, result.stage) == (ToneLevel.CONVERSATIONAL, "lexicon")
+def test_the_head_raises_distress_only_where_the_words_say_some() -> None:
+    said = "I'm a bit stressed about everything lately"
+    assert ToneDetector(head=FakeHead({said: "elevated"}, share=0.8)).detect(said).level is ToneLevel.ELEVATED
+    plain = "I'll make sure I give the turtles a bath before you get here"
+    assert ToneDetector(head=FakeHead({plain: "elevated"}, share=0.99)).detect(plain).level is (
+        ToneLevel.CONVERSATIONAL
+    )
 
 
 def test_the_head_lowers_only_when_very_sure() -> None:
@@ -410,10 +407,21 @@ def test_negated_or_past_strong_cues_keep_the_lexicon_reading(text: str) -> None
 
 
 def test_a_negated_mild_cue_does_not_silence_the_head() -> None:
-    """ "don't worry about me" negates a mild cue; the rest of the message still gets the head's reading."""
-    text = "don't worry about me, I won't be a burden to anyone much longer"
-    head = FakeHead({text: "crisis"}, share=0.96)  # above head_crisis_alone_at: no risk term here
-    assert ToneDetector(head=head).detect(text).level is ToneLevel.CRISIS
+    """ "don't worry about me" negates a mild cue; the rest of the message still gets the head's reading: a
+    burden said of oneself hints at a risk, so the reading asks."""
+    text = "don't worry about me, I'm such a burden to everyone lately"
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.96)).detect(text)
+    assert (result.level, result.support) == (ToneLevel.CONCERN, CHECK_IN)
+
+
+def test_other_languages_get_the_evidence_rules_and_no_head_reading() -> None:
+    """MiniLM reads English: the head is not asked about other languages (their explicit statements are
+    still read: core/pipeline/tone_languages.py)."""
+    text = "aaj raat sab khatam kar dunga yaar"
+    head = FakeHead({text: "crisis"}, share=0.99)
+    assert ToneDetector(head=head).detect(text).level is ToneLevel.CONVERSATIONAL
+    assert head.calls == []
+    assert ToneDetector(head=head).detect("ya no quiero vivir").level is ToneLevel.CRISIS
 
 
 def test_an_empty_message_does_not_consult_the_head() -> None:
@@ -478,22 +486,22 @@ def test_an_acute_frame_in_a_message_about_someone_else_is_not_the_users_crisis(
 
 def test_a_threat_frame_is_risk_evidence_for_the_head() -> None:
     """ "he said he'd kill me if I leave" names no risk term the head needs; the parse's threat frame is
-    the evidence, so a head at 0.5 reads crisis; without the frame it counts towards elevated."""
+    the evidence, so a head at 0.5 reads crisis; without the frame it changes nothing."""
     text = "he said he'd do it if I leave"
     threat = DangerFinding("threat", "he kill → me", acute=False)
     head = FakeHead({text: "crisis"}, share=0.5)
-    assert ToneDetector(head=head).detect(text).level is ToneLevel.ELEVATED
+    assert ToneDetector(head=head).detect(text).level is ToneLevel.CONVERSATIONAL
     result = ToneDetector(head=head, danger=FakeDanger({text: [threat]})).detect(text)
-    assert (result.level, result.stage, result.risk_evidence) == (ToneLevel.CRISIS, "head", True)
+    assert (result.level, result.stage, result.risk) == (ToneLevel.CRISIS, "head", ("threat: he kill → me",))
 
 
-def test_a_mild_bodily_sign_alone_is_no_risk_evidence() -> None:
-    text = "so shaky today"
+def test_a_mild_bodily_sign_alone_is_no_risk_evidence_but_lets_the_reading_ask() -> None:
+    text = "so shaky today and my hands feel funny"
     shaky = DangerFinding("body", "shaky", acute=False)
     result = ToneDetector(
         head=FakeHead({text: "crisis"}, share=0.6), danger=FakeDanger({text: [shaky]})
     ).detect(text)
-    assert (result.level, result.risk_evidence) == (ToneLevel.ELEVATED, False)
+    assert (result.level, result.support) == (ToneLevel.CONCERN, CHECK_IN)
 
 
 def test_an_arrangement_beside_a_risk_term_is_a_crisis() -> None:
@@ -586,40 +594,34 @@ def test_a_rhetorical_question_denies_a_reason_to_live() -> None:
     [
         "how do you treat a bee sting on a toddler",  # a question asked for knowledge
         "what should you do if someone faints on the bus",
-        "can you list the signs of sepsis for a first aid workshop",  # for a workshop
         "scalded my hand on the kettle, ouch",  # an everyday cause
         "legs like jelly after the gym",
-        "a year ago i tried to end things, now i'm sober and happy",  # left behind, well now
+        "gonna drive my car into a tree tonight lol see ya",  # a risk only implied: asked about, not alarmed
     ],
 )
-def test_a_head_only_crisis_is_vetoed_for_questions_ordinary_causes_and_a_past_left_behind(text: str) -> None:
-    """An unsure crisis vote is dropped, not moved to elevated."""
-    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text)
-    assert result.level is ToneLevel.CONVERSATIONAL
+def test_a_head_only_crisis_names_no_risk(text: str) -> None:
+    """The head's sure crisis vote, and nothing in the words that states a risk: no crisis."""
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
+    assert result.level is not ToneLevel.CRISIS and result.support != CRISIS_SUPPORT
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "gonna drive my car into a tree tonight lol see ya",  # laughter
-        "whats a good mouthwash for bad breath lol. also been vomiting blood for an hour",  # an errand
-        "how do you make instagram post something in 3 days? i wont be able to do it myself",  # a question
-    ],
-)
-def test_a_sure_head_is_not_silenced_by_a_veto(text: str) -> None:
-    """Under a veto the tuned head's sure crisis readings were nearly all crises hidden in a joke or beside
-    an errand (the everyday cases the vetoes were made for it reads at p ≤ 0.02)."""
-    sure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
-    assert (sure.level, sure.stage) == (ToneLevel.CRISIS, "head")
-    unsure = ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text)
-    assert unsure.level is not ToneLevel.CRISIS
+def test_a_risk_told_in_the_past_is_no_evidence() -> None:
+    """Past framing reads the same for risk terms as for cues ("used to", "a year ago")."""
+    text = "a year ago i tried to end things, now i'm sober and happy"
+    result = ToneDetector(head=FakeHead({text: "crisis"}, share=0.97)).detect(text)
+    assert result.level is not ToneLevel.CRISIS
 
 
-def test_the_vetoes_leave_danger_and_dying_alone() -> None:
-    asked = "how many of these would it take to die"  # dying named: the question stays open
+def test_a_risk_beside_an_errand_or_a_joke_still_counts() -> None:
+    text = "whats a good mouthwash for bad breath lol. also been vomiting blood for an hour"
+    assert ToneDetector(head=FakeHead({text: "crisis"}, share=0.6)).detect(text).level is ToneLevel.CRISIS
+
+
+def test_asking_about_dying_or_an_explicit_cue_is_read_as_said() -> None:
+    asked = "how many of these would it take to die"  # dying named: a risk said of the user
     assert ToneDetector(head=FakeHead({asked: "crisis"}, share=0.85)).detect(asked).level is ToneLevel.CRISIS
-    told = "i cut myself after the gym"  # an explicit cue is never vetoed
-    assert ToneDetector(head=FakeHead({told: "crisis"}, share=0.85)).detect(told).level is ToneLevel.CRISIS
+    told = "i cut myself after the gym"  # an explicit cue needs no head
+    assert ToneDetector().detect(told).level is ToneLevel.CRISIS
 
 
 def test_slang_quoted_from_someone_else_is_no_cue() -> None:
@@ -634,7 +636,7 @@ def test_slang_quoted_from_someone_else_is_no_cue() -> None:
         "bitten by something while hiking and my whole leg is going numb",  # "while hiking" sets the scene
     ],
 )
-def test_a_place_or_a_scene_does_not_veto_the_heads_crisis(text: str) -> None:
+def test_a_place_or_a_scene_keeps_the_risk_said_there(text: str) -> None:
     assert ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text).level is ToneLevel.CRISIS
 
 
@@ -645,7 +647,7 @@ def test_a_place_or_a_scene_does_not_veto_the_heads_crisis(text: str) -> None:
         "ate five donuts and now my heart is racing lmao",  # laughter
     ],
 )
-def test_a_question_about_a_place_or_laughter_vetoes_the_heads_crisis(text: str) -> None:
+def test_a_question_about_a_place_or_laughter_names_no_risk(text: str) -> None:
     assert (
         ToneDetector(head=FakeHead({text: "crisis"}, share=0.85)).detect(text).level is not ToneLevel.CRISIS
     )
@@ -661,10 +663,10 @@ def test_a_question_about_a_place_or_laughter_vetoes_the_heads_crisis(text: str)
     ],
 )
 def test_emergency_causes_are_risk_terms_for_a_less_sure_head(with_term: str, without: str) -> None:
-    """A crisis vote of 0.6 counts with a risk term of the new classes, and towards elevated without."""
+    """A crisis vote of 0.6 counts with a risk term of these classes; without one it changes nothing."""
     votes = {with_term: "crisis", without: "crisis"}
     assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(with_term).level is ToneLevel.CRISIS
-    assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(without).level is ToneLevel.ELEVATED
+    assert ToneDetector(head=FakeHead(votes, share=0.6)).detect(without).level is ToneLevel.CONVERSATIONAL
 
 
 def test_the_support_text_is_appended_unless_the_answer_already_points_where_it_does() -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from core.pipeline.linear_head import TONE_HEAD, read_head_digest, training_digest
 from core.pipeline.tone import ToneDetector
-from eval.tone_report import ToneScore, read_cases, score
+from eval.benchmarks.tone_bench import ToneScore, read_cases, score
 from eval.training_sets import TRAINING_DIR, training_examples
 
 DATA = Path(__file__).resolve().parents[2] / "data"
