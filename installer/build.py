@@ -113,8 +113,9 @@ def smoke_ask(app: Path, provider: str) -> dict[str, object]:
     return {"model": reply.get("model"), "seconds": round(time.monotonic() - started, 1)}
 
 
-# Read as crisis by the tone head and nothing else (no cue of the lexicon names it).
-ANALYZE_TEXT = "wrote letters to everyone tonight, that's everything sorted"
+# A crisis only with the tone head: a risk said of the user ("rope") that the head reads as crisis; without
+# the bundled head it reads conversational.
+ANALYZE_TEXT = "the rope is ready in the garage tonight"
 
 
 def smoke_analyze(app: Path) -> dict[str, object]:

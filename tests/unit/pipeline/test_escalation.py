@@ -170,3 +170,35 @@ def test_tracker_without_pending_suggestion_does_not_count_ignored() -> None:
     assert tracker.snapshot.ignored == 0
     tracker.reset()
     assert tracker.snapshot == EscalationSnapshot()
+
+
+# -- readings that ask (the tone head heard a risk the words only hint at) ----------------------------------
+def asked(turns: Iterable[tuple[str, bool]]) -> list[EscalationSnapshot]:
+    snapshot, seen = EscalationSnapshot(), []
+    for tone, unsure in turns:
+        snapshot = step(snapshot, tone, None, EscalationConfig(), unsure)
+        seen.append(snapshot)
+    return seen
+
+
+def test_one_reading_that_asks_does_not_escalate() -> None:
+    seen = asked([("concern", True), ("conversational", False), ("conversational", False)])
+    assert [s.state for s in seen] == [V, V, V]
+    assert seen[0].last_tone is ToneLevel.CONCERN and seen[0].reason == ""
+
+
+def test_a_second_reading_that_asks_within_the_window_counts_as_distress() -> None:
+    seen = asked([("concern", True), ("conversational", False), ("concern", True)])
+    assert seen[-1].last_tone is ToneLevel.ELEVATED and seen[-1].in_episode
+    assert seen[-1].reason == "possible risk heard again (first at turn 1): treated as distress"
+    assert directive(seen[-1]).instructions  # the elevated stance: validate, invite them to say more
+
+
+def test_readings_that_ask_far_apart_stay_calm() -> None:
+    seen = asked([("concern", True), *[("conversational", False)] * 3, ("concern", True)])
+    assert seen[-1].last_tone is ToneLevel.CONCERN and not seen[-1].in_episode
+
+
+def test_evidence_escalates_at_once_and_says_why() -> None:
+    seen = asked([("concern", True), ("crisis", False)])
+    assert (seen[-1].state, seen[-1].reason) == (G, "crisis: evidence in the user's words")

@@ -87,3 +87,15 @@ def test_the_in_memory_store_keeps_sessions_apart() -> None:
     assert store.load("b") is None
     stored = store.load("a")
     assert stored is not None and stored.escalation_state == "grounding_presence"
+
+
+def test_readings_that_ask_twice_raise_the_sessions_escalation_and_keep_why() -> None:
+    asking = MessageReading(
+        "so tired of it all, said my goodbyes", "concern", "emotional_support", 0.8, unsure=True
+    )
+    once = advance(SessionState(), asking)
+    assert (once.last_tone, once.last_unsure_turn, once.escalation_reason) == ("concern", 1, "")
+    twice = advance(advance(once, said("ok", "conversational", "general")), asking)
+    assert (twice.last_tone, twice.in_episode, twice.last_unsure_turn) == ("elevated", True, 3)
+    assert twice.escalation_reason.startswith("possible risk heard again")
+    assert directive_for(twice).instructions

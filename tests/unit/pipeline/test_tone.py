@@ -676,3 +676,8 @@ def test_the_support_text_is_appended_unless_the_answer_already_points_where_it_
     # someone in the user's care: a crisis line is not what they need, an emergency number is
     assert support_addendum("Text 988.", CARE_EMERGENCY_SUPPORT) == "\n\n" + CARE_EMERGENCY_SUPPORT
     assert support_addendum("Call 999 now and start CPR.", CARE_EMERGENCY_SUPPORT) == ""
+
+
+def test_a_check_in_is_appended_only_when_the_reply_asks_nothing() -> None:
+    assert support_addendum("Here is the recipe.", CHECK_IN) == "\n\n" + CHECK_IN
+    assert support_addendum("Here it is. How has your week been?", CHECK_IN) == ""

@@ -1,12 +1,8 @@
 """The shipped tone detector (lexicon, MiniLM head and the parse-based danger reader): the head's weights
-match its examples and it never saw the held-out sets; the detector reads paraphrased distress the lexicon
-misses (`tests/data/tone_blind.tsv`, 160 messages written without reading the lexicon or the training
-examples) and crisis phrasings written elsewhere (`tests/data/tone_crisis_blind3.tsv`, 134: the danger
-reader's development set since December 2026; `tests/data/tone_crisis_blind4.tsv`, 170: the development set
-of the slang, fragment and veto rules, see docs/tone_eval.md), and real casual chat nobody here wrote
-is almost never read as distress (`tests/data/tone_chat_heldout.tsv`: 1,308 turns of LoCoMo conversations
-the head never saw; `eval/training/tone_chat_negatives.tsv` holds the other three, which it was trained
-on)."""
+match its examples and it never saw the held-out sets; a crisis needs evidence in the user's words, so the
+crisis sets' rows with explicit evidence (`tests/data/tone_crisis_evidence.tsv`, labelled by readers who saw
+no code) are read as crisis and the rest at least asked about, while real casual chat nobody here wrote
+(`tests/data/tone_chat_heldout.tsv`: 1,308 LoCoMo turns the head never saw) is never read as crisis."""
 
 from __future__ import annotations
 
@@ -16,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.pipeline.linear_head import TONE_HEAD, read_head_digest, training_digest
-from core.pipeline.tone import ToneDetector
-from eval.benchmarks.tone_bench import ToneScore, read_cases, score
+from core.pipeline.tone import ToneDetector, ToneLevel
+from eval.benchmarks.tone_bench import ToneScore, read_cases, read_evidence, score
 from eval.training_sets import TRAINING_DIR, training_examples
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -70,176 +66,96 @@ def detector() -> ToneDetector:
     return ToneDetector(head=head, danger=DangerReader(SpacyPipeline()))
 
 
-def scored(detector: ToneDetector, name: str) -> ToneScore:
-    return score(read_cases(DATA / name), lambda text: detector.detect(text).level.value)
+def scored(detector: ToneDetector, name: str, read: dict[str, str]) -> ToneScore:
+    """The set's readings; `read` remembers each text's level across the tests of this module."""
+
+    def level(text: str) -> str:
+        if text not in read:
+            read[text] = detector.detect(text).level.value
+        return read[text]
+
+    return score(read_cases(DATA / name), level)
+
+
+@pytest.fixture(scope="module")
+def read() -> dict[str, str]:
+    return {}
+
+
+EVIDENCE = read_evidence(DATA / "tone_crisis_evidence.tsv")
+# (set, crisis rows, floors: crisis recall on rows with explicit evidence, crisis rows read as concern or
+# above, crisis precision). Measured with `bench tone` when the evidence gate came in (docs/tone_eval.md,
+# "The evidence gate"): explicit 72/75, 81/81, 104/109, 99/114, 102/114, 105/124, 103/132, 97/128, 100/119
+# and 21/23 on the blind set; a floor a row or two under each, to guard against losing what it has.
+CRISIS_SETS = (
+    ("tone_blind.tsv", 30, (20, 27, 0.75)),
+    ("tone_crisis_blind3.tsv", 82, (70, 77, 0.9)),
+    ("tone_crisis_blind4.tsv", 100, (79, 94, 0.95)),
+    ("tone_crisis_blind5.tsv", 120, (102, 112, 0.95)),
+    ("tone_crisis_blind6.tsv", 150, (97, 125, 0.95)),
+    ("tone_crisis_blind7.tsv", 150, (100, 120, 0.9)),
+    ("tone_crisis_blind8.tsv", 150, (103, 117, 0.9)),
+    ("tone_crisis_blind9.tsv", 150, (101, 116, 0.9)),
+    ("tone_crisis_blind10.tsv", 150, (95, 109, 0.9)),
+    ("tone_crisis_blind11.tsv", 149, (98, 118, 0.88)),
+)
 
 
 @pytest.mark.slow
-def test_the_head_lifts_accuracy_on_the_blind_set(detector: ToneDetector) -> None:
-    """docs/tone_eval.md: lexicon alone 0.594 (crisis 14/30); shipped 0.900 (crisis 30/30) since the head's
-    encoder is tuned (0.869 with the frozen encoder)."""
-    blind = scored(detector, "tone_blind.tsv")
-    assert len(blind.cases) >= 150
-    assert blind.accuracy >= 0.85
-    hits, total = blind.recall("crisis")
-    assert hits / total >= 0.9
-    kept, calm = blind.calm_kept()
-    assert kept / calm >= 0.8
+@pytest.mark.parametrize(("name", "crisis_rows", "floors"), CRISIS_SETS)
+def test_each_crisis_set_keeps_its_evidence_figures(
+    detector: ToneDetector, read: dict[str, str], name: str, crisis_rows: int, floors: tuple[int, int, float]
+) -> None:
+    """Explicit evidence is read as crisis; a risk only implied is at least asked about (concern)."""
+    explicit_floor, concern_floor, precision_floor = floors
+    crisis = scored(detector, name, read)
+    assert crisis.recall("crisis")[1] == crisis_rows
+    assert crisis.crisis_recall_where(EVIDENCE, explicit=True)[0] >= explicit_floor
+    assert crisis.read_as("crisis", "crisis", "elevated", "concern")[0] >= concern_floor
+    right, said = crisis.precision("crisis")
+    assert right / said >= precision_floor
 
 
 @pytest.mark.slow
-def test_ordinary_chat_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
-    """Real chat between friends (no crisis in it): 2/1,308 held-out turns (0.15 %) read as crisis and 13
-    (0.99 %; 2.22 % with the frozen encoder) as concern or above; before the chat negatives and the
-    risk-evidence rule, 9.0 % crisis over all the dev conversations' turns."""
-    chat = scored(detector, "tone_chat_heldout.tsv")
-    assert len(chat.cases) >= 1300
-    assert chat.share_read_as("crisis") <= 0.003
-    assert chat.share_read_as("crisis", "elevated", "concern") <= 0.05
+def test_ordinary_chat_is_never_read_as_crisis(detector: ToneDetector, read: dict[str, str]) -> None:
+    """All 2,757 turns of the five LoCoMo dev conversations (1,308 held out from the head's training): no
+    crisis, 7 held-out turns (0.53 %) read as concern or above when the evidence gate came in (before it:
+    3 crises and 1.07 % concern or above)."""
+    held_out = scored(detector, "tone_chat_heldout.tsv", read)
+    assert len(held_out.cases) >= 1300
+    assert held_out.share_read_as("crisis") == 0.0
+    assert held_out.share_read_as("crisis", "elevated", "concern") <= 0.01
+    trained = score(read_cases(TRAINED_CHAT), lambda text: detector.detect(text).level.value)
+    assert trained.share_read_as("crisis") == 0.0
+
+
+ORDINARY = (
+    "Can't wait to see them and go for a walk by the river.",
+    "It's hard, but I'm keeping at it.",
+    "Sorry, I just remembered I already have plans that day.",
+    "Now I'll figure out when it suits me better.",
+    "Sounds good. Well I'll make sure I give the turtles a bath before you get here",
+    "You got that right, but I'm very happy with the descision and wouldn't have it any other way.",
+)
 
 
 @pytest.mark.slow
-def test_every_dev_conversation_turn_is_almost_never_read_as_distress(detector: ToneDetector) -> None:
-    """All 2,757 turns of the five LoCoMo dev conversations (the held-out two and the three the head was
-    trained on): 2 read as crisis (0.07 %), 13 as concern or above (0.47 %; 1.09 % with the frozen
-    encoder)."""
-    turns = [*read_cases(DATA / "tone_chat_heldout.tsv"), *read_cases(TRAINED_CHAT)]
-    chat = score(turns, lambda text: detector.detect(text).level.value)
-    assert len(chat.cases) >= 2750
-    assert chat.share_read_as("crisis") <= 0.003
-    assert chat.share_read_as("crisis", "elevated", "concern") <= 0.05
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_sentences_the_head_once_read_as_crisis_read_conversational(
+    detector: ToneDetector, text: str
+) -> None:
+    """A user got the suicide and emergency text for the first four; the head reads each as crisis at
+    p ≥ 0.9, and nothing in the words says a risk or a distress."""
+    result = detector.detect(text)
+    assert (result.level, result.support) == (ToneLevel.CONVERSATIONAL, None)
 
 
 @pytest.mark.slow
-def test_crisis_phrasings_written_elsewhere_are_caught(detector: ToneDetector) -> None:
-    """tone_crisis_blind3.tsv (82 crisis rows: suicidal, self-harm, overdose, danger told as a scene, medical
-    emergencies; 52 hard negatives): lexicon alone 17/82; with the head 72/82 on first measurement, 69/82
-    once questions to an assistant joined as calm examples; with the danger reader 79/82 = 0.963, precision
-    79/87 = 0.908 (was 0.896); 78/82 = 0.951, precision 78/82 after the fourth set's round, 78/81 after the
-    fifth's, 82/82, precision 82/84 with the tuned encoder. The set was the
-    danger reader's development set, so these figures are optimistic; the honest measurement is a later,
-    unseen set (docs/tone_eval.md)."""
-    blind = scored(detector, "tone_crisis_blind3.tsv")
-    hits, total = blind.recall("crisis")
-    assert total >= 80 and hits / total >= 0.95
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_fourth_crisis_set_is_caught(detector: ToneDetector) -> None:
-    """tone_crisis_blind4.tsv (100 crisis rows, 70 hard negatives): 83/100 = 0.830, precision 83/91 when first
-    measured unseen; 95/100 = 0.950, precision 95/96 since it became the development set of the slang,
-    fragment and veto rules and batch 6 joined the head's training; 96/100, precision 96/97 after the fifth
-    set's round; 99/100, precision 99/99 with the tuned encoder (docs/tone_eval.md). A development floor,
-    not an estimate."""
-    blind = scored(detector, "tone_crisis_blind4.tsv")
-    hits, total = blind.recall("crisis")
-    assert total >= 100 and hits / total >= 0.95
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_fifth_crisis_set_is_caught(detector: ToneDetector) -> None:
-    """tone_crisis_blind5.tsv (120 crisis rows, 80 hard negatives): 103/120 = 0.858, precision 103/107 when
-    first measured unseen; 118/120, precision 118/121 since it became the development set of the grammar
-    classes of its round and batch 7 joined the head's training; 117/120, precision 117/120 with the tuned
-    encoder and its four-word floor (docs/tone_eval.md). A development floor, not an estimate."""
-    blind = scored(detector, "tone_crisis_blind5.tsv")
-    hits, total = blind.recall("crisis")
-    assert total >= 120 and hits / total >= 0.95
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.95
-
-
-@pytest.mark.slow
-def test_the_sixth_crisis_set_keeps_its_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind6.tsv (150 crisis rows, 148 hard negatives), measured once unseen: recall 115/150 =
-    0.767; 122/150 after batch 8, 126/150 after batch 9 and the thresholds calibrated with them, 126/150,
-    precision 126/130 with the tuned encoder, 131/150, precision 131/133 with batch 11 and the sure head's
-    readings (docs/tone_eval.md). Its misses were read for the care frame's shape: a development set now."""
-    blind = scored(detector, "tone_crisis_blind6.tsv")
-    hits, total = blind.recall("crisis")
-    assert total == 150 and hits >= 128
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.95
-
-
-@pytest.mark.slow
-def test_the_seventh_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind7.tsv (150 crisis rows, 150 negatives), measured once unseen: recall 116/150 =
-    0.773, precision 116/126, 9 of the 110 calm negatives read as crisis (docs/tone_eval.md). Not read for
-    misses: this guards the figure against a change that loses what it had."""
-    blind = scored(detector, "tone_crisis_blind7.tsv")
-    hits, total = blind.recall("crisis")
-    assert total == 150 and hits >= 138  # 126 after batch 9, 130 tuned encoder, 141 batch 11 (misses unread)
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_eighth_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind8.tsv (150 crisis rows, 150 negatives), measured once unseen after batch 9: recall
-    115/150 = 0.767, precision 115/125, 9 of the 110 calm negatives read as crisis (95/150 at the start of
-    that round, 104/150 after batch 8; docs/tone_eval.md). Nobody's development set yet."""
-    blind = scored(detector, "tone_crisis_blind8.tsv")
-    hits, total = blind.recall("crisis")
-    assert total == 150 and hits >= 134  # 119 with the tuned encoder, 138 with batch 11 (misses read once)
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_ninth_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind9.tsv (150 crisis rows, 149 negatives, some in other languages), measured once
-    unseen after the other-language statements: recall 126/150 = 0.840, precision 126/139
-    (docs/tone_eval.md). Not read for misses."""
-    blind = scored(detector, "tone_crisis_blind9.tsv")
-    hits, total = blind.recall("crisis")
-    assert total == 150 and hits >= 143  # 135 with the tuned encoder, 147 with batch 11 (misses read once)
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_tenth_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind10.tsv (150 crisis rows, 150 negatives, some in other languages), written by a
-    helper who read no code and no set, measured once with the frozen-encoder head (125/150 = 0.833,
-    precision 125/135) and once with the tuned encoder: 132/150 = 0.880, precision 132/140; 7 of 110 calm
-    rows read as crisis (docs/tone_eval.md). Its misses were read once, for the reading of an emergency of
-    someone in the user's care; not trained on. With batch 11 and the sure head's readings: 148/150,
-    precision 148/154."""
-    blind = scored(detector, "tone_crisis_blind10.tsv")
-    hits, total = blind.recall("crisis")
-    assert total == 150 and hits >= 144
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_eleventh_crisis_set_keeps_its_unseen_figures(detector: ToneDetector) -> None:
-    """tone_crisis_blind11.tsv (149 crisis rows, 150 negatives), written by a helper who read no code and no
-    set and was asked for the messages a detector would most plausibly miss or flag wrongly. Measured once
-    before this round's changes (130/150 = 0.867, precision 130/141) and once after them (143/150 = 0.953,
-    precision 143/155; 11 of 110 calm rows read as crisis); then one crisis row that a training file
-    already had was dropped: 142/149 = 0.953 (docs/tone_eval.md)."""
-    blind = scored(detector, "tone_crisis_blind11.tsv")
-    hits, total = blind.recall("crisis")
-    assert total == 149 and hits >= 139
-    right, said = blind.precision("crisis")
-    assert right / said >= 0.9
-
-
-@pytest.mark.slow
-def test_the_head_keeps_the_labelled_floors(detector: ToneDetector) -> None:
-    """The lexicon's own development cases (also head training data): 0.950, 64/70 calm kept (the lexicon
-    alone keeps all 70). The tuned head reads worry told of someone else ("my son is nervous about starting
-    school") as concern; a worry the user negates ("I'm not anxious about the trip") it may not raise."""
-    labelled = scored(detector, "tone_labelled.tsv")
+def test_the_head_keeps_the_labelled_floors(detector: ToneDetector, read: dict[str, str]) -> None:
+    """The lexicon's own development cases (also head training data): 32/32 crisis, accuracy ≥ 0.95."""
+    labelled = scored(detector, "tone_labelled.tsv", read)
     assert labelled.accuracy >= 0.95
-    kept, calm = labelled.calm_kept()
-    assert kept / calm >= 0.9
+    assert labelled.recall("crisis")[0] >= 31
 
 
 def test_a_head_with_a_hidden_layer_reads_through_its_relu() -> None:

@@ -71,7 +71,7 @@ def test_the_detector_reads_a_statement_in_another_language_as_crisis() -> None:
     result = ToneDetector().detect("ya no quiero vivir")
     assert result.level is ToneLevel.CRISIS
     assert result.stage == "languages"
-    assert "ya no quiero vivir" in result.matched
+    assert result.evidence == ("in another language: ya no quiero vivir",)
     assert result.support  # the crisis support text goes with it
 
 
