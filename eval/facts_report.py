@@ -2,6 +2,7 @@
 
     python -m eval.facts_report                 # every tests/data/facts_*.yaml
     python -m eval.facts_report tests/data/facts_chat_blind.yaml
+    python -m eval.facts_report --locomo FILE [--sample 40]   # LoCoMo dev JSON: statements that yield facts
 
 All columns come from one run: `rules` (RuleFactExtractor), `grammar` (the parse's verb frames alone),
 `grammar+rules` (what Daemon extracts) and `+type gate` (those facts less the ones the verification gate's
@@ -13,9 +14,12 @@ article). The fact table of docs/memory.md comes from this.
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import re
+import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,19 +98,64 @@ def extractors() -> dict[str, FactExtractor]:
     }
 
 
-def ms_per_message(extractor: FactExtractor, paths: Sequence[Path]) -> float:
-    """Mean milliseconds per message over the files' texts (the model already loaded)."""
-    texts = [str(item["text"]) for path in paths for item in load_items(path)]
-    extractor.extract("warm up: I live in Denver.")
-    start = time.perf_counter()
+def ms_per_message(work: Callable[[str], object], texts: Sequence[str]) -> tuple[float, float]:
+    """p50 and p95 milliseconds of `work` per text (after one warm-up call: the model is loaded)."""
+    work("warm up: I live in Denver.")
+    times = []
     for text in texts:
-        extractor.extract(text)
-    return 1000 * (time.perf_counter() - start) / max(len(texts), 1)
+        start = time.perf_counter()
+        work(text)
+        times.append(1000 * (time.perf_counter() - start))
+    return statistics.median(times), statistics.quantiles(times, n=20)[-1]
+
+
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|we|our)\b", re.I)
+
+
+def first_person_statements(path: Path) -> list[str]:
+    """The sentences of a LoCoMo file's turns that speak of the speaker and do not ask."""
+    from memory.facts.extraction_clauses import split_sentences
+
+    sentences = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conversation = sample["conversation"]
+        for key, turns in conversation.items():
+            if not re.fullmatch(r"session_\d+", key):
+                continue
+            for turn in turns:
+                sentences += [
+                    s
+                    for s in split_sentences(str(turn.get("text", "")))
+                    if _FIRST_PERSON.search(s) and not s.rstrip().endswith("?")
+                ]
+    return sentences
+
+
+def coverage(extractor: FactExtractor, sentences: Sequence[str]) -> float:
+    """The share of `sentences` from which `extractor` reads at least one fact."""
+    return sum(bool(extractor.extract(s)) for s in sentences) / max(len(sentences), 1)
+
+
+def _locomo(path: Path, readers: dict[str, FactExtractor], sample: int) -> None:
+    sentences = first_person_statements(path)
+    shares = ", ".join(
+        f"{name} {coverage(readers[name], sentences):.1%}" for name in ("rules", "grammar+rules")
+    )
+    print(f"\n{len(sentences)} first-person statements in {path.name}; with at least one fact: {shares}")
+    rng = random.Random(7)
+    for sentence in rng.sample(sentences, min(sample, len(sentences))):
+        facts = readers["grammar+rules"].extract(sentence)
+        shown = "; ".join(
+            f"{f.subject} {f.predicate}{' (not)' if f.negated else ''} {f.object}" for f in facts
+        )
+        print(f"- {sentence}\n    -> {shown or '(none)'}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="labelled YAML files (default: every set)")
+    parser.add_argument("--locomo", type=Path, help="a LoCoMo JSON file: first-person statements with facts")
+    parser.add_argument("--sample", type=int, default=0, help="with --locomo: print N statements and facts")
     args = parser.parse_args(argv)
     paths = args.files or [p for name in SETS if (p := DATA / f"facts_{name}.yaml").exists()]
     readers = extractors()
@@ -115,8 +164,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in paths:
         cells = [f"{p:.2f} / {r:.2f}" for p, r in (precision_recall(e, path) for e in readers.values())]
         print(f"| {path.stem.removeprefix('facts_')} | " + " | ".join(cells) + " |")
-    speed = ", ".join(f"{name} {ms_per_message(e, paths):.2f} ms" for name, e in readers.items())
-    print(f"\nper message: {speed}")
+    from core.nlp import SpacyPipeline
+
+    texts = [str(item["text"]) for path in paths for item in load_items(path)]
+    parse = SpacyPipeline()
+    timed = {"spaCy parse alone": parse.__call__, **{name: e.extract for name, e in readers.items()}}
+    speed = ", ".join(
+        f"{name} {p50:.2f} / {p95:.2f} ms"
+        for name, (p50, p95) in ((n, ms_per_message(w, texts)) for n, w in timed.items())
+    )
+    print(f"\nper message, p50 / p95: {speed}")
+    if args.locomo:
+        _locomo(args.locomo, readers, args.sample)
     return 0
 
 

@@ -26,14 +26,17 @@ from memory.facts.grammar_clauses import Stance, stance
 from memory.facts.grammar_frames import FRAMES, NOUN_FRAMES, Frame, Reading
 from memory.facts.grammar_frames_be import (
     BE_FRAMES,
+    HABIT,
     allergy,
     appositive_names,
     as_a,
     ended_activity,
+    habit,
     not_a_fan,
     said_alone,
 )
 from memory.facts.grammar_phrases import USER, Who, subjects
+from memory.facts.matching import names_same_thing
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -64,6 +67,8 @@ _NORMAL = (
         r"\1 is ",
     ),
     (re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"), " "),
+    # "Correction: the cat is called Mochi", "Update: ...": a one-word label before a colon is no sentence
+    (re.compile(r"^\s*[A-Za-z]+\s*:\s+(?=\S)"), ""),
 )
 _KIN_CATEGORY = {"pets": "pets", "work": "work"}
 # Relations read about a person known by name only ("Sam moved to Porto"): home, work, study, occupation.
@@ -123,7 +128,27 @@ class GrammarFactExtractor:
                 for f in sentence_facts(said, is_cased(said))
                 if canonical_relation(f.predicate)[0] not in owned and not _worse_copy(f.object, read)
             ]
+        found = _habits_filed(found)
         return [_replacing(f, *replaced) for f in found] if replaced else found
+
+
+def _habits_filed(found: list[ExtractedFact]) -> list[ExtractedFact]:
+    """The general reading's habits under "preferences", less those another fact of the sentence states
+    better: "I drive a Corolla" is owning it; "I play poker every Friday" is the schedule."""
+    others = [f for f in found if f.category != HABIT]
+    kept = []
+    for fact in found:
+        if fact.category != HABIT:
+            kept.append(fact)
+        elif not any(
+            names_same_thing(fact.object, canonical_relation(o.predicate)[0], o.object) for o in others
+        ):
+            kept.append(replace(fact, category="preferences"))
+    return kept
+
+
+def _states(fact: ExtractedFact, thing: str) -> bool:
+    return names_same_thing(thing, canonical_relation(fact.predicate)[0], fact.object)
 
 
 def read_doc(doc: Doc, excerpt: str) -> list[ExtractedFact]:
@@ -147,7 +172,7 @@ def _frames(token: Token) -> list[Frame]:
     if token.pos_ not in ("VERB", "AUX"):
         return []
     frames = [f for f in (FRAMES.get(token.lemma_), BE_FRAMES.get(token.lemma_)) if f is not None]
-    return frames or [ended_activity]
+    return frames or [ended_activity, habit]
 
 
 def _read(verb: Token, frames: list[Frame], excerpt: str) -> list[ExtractedFact]:

@@ -227,12 +227,14 @@ def leave(verb: Token, st: Stance) -> list[Reading]:
     out += [Reading("works at", n, "work", True) for _, o in preps(verb, "from", "at") if (n := org(o))]
     if verb.lemma_ == "say" and any(o.lower_ in ("goodbye", "farewell") for o in _dobj(verb)):
         out += [Reading("lives in", w, "location", True) for _, o in preps(verb, "to") if (w := place(o))]
-    if verb.lemma_ == "leave":  # "I left teaching": the trade (matched to "teacher" when verified)
-        out += [
-            Reading("is a", c.text, "work", True)
-            for c in verb.children
-            if c.dep_ in ("xcomp", "dobj") and c.lower_.endswith("ing") and not any(c.children)
-        ]
+    # "I left teaching", "I retired from nursing": the trade (matched to "teacher" when verified)
+    trades = [c for c in verb.children if c.dep_ in ("xcomp", "dobj")] if verb.lemma_ == "leave" else []
+    trades += [o for _, o in preps(verb, "from")] if verb.lemma_ in ("leave", "quit", "retire") else []
+    out += [
+        Reading("is a", c.text, "work", True)
+        for c in trades
+        if c.lower_.endswith("ing") and not any(c.children)
+    ]
     return out if not st.negated else []
 
 

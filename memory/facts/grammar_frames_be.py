@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memory.facts import extraction_rules as R
 from memory.facts.extraction_clauses import HEDGED
-from memory.facts.extraction_objects import _gerund
+from memory.facts.extraction_objects import _gerund, third_person
 from memory.facts.grammar_clauses import Stance
 from memory.facts.grammar_frames import FRAMES, Frame, Reading, org, place, preps
 from memory.facts.grammar_phrases import (
@@ -104,6 +104,36 @@ def ended_activity(verb: Token, st: Stance) -> list[Reading]:
     if obj is not None and verb.lemma_ in _LIGHT:
         return [Reading("likes", t, "preferences", True) for t in things(obj, plain=True)]
     return [Reading("likes", activity(verb), "preferences", True)] if verb.pos_ == "VERB" else []
+
+
+# Verbs of thinking, saying and perceiving: their object is a topic of the moment, not a habit ("I know the
+# answer", "I mean the blue one", "I need a break").
+_NOT_HABITS = frozenset(
+    "know think mean need guess hope say tell feel remember understand believe wonder forget doubt suppose "
+    "expect appreciate mind bet see hear ask thank miss love like hate enjoy want wish try use let".split()
+)
+
+
+# The general reading's facts carry this category until `grammar.GrammarFactExtractor` files them under
+# "preferences": a habit that a more specific fact of the same sentence already states is dropped there.
+HABIT = "habit"
+
+
+def habit(verb: Token, st: Stance) -> list[Reading]:
+    """ "I play the cello", "I walk the dog twice a day", "my brother brews his own beer": a main verb no
+    frame covers, in the simple present with a noun object, is read as what the subject does, relation the
+    verb itself ("plays", "walks"); the general reading behind the frames. Ended ones are
+    `ended_activity`'s; phrasal verbs ("mess up") and verbs of thinking or saying are not habits."""
+    if st.ended or st.negated or verb.tag_ not in ("VBP", "VBZ") or verb.dep_ not in ("ROOT", "conj"):
+        return []
+    if {verb.lemma_, verb.lower_.removesuffix("s")} & _NOT_HABITS or any(
+        c.dep_ == "prt" for c in verb.children
+    ):
+        return []
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if obj is None or obj.pos_ not in ("NOUN", "PROPN"):
+        return []
+    return [Reading(third_person(verb.lemma_), t, HABIT) for t in things(obj, plain=True)]
 
 
 def stop(verb: Token, st: Stance) -> list[Reading]:

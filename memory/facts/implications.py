@@ -8,6 +8,10 @@ also end facts filed elsewhere:
   (married to Carlos, negated) ends every partner role of Carlos and the marriage itself.
 - A trade ends with its workplace: when "I'm a teacher at Hillcrest Primary" stops being true ("I left
   teaching"), the employer stated in the same sentence ends too.
+- A change names the thing, not the verb it was told with: "I no longer play the cello" (a liking that
+  ended) ends "plays cello", "I sold the Corolla" ends "drives red Toyota Corolla", "I've stopped climbing"
+  ends "goes rock climbing every weekend". Any current fact of the same subject whose object or relation
+  names the same thing (`matching.names_same_thing`) ends with it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from memory.facts.matching import same_object
+from memory.facts.matching import names_same_thing, same_object
 from memory.facts.model import Candidate, StoredFact, subject_key
 from memory.facts.verification import Decision, Verdict
 
@@ -41,6 +45,7 @@ def widen(
     """`decision` with the facts the candidate also ends added to what it supersedes. `known` are all
     current facts, `current` looks up those of one subject and relation."""
     extra = _partner_roles(candidate, known) + _workplaces(decision, known, current)
+    extra += _same_thing_elsewhere(candidate, known)
     extra = tuple(i for i in dict.fromkeys(extra) if i not in decision.supersedes)
     if not extra or decision.verdict in (Verdict.REJECT,):
         return decision
@@ -52,6 +57,19 @@ def widen(
         return decision
     reason = decision.reason if decision.supersedes else "a later stage of the same relationship"
     return replace(decision, verdict=verdict, reason=reason, supersedes=(*decision.supersedes, *extra))
+
+
+def _same_thing_elsewhere(candidate: Candidate, known: Sequence[StoredFact]) -> tuple[str, ...]:
+    """The current facts of the candidate's subject, under any relation, that a negated candidate ends
+    because they name the same thing."""
+    if not candidate.negated:
+        return ()
+    return tuple(
+        f.id
+        for f in known
+        if subject_key(f.subject) == candidate.subject_key
+        and names_same_thing(candidate.object, f.relation, f.object)
+    )
 
 
 def _partner_roles(candidate: Candidate, known: Sequence[StoredFact]) -> tuple[str, ...]:

@@ -42,3 +42,21 @@ def same_object(a: str, b: str) -> bool:
     if ka == kb:
         return bool(ka)
     return " " not in ka and " " not in kb and len(stem(ka)) >= _MIN_STEM and stem(ka) == stem(kb)
+
+
+# Relation words that name no thing: "likes", "is a", "works at", "goes".
+_RELATION_WORDS = frozenset("is a an at in of to for with likes loves does goes has have works lives".split())
+
+
+def names_same_thing(obj: str, relation: str, other: str) -> bool:
+    """Whether `obj` names the thing a fact (`relation`, `other`) is about: the same object, the same head
+    noun ("Corolla" and "red Toyota Corolla"), or a word of the relation itself ("climbing" and
+    "goes_rock_climbing"), compared by stem ("nursing" and "nurse")."""
+    if same_object(obj, other):
+        return True
+    words = object_key(obj).split()
+    if not words:
+        return False
+    head = words[-1]
+    others = object_key(other).split()[-1:] + [w for w in relation.split("_") if w not in _RELATION_WORDS]
+    return any(w == head or len(stem(head)) >= _MIN_STEM and stem(w) == stem(head) for w in others)
