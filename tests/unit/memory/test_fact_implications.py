@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.ports import ExtractedFact, TurnRecord
-from memory.facts.matching import object_key, same_object
+from memory.facts.matching import names_same_thing, object_key, same_object
 from memory.facts.service import FactMemory
 from memory.facts.store import FactStore
 from memory.facts.verification import FactVerifier
@@ -96,3 +96,24 @@ async def test_retracting_an_activity_matches_it_however_it_was_said(facts: Fact
     listed = status(facts)
     assert listed[("user", "likes", "playing tennis")] == "superseded"
     assert listed[("user", "likes", "baking")] == "current"
+
+
+def test_a_thing_is_named_by_its_head_noun_or_a_word_of_the_relation() -> None:
+    assert names_same_thing("Corolla", "owns", "red Toyota Corolla")
+    assert names_same_thing("climbing", "goes_rock_climbing", "every weekend")
+    assert names_same_thing("nursing", "is_a", "nurse") and names_same_thing("dog", "walks_the_dog", "daily")
+    assert not names_same_thing("red wine", "owns", "red Toyota Corolla")
+    assert not names_same_thing("coffee", "works_at", "Coffee Co")
+
+
+async def test_a_change_ends_the_same_thing_under_any_relation(facts: FactMemory) -> None:
+    """ "I no longer play the cello" is read as a liking that ended: it ends "plays cello", nothing else."""
+    await tell(facts, 1, "I play the cello", fact("user", "plays", "cello"), fact("user", "plays", "piano"))
+    await tell(facts, 2, "I sold the Corolla", fact("user", "owns", "red Toyota Corolla"))
+    await tell(facts, 3, "I no longer play the cello", fact("user", "likes", "cello", negated=True))
+    await tell(facts, 4, "I sold the Corolla", fact("user", "owns", "Corolla", negated=True))
+    assert status(facts) == {
+        ("user", "plays", "cello"): "superseded",
+        ("user", "plays", "piano"): "current",
+        ("user", "owns", "red Toyota Corolla"): "superseded",
+    }

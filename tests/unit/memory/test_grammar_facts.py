@@ -199,6 +199,30 @@ def test_a_rules_reading_that_holds_the_parsed_object_and_more_is_dropped(
     assert found == {("user", "allergic to", "sesame", False)}
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I play the cello in a community orchestra.", {("user", "plays", "cello", False)}),
+        ("My brother brews his own beer.", {("my brother", "brews", "own beer", False)}),
+        ("I drive a red Toyota Corolla.", {("user", "owns", "red Toyota Corolla", False)}),  # owning says it
+        ("I retired from nursing in June.", {("user", "is a", "nursing", True)}),
+        ("Correction: the cat is called Mochi.", {("my cat", "named", "Mochi", False)}),
+        ("I know the answer.", set()),  # a topic of the moment, not a habit
+        ("I sometimes mess up English idioms.", set()),  # a phrasal verb
+        ("I played football yesterday.", set()),  # an event, not a habit
+    ],
+)
+def test_the_general_reading_covers_verbs_no_frame_names(
+    reader: GrammarFactExtractor, text: str, expected: set[Quad]
+) -> None:
+    assert quads(reader, text) == expected
+
+
+def test_a_habit_with_a_time_is_the_schedule_alone(reader: GrammarFactExtractor) -> None:
+    found = quads(reader, "Every Friday I play poker with friends.")
+    assert [q for q in found if q[1] == "plays"] == [] and found
+
+
 def test_the_rules_still_read_what_no_frame_covers(reader: GrammarFactExtractor) -> None:
     assert ("user", "yoga", "every Tuesday", False) in quads(reader, "I have yoga on Tuesdays.")
     assert ("user", "wants to", "run a marathon", False) in quads(
