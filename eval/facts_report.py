@@ -142,13 +142,12 @@ def _locomo(path: Path, readers: dict[str, FactExtractor], sample: int) -> None:
         f"{name} {coverage(readers[name], sentences):.1%}" for name in ("rules", "grammar+rules")
     )
     print(f"\n{len(sentences)} first-person statements in {path.name}; with at least one fact: {shares}")
-    rng = random.Random(7)
-    for sentence in rng.sample(sentences, min(sample, len(sentences))):
-        facts = readers["grammar+rules"].extract(sentence)
+    read = [(s, facts) for s in sentences if (facts := readers["grammar+rules"].extract(s))]
+    for sentence, facts in random.Random(7).sample(read, min(sample, len(read))):
         shown = "; ".join(
             f"{f.subject} {f.predicate}{' (not)' if f.negated else ''} {f.object}" for f in facts
         )
-        print(f"- {sentence}\n    -> {shown or '(none)'}")
+        print(f"- {sentence}\n    -> {shown}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -106,11 +106,12 @@ def ended_activity(verb: Token, st: Stance) -> list[Reading]:
     return [Reading("likes", activity(verb), "preferences", True)] if verb.pos_ == "VERB" else []
 
 
-# Verbs of thinking, saying and perceiving: their object is a topic of the moment, not a habit ("I know the
-# answer", "I mean the blue one", "I need a break").
+# Verbs of thinking, saying, perceiving and valuing, and light verbs: their object is a topic of the moment,
+# not a habit ("I know the answer", "I value your opinion", "we make a great team", "I need a break").
 _NOT_HABITS = frozenset(
     "know think mean need guess hope say tell feel remember understand believe wonder forget doubt suppose "
-    "expect appreciate mind bet see hear ask thank miss love like hate enjoy want wish try use let".split()
+    "expect appreciate value mind bet see hear ask thank miss love like hate enjoy want wish try use let "
+    "make take give get do put".split()
 )
 
 
