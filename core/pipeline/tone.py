@@ -1,38 +1,30 @@
 """Tone detection: how distressed is the user, on the four levels of docs/architecture.md.
 
-1. **Lexicon** (:mod:`core.pipeline.tone_lexicon`): weighted phrases (longest match wins, figurative uses such
-   as "this bug is killing me" discarded), each adjusted for negation ("I'm not depressed"), past framing,
-   intensifiers and diminishers, then attributed to the user, a third party, or the world/fiction/research
-   (the *observational filter*: cues about others count for little, but a real third party in danger still
-   raises the level to ``concern`` with guidance for helping them). Weights are summed with decay, strongest
-   first, times the combination multipliers whose two categories both occur. Without an explicit crisis
-   cue the score stays below the crisis threshold.
-2. **The tone head** (``core.pipeline.linear_head``), if one was injected: a small network over the
-   message's vector from MiniLM whose top three layers were trained with it (``memory.tuned_encoder``), on
-   ~11,700 labelled messages, 1,449 of them real casual chat. The lexicon
-   only knows the phrases it lists; paraphrased risk ("the rope in the garage", "wrote letters to everyone,
-   that's everything sorted") carries none of them. The head raises the level when it is confident of a
-   higher one, and lowers a lexicon level only when it is very confident (never an explicit crisis cue).
-   **A crisis needs evidence about the user**, not similarity alone: the head's crisis vote makes a crisis
-   only with a risk term said of the user (``RISK_TERMS``: dying, the means, self-injury, an attack, a
-   bodily emergency) or far above its threshold, and never for a message that opens on someone else
-   (except, as sure, someone the user names as theirs: an emergency to act on); otherwise it counts
-   towards ``elevated``. A question asked for knowledge, an everyday cause, a past left behind or laughter
-   silences a crisis vote the head is not sure of. Texts the lexicon has settled (a negated or past-framed
-   crisis or elevated cue) keep the lexicon's reading.
-3. **The danger reader** (:mod:`core.pipeline.tone_danger`), if one was injected: frames read from the
+**A crisis needs evidence in the user's own words**; a classifier's similarity alone never makes one.
+
+1. **Lexicon** (`data/tone/lexicon.toml` through :mod:`core.pipeline.tone_lexicon`): weighted phrases (longest
+   match wins, figurative uses such as "this bug is killing me" discarded), each adjusted for negation ("I'm
+   not depressed"), past framing, intensifiers and diminishers, then attributed to the user, a third party,
+   or the world/fiction/research (a real third party in danger raises the level to ``concern`` with
+   guidance for helping them). Without an explicit crisis cue the score stays below the crisis threshold.
+2. **The danger reader** (:mod:`core.pipeline.tone_danger`), if one was injected: frames read from the
    dependency parse (an attack whose object is the user, signs in the user's own body now, self-injury, an
-   overdose or poison taken, arrangements for not being here), with person, tense, negation and questions
-   taken from the parse. An *acute* frame said of the user is a crisis on its own, like an explicit cue;
-   the other frames are risk evidence for the head (and an arrangement beside a risk term is a crisis:
-   "ctb soon, just sorting my affairs first"). An emergency of someone in the user's care now ("my baby
-   isn't breathing") is a crisis too, with support that says to call emergency services at once.
-4. **Other languages** (:mod:`core.pipeline.tone_languages`): the stages above read English; an explicit
-   first-person statement of wanting to die or to kill oneself in one of 26 other languages, not negated
-   and not figurative, is a crisis.
+   overdose or poison taken, arrangements for not being here, an emergency of someone in the user's care).
+3. **Evidence** (`ToneResult.evidence`): a crisis cue said of the user, an acute danger frame, a statement in
+   another language (:mod:`core.pipeline.tone_languages`), or a risk said of the user (a risk term, a
+   non-acute threat, self-injury or ingestion frame) that the tone head reads as a crisis — or the same said
+   of someone the user names as in their care, which gets the emergency text for someone with them.
+4. **The tone head** (``core.pipeline.linear_head``), if one was injected: MiniLM with its top layers tuned,
+   English only. Besides confirming a stated risk, it weighs what the words say: where it reads a crisis and
+   the words only hint (a distress cue, a bodily sign, a farewell or arrangement: ``hint_terms``), the
+   reading is ``concern`` and asks (``ToneResult.unsure``, the check-in question as support, never a hotline
+   list); where the user said some distress of themselves it may raise to ``concern`` or ``elevated``; where
+   the words say nothing of distress it changes nothing. Texts the lexicon settled (a negated or past crisis
+   or elevated cue) are not read by it.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
+docs/tone_eval.md has the measurements, and the rule every new word must pass.
 """
 
 from __future__ import annotations
