@@ -146,7 +146,10 @@ def _dropped_subject(verb: Token) -> bool:
     lead = ("advmod", "intj", "cc", "punct", "aux", "auxpass", "neg", "prt")
     opens = head.i == first.i or all(t.dep_ in lead for t in head.doc[first.i : head.i])
     past = head.tag_ in ("VBD", "VBN", "VBG") or head.lower_ == "born"
-    return opens and past and head.dep_ == "ROOT"
+    # "gave up the cello, I just couldn't keep up": the parse hangs a comma-spliced first clause on the
+    # second as an adverbial clause; with no "after"/"because" to subordinate it, it is a clause of its own.
+    spliced = head.dep_ == "advcl" and not any(c.dep_ == "mark" for c in head.children)
+    return opens and past and (head.dep_ == "ROOT" or spliced)
 
 
 def subject_token(verb: Token) -> Token | None:
