@@ -14,10 +14,9 @@ import pytest
 from core.pipeline.linear_head import TONE_HEAD, read_head_digest, training_digest
 from core.pipeline.tone import ToneDetector, ToneLevel
 from eval.benchmarks.tone_bench import ToneScore, read_cases, read_evidence, score
-from eval.training_sets import TRAINING_DIR, training_examples
+from eval.training_sets import training_examples
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-TRAINED_CHAT = TRAINING_DIR / "tone_chat_negatives.tsv"
 
 
 def key(text: str) -> str:
@@ -118,15 +117,13 @@ def test_each_crisis_set_keeps_its_evidence_figures(
 
 @pytest.mark.slow
 def test_ordinary_chat_is_never_read_as_crisis(detector: ToneDetector, read: dict[str, str]) -> None:
-    """All 2,757 turns of the five LoCoMo dev conversations (1,308 held out from the head's training): no
-    crisis, 7 held-out turns (0.53 %) read as concern or above when the evidence gate came in (before it:
-    3 crises and 1.07 % concern or above)."""
+    """The 1,308 turns of the LoCoMo dev conversations held out from the head's training: no crisis, 7
+    (0.53 %) read as concern or above when the evidence gate came in (before it: 3 crises and 1.07 %
+    concern or above). The 1,449 trained-on turns read 0 / 0 (`bench tone`, not repeated here)."""
     held_out = scored(detector, "tone_chat_heldout.tsv", read)
     assert len(held_out.cases) >= 1300
     assert held_out.share_read_as("crisis") == 0.0
     assert held_out.share_read_as("crisis", "elevated", "concern") <= 0.01
-    trained = score(read_cases(TRAINED_CHAT), lambda text: detector.detect(text).level.value)
-    assert trained.share_read_as("crisis") == 0.0
 
 
 ORDINARY = (
