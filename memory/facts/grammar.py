@@ -140,14 +140,13 @@ def _habits_filed(found: list[ExtractedFact]) -> list[ExtractedFact]:
     for fact in found:
         if fact.category != HABIT:
             kept.append(fact)
-        elif not any(
-            names_same_thing(fact.object, canonical_relation(o.predicate)[0], o.object) for o in others
-        ):
+        elif not any(_states(other, fact.object) for other in others):
             kept.append(replace(fact, category="preferences"))
     return kept
 
 
 def _states(fact: ExtractedFact, thing: str) -> bool:
+    """Whether `fact` already says something of `thing`."""
     return names_same_thing(thing, canonical_relation(fact.predicate)[0], fact.object)
 
 

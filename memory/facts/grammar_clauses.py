@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memory.facts.extraction_clauses import DIRECT, HEDGED
-from memory.facts.grammar_phrases import SUBJECT_DEPS, USER, resolve
+from memory.facts.grammar_phrases import SUBJECT_DEPS, USER, resolve, spliced
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -55,19 +55,13 @@ def stance(verb: Token) -> Stance | None:
         if step is None:
             return None
         confidence = min(confidence, step)
-        if token.dep_ not in _LINKS or token.head is token or _spliced(token):
+        if token.dep_ not in _LINKS or token.head is token or spliced(token):
             break
         token, via = token.head, token.dep_
     if _question(token):
         return None
     negated, ended = polarity(verb)
     return Stance(confidence, negated or ended, ended)
-
-
-def _spliced(token: Token) -> bool:
-    """ "gave up the cello, I just couldn't keep up": a clause the parse hangs on the next one as an adverbial
-    clause, with no "if"/"after"/"because" to subordinate it, is a clause of its own, with its own stance."""
-    return token.dep_ == "advcl" and not any(c.dep_ == "mark" for c in token.children)
 
 
 def _step(token: Token, verb: Token, via: str) -> float | None:

@@ -135,6 +135,12 @@ def subjects(verb: Token) -> list[Who]:
     return found
 
 
+def spliced(token: Token) -> bool:
+    """ "gave up the cello, I just couldn't keep up": a clause the parse hangs on the next one as an adverbial
+    clause, with no "if"/"after"/"because" to subordinate it, is a clause of its own, with its own stance."""
+    return token.dep_ == "advcl" and not any(c.dep_ == "mark" for c in token.children)
+
+
 def _dropped_subject(verb: Token) -> bool:
     """Chat drops the subject ("moved to Denver last month", "got laid off from Meta", "used to love
     running", "left Deloitte and joined Fernwood"): the user, when the clause opens the sentence in the past
@@ -146,10 +152,7 @@ def _dropped_subject(verb: Token) -> bool:
     lead = ("advmod", "intj", "cc", "punct", "aux", "auxpass", "neg", "prt")
     opens = head.i == first.i or all(t.dep_ in lead for t in head.doc[first.i : head.i])
     past = head.tag_ in ("VBD", "VBN", "VBG") or head.lower_ == "born"
-    # "gave up the cello, I just couldn't keep up": the parse hangs a comma-spliced first clause on the
-    # second as an adverbial clause; with no "after"/"because" to subordinate it, it is a clause of its own.
-    spliced = head.dep_ == "advcl" and not any(c.dep_ == "mark" for c in head.children)
-    return opens and past and (head.dep_ == "ROOT" or spliced)
+    return opens and past and (head.dep_ == "ROOT" or spliced(head))
 
 
 def subject_token(verb: Token) -> Token | None:
