@@ -44,9 +44,9 @@ def widen(
 ) -> Decision:
     """`decision` with the facts the candidate also ends added to what it supersedes. `known` are all
     current facts, `current` looks up those of one subject and relation."""
-    extra = _partner_roles(candidate, known) + _workplaces(decision, known, current)
-    extra += _same_thing_elsewhere(candidate, known)
-    extra = tuple(i for i in dict.fromkeys(extra) if i not in decision.supersedes)
+    related = _partner_roles(candidate, known) + _workplaces(decision, known, current)
+    same_thing = _same_thing_elsewhere(candidate, known)
+    extra = tuple(i for i in dict.fromkeys(related + same_thing) if i not in decision.supersedes)
     if not extra or decision.verdict in (Verdict.REJECT,):
         return decision
     if candidate.negated:
@@ -55,13 +55,19 @@ def widen(
         verdict = Verdict.STORE_AND_FLAG
     else:
         return decision
-    reason = decision.reason if decision.supersedes else "a later stage of the same relationship"
+    if decision.supersedes:
+        reason = decision.reason
+    elif set(extra) <= set(same_thing):
+        reason = "the user said this no longer holds"
+    else:
+        reason = "a later stage of the same relationship"
     return replace(decision, verdict=verdict, reason=reason, supersedes=(*decision.supersedes, *extra))
 
 
 def _same_thing_elsewhere(candidate: Candidate, known: Sequence[StoredFact]) -> tuple[str, ...]:
-    """The current facts of the candidate's subject, under any relation, that a negated candidate ends
-    because they name the same thing."""
+    """The current facts of the candidate's subject, under any relation (its own included: "I sold the
+    Corolla" ends "owns a red Toyota Corolla"), that a negated candidate ends because they name the same
+    thing."""
     if not candidate.negated:
         return ()
     return tuple(

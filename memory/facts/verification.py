@@ -31,7 +31,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from core.relations import FUNCTIONAL_RELATIONS
-from memory.facts.matching import names_same_thing, object_key, same_object
+from memory.facts.matching import object_key, same_object
 from memory.facts.model import Candidate, StoredFact
 from memory.facts.object_types import ObjectTypes
 
@@ -126,10 +126,9 @@ def decide_by_rules(candidate: Candidate, current: Sequence[StoredFact]) -> Deci
         return Decision(Verdict.REJECT, "reads like an instruction to the assistant, not a fact")
     current = _comparable(candidate, current)
     same = [f for f in current if same_object(f.object, candidate.object)]
-    if candidate.negated:  # "I sold the Corolla" ends "owns a red Toyota Corolla"
-        ended = [f for f in current if names_same_thing(candidate.object, f.relation, f.object)]
-        if ended:
-            return Decision(Verdict.RETRACT, "the user said this no longer holds", tuple(f.id for f in ended))
+    if candidate.negated:  # the same thing said another way is `implications.widen`'s to end
+        if same:
+            return Decision(Verdict.RETRACT, "the user said this no longer holds", tuple(f.id for f in same))
         return Decision(Verdict.SKIP, "negates nothing that is known")
     if same:
         return Decision(Verdict.STORE, "restates a known fact", confirms=same[0].id)
