@@ -170,17 +170,31 @@ def normalize_history(history: Sequence[Any] | None) -> list[dict[str, Any]]:
     return messages
 
 
+@dataclass(frozen=True)
+class StopAsked:
+    """Marks the moment Stop was pressed in the event stream, so the turn's own stream (the one writer of
+    the status line) shows "Stopping…" before its final status, never after it."""
+
+
 @dataclass
 class TurnView:
     """The chat messages of one turn in progress, rebuilt from the events seen so far."""
 
     user_text: str
-    status: str = THINKING
+    progress: str = THINKING
+    stopping: bool = False
     parts: list[dict[str, Any]] = field(default_factory=list)
 
-    def apply(self, event: RunEvent) -> None:
+    @property
+    def status(self) -> str:
+        """The status line while the turn runs; once Stop is pressed, that it is stopping."""
+        return STOPPING if self.stopping else self.progress
+
+    def apply(self, event: RunEvent | StopAsked) -> None:
         """Fold one event into the view (`Done`/`RunError` are handled by `finish`/the caller)."""
-        if isinstance(event, TextDelta):
+        if isinstance(event, StopAsked):
+            self.stopping = True
+        elif isinstance(event, TextDelta):
             if self.parts and self.parts[-1]["kind"] == "text":
                 self.parts[-1]["text"] += event.text
             else:
@@ -189,13 +203,13 @@ class TurnView:
             title = "tool: " + render.format_tool_call(event.call)
             tool = {"kind": "tool", "id": event.call.id, "title": title, "status": "pending", "log": ""}
             self.parts.append(tool)
-            self.status = f"Running {event.call.name}…"
+            self.progress = f"Running {event.call.name}…"
         elif isinstance(event, ToolCallEnded):
             self._tool_ended(event)
         elif isinstance(event, UsageUpdate):
-            self.status = render.format_usage(event.total) or self.status
+            self.progress = render.format_usage(event.total) or self.progress
         elif isinstance(event, Progress):
-            self.status = f"{event.stage}: {event.detail}" if event.detail else event.stage
+            self.progress = f"{event.stage}: {event.detail}" if event.detail else event.stage
 
     def _tool_ended(self, event: ToolCallEnded) -> None:
         for part in reversed(self.parts):
@@ -253,7 +267,8 @@ async def _pump(events: AsyncIterator[RunEvent], queue: asyncio.Queue[Any]) -> N
 
 
 async def _next_item(queue: asyncio.Queue[Any], cancel: asyncio.Event, grace_s: float) -> Any:
-    """The next queued item; once `cancel` is set, wait at most `grace_s` (TimeoutError after that)."""
+    """The next queued item, or `StopAsked` when `cancel` is set first; once `cancel` is set, wait at most
+    `grace_s` (TimeoutError after that)."""
     if not queue.empty():
         return queue.get_nowait()
     getter = asyncio.ensure_future(queue.get())
@@ -264,6 +279,8 @@ async def _next_item(queue: asyncio.Queue[Any], cancel: asyncio.Event, grace_s: 
                 await asyncio.wait({getter, waiter}, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 waiter.cancel()
+            if not getter.done():
+                return StopAsked()
         return await asyncio.wait_for(getter, None if getter.done() else grace_s)
     finally:
         getter.cancel()
@@ -271,21 +288,28 @@ async def _next_item(queue: asyncio.Queue[Any], cancel: asyncio.Event, grace_s: 
 
 async def _events_until_stopped(
     events: AsyncIterator[RunEvent], cancel: asyncio.Event, grace_s: float
-) -> AsyncGenerator[RunEvent, None]:
-    """Yield `events`; once `cancel` is set, give the run `grace_s` per event to wind down, then drop it.
+) -> AsyncGenerator[RunEvent | StopAsked, None]:
+    """Yield `events` (and `StopAsked` when Stop is pressed between two of them); once `cancel` is set,
+    give the run `grace_s` per event to wind down, then drop it.
 
     Cancellation is cooperative (the agent sees the event and ends with `Done(exit_reason="cancelled")`);
     the grace period only guards the page against a run that ignores it.
     """
     queue: asyncio.Queue[Any] = asyncio.Queue()
     pump = asyncio.create_task(_pump(events, queue))
+    told = False
     try:
         while True:
+            if cancel.is_set() and not told:
+                told = True
+                yield StopAsked()
             try:
                 item = await _next_item(queue, cancel, grace_s)
             except TimeoutError:
                 log.warning("the run ignored Stop for %.0f s; dropping it", grace_s)
                 return
+            if isinstance(item, StopAsked):
+                continue  # said at the top of the loop, once
             if item is _END:
                 return
             if isinstance(item, BaseException):
@@ -391,12 +415,14 @@ class ChatController:
         parts = (render.exit_notice(done.exit_reason), f"mode: {mode}", usage)
         return ChatUpdate(turn.before + view.messages(), None, " · ".join(part for part in parts if part))
 
-    def stop(self, session: ChatSession) -> str | None:
-        """Ask the running turn to stop; returns the new status, or None if nothing is running."""
+    def stop(self, session: ChatSession) -> bool:
+        """Ask the running turn to stop; False if nothing is running. The turn's stream shows
+        "Stopping…" and then how it ended: the status line has that one writer, so a late "Stopping…"
+        can never cover the final "Stopped."."""
         if session.cancel is None:
-            return None
+            return False
         session.cancel.set()
-        return STOPPING
+        return True
 
     def new_chat(self, session: ChatSession) -> ChatUpdate:
         """Clear the chat (a draft stays), drop the session (the next message gets a new id), stop any run."""

@@ -244,8 +244,8 @@ class _Handlers:
         return box, self.gr.update(choices=choices, value=None), ""
 
     async def stop(self, session: GuiChatSession) -> Any:  # async: sets an asyncio.Event on the server loop
-        status = self.controller.stop(session)
-        return self.gr.skip() if status is None else status
+        self.controller.stop(session)
+        return self.gr.skip()  # the turn's own stream writes "Stopping…" and then how it ended
 
     async def new_chat(self, session: GuiChatSession) -> tuple[Any, ...]:
         update = self.controller.new_chat(session)
