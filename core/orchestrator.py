@@ -18,6 +18,7 @@ from typing import Protocol
 from core.agent.turn_signals import signals_from, with_signals
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
+from core.generation.reply_guard import without_markup
 from core.pipeline.tone import support_addendum
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
 from core.prompt.assembly import AssembledPrompt
@@ -147,8 +148,12 @@ class Orchestrator:
             budget = {"max_tokens": limit} if limit is not None else {}
             agent = await self._agent_for(choice, base, context, prompt)
             # aclosing: close the agent generator inside this turn, never later in the garbage collector.
-            # with_signals: the tool gate and guards see what the context found (core/agent/turn_signals.py).
-            run = with_signals(agent.run(messages, cancel=cancel, **budget), signals_from(context))
+            # with_signals: the tool gate and guards see what the context found (core/agent/turn_signals.py);
+            # without_markup: no prompt markup reaches the user (core/generation/reply_guard.py).
+            run = without_markup(
+                with_signals(agent.run(messages, cancel=cancel, **budget), signals_from(context)),
+                frozenset(citation_map(prompt)),
+            )
             async with aclosing(run) as events:
                 async for event in events:
                     if isinstance(event, Done):

@@ -11,6 +11,7 @@ import pytest
 
 from core.errors import ProviderError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
+from core.generation.reply_guard import NOTHING_LEFT
 from core.orchestrator import ModelChoice, Orchestrator
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.intent import StmHint
@@ -348,6 +349,53 @@ async def test_citations_in_the_answer_map_to_the_items_the_prompt_showed(tmp_pa
     assert [(c["marker"], c["id"]) for c in done.citations] == [("M1", "conv_1")]  # M9 names nothing
     stored = journal.turn(done.turn_id)
     assert stored is not None and stored.citations == list(done.citations)
+
+
+async def test_prompt_markup_never_reaches_the_user_streamed_or_stored(tmp_path: Path) -> None:
+    class Leaking(RecordingAgent):
+        async def run(
+            self,
+            messages: list[Message],
+            *,
+            cancel: asyncio.Event | None = None,
+            max_tokens: int | None = None,
+        ) -> AsyncIterator[RunEvent]:
+            answer = "Your tortoise is Sir Reginald [M1] [f1]. ### trusted faces [f1] Teodora Elena"
+            for at in range(0, len(answer), 4):
+                yield TextDelta(answer[at : at + 4])
+            yield Done(answer=answer, model="rec")
+
+    memory = FakeMemory()
+    journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(JournalHistory(journal, 4), memory=memory)
+    orchestrator = Orchestrator([ModelChoice("rec", Leaking())], journal, context, builder(), memory=memory)
+    events = await collect(orchestrator, "what is my tortoise called?")
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.answer == "Your tortoise is Sir Reginald [M1]."
+    assert streamed == "Your tortoise is Sir Reginald [M1] . "  # shown before the cut: spaces only differ
+    stored = journal.turn(done.turn_id)
+    assert stored is not None and stored.assistant == done.answer
+
+
+async def test_a_reply_that_is_only_markup_says_so_plainly(tmp_path: Path) -> None:
+    class OnlyMarkup(RecordingAgent):
+        async def run(
+            self,
+            messages: list[Message],
+            *,
+            cancel: asyncio.Event | None = None,
+            max_tokens: int | None = None,
+        ) -> AsyncIterator[RunEvent]:
+            yield TextDelta("### USER PROFILE\n- The user is")
+            yield Done(answer="### USER PROFILE\n- The user is", model="rec")
+
+    orchestrator, _ = make(tmp_path, OnlyMarkup())
+    events = await collect(orchestrator, "hi")
+    done = events[-1]
+    assert isinstance(done, Done) and done.answer == NOTHING_LEFT
+    assert not [e for e in events if isinstance(e, TextDelta)]  # a front end shows done.answer instead
 
 
 class GatedAgent(RecordingAgent):

@@ -1,0 +1,198 @@
+"""What no reply may show the user: the prompt's own markup.
+
+A small model that cannot use its context often continues it instead ("he's currently named teodora elena.
+### trusted faces [f1] …"). Whatever model answers, the user never sees:
+
+- a **section heading** copied from the prompt: a heading whose title is one of the prompt's section
+  headers, or any `##`-style heading that starts in the middle of a line (never how a real answer writes
+  one). The reply is cut there: what follows is the prompt's text, not an answer.
+- the **query marker** ("The user says:") that starts the user's words in the prompt: cut there too.
+- an **item marker** (`[M2]`, `[f1]`) that names no item of this prompt: removed. Markers that do name an
+  item stay; they are the reply's citations.
+
+Code (fenced blocks and inline backticks) is left alone. `MarkupFilter` applies the same rules to a stream
+of text deltas: it holds back only what could still turn into markup (a heading until its line ends, an open
+`[` or backtick, a prefix of the query marker), so what it has let through is always the start of the
+cleaned reply; the final answer also drops the whitespace a cut or a removed marker left.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncGenerator, Collection, Iterable
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+
+from core.events import Done, RunEvent, TextDelta
+from core.prompt.sections import QUERY_MARKER, SECTIONS
+
+_HEADING = re.compile(r"(?P<hashes>#{2,6})[ \t]+(?P<title>[^\n]*)")
+_MARKER = re.compile(r"(?P<space>[ \t]*)\[(?P<name>[A-Za-z]{1,2}\d{1,3})\]")
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
+_OPEN_MARKER = re.compile(r"\[[A-Za-z]{0,2}\d{0,3}\Z")
+_LINE_HEADING = re.compile(r"[ \t]*#{2,6}(?:[ \t]|\Z)")
+_TRAILING_HASHES = re.compile(r"#+\Z")
+_HEADER_WORDS = re.compile(r"[a-z0-9]+")
+logger = logging.getLogger(__name__)
+NOTHING_LEFT = "I couldn't put together an answer to that from what I know."
+
+
+def _title_key(title: str) -> str:
+    return " ".join(_HEADER_WORDS.findall(title.lower()))
+
+
+SECTION_TITLES = frozenset(_title_key(spec.header) for spec in SECTIONS.values())
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    """A reply with the prompt's markup taken out, and what was taken out (for logs and checks)."""
+
+    text: str
+    cut_at: int | None = None  # where a copied heading or the query marker started (None: no cut)
+    removed_markers: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.cut_at is not None or bool(self.removed_markers)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _CODE.finditer(text)]
+
+
+def _inside(position: int, spans: Iterable[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def markup_cut(text: str, titles: Collection[str] = SECTION_TITLES) -> int | None:
+    """Where the first copied heading or query marker starts in `text` (outside code), else None."""
+    code = _code_spans(text)
+    cuts = []
+    for match in _HEADING.finditer(text):
+        start = match.start()
+        if _inside(start, code):
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        mid_line = bool(text[line_start:start].strip())
+        if mid_line or _title_key(match.group("title")) in titles:
+            cuts.append(start)
+            break
+    marker = text.find(QUERY_MARKER.strip())
+    if marker >= 0 and not _inside(marker, code):
+        cuts.append(marker)
+    return min(cuts, default=None)
+
+
+def clean_reply(
+    text: str, markers: Collection[str], titles: Collection[str] = SECTION_TITLES, *, streamed: bool = False
+) -> Cleaned:
+    """`text` without copied headings (cut there), the query marker (cut there) and item markers that name
+    no item of the prompt (`markers`: the names that do, "M2", "F1"). The whitespace a cut or a removed
+    marker leaves goes too, unless `streamed` (it may have been shown already: `MarkupFilter`)."""
+    cut = markup_cut(text, titles)
+    kept = text if cut is None else text[:cut]
+    kept = kept if streamed else kept.rstrip()
+    code = _code_spans(kept)
+    removed: list[str] = []
+
+    def drop(match: re.Match[str]) -> str:
+        if match.group("name") in markers or _inside(match.start("name"), code):
+            return match.group(0)
+        removed.append(match.group("name"))
+        return match.group("space") if streamed else ""
+
+    kept = _MARKER.sub(drop, kept)
+    return Cleaned(kept, cut, tuple(removed))
+
+
+def _open_backtick(text: str, position: int) -> int | None:
+    """Where an inline-code backtick opened before `position` on its line is still unclosed (outside a
+    fenced block), else None."""
+    if _inside(position, _code_spans(text)):
+        return None
+    line_start = text.rfind("\n", 0, position) + 1
+    segment = text[line_start:position]
+    if segment.count("`") % 2 == 0:
+        return None
+    return line_start + segment.rfind("`")
+
+
+@dataclass
+class MarkupFilter:
+    """`clean_reply` over a stream: `feed` returns the text that is safe to show now, `close` the rest."""
+
+    markers: Collection[str]
+    titles: Collection[str] = SECTION_TITLES
+    _text: str = ""
+    _shown: int = 0
+    _cut: bool = field(default=False)
+
+    def feed(self, delta: str) -> str:
+        """Take one delta; return what can be shown of the cleaned reply beyond what was shown."""
+        if self._cut:
+            return ""
+        self._text += delta
+        cleaned = clean_reply(self._text, self.markers, self.titles, streamed=True)
+        if cleaned.cut_at is not None and _open_backtick(self._text, cleaned.cut_at) is None:
+            self._cut = True
+            return self._advance(cleaned.text)
+        return self._advance(cleaned.text[: self._settled(cleaned.text)])
+
+    def close(self) -> str:
+        """The rest of the cleaned reply, once the stream has ended."""
+        return self._advance(clean_reply(self._text, self.markers, self.titles, streamed=True).text)
+
+    def _advance(self, text: str) -> str:
+        new = text[self._shown :]
+        self._shown = max(self._shown, len(text))
+        return new
+
+    def _settled(self, text: str) -> int:
+        """How much of `text` cannot change any more: up to whatever at its end could still be markup."""
+        end = len(text)
+        line_start = text.rfind("\n", 0, end) + 1
+        if _LINE_HEADING.match(text, line_start, end) and not _inside(line_start, _code_spans(text)):
+            end = line_start  # a heading on the unfinished line: its title decides, at the newline
+        elif trailing := _TRAILING_HASHES.search(text, 0, end):
+            end = trailing.start()  # may become a heading
+        if (backtick := _open_backtick(text, end)) is not None:
+            end = backtick  # inline code may be opening: what follows it is code or not, once it closes
+        if opened := _OPEN_MARKER.search(text, 0, end):
+            end = opened.start()
+        for size in range(min(len(QUERY_MARKER), end), 0, -1):
+            if QUERY_MARKER.startswith(text[end - size : end]):
+                end -= size
+                break
+        return end
+
+
+async def without_markup(
+    events: AsyncGenerator[RunEvent, None], markers: Collection[str]
+) -> AsyncGenerator[RunEvent, None]:
+    """`events` with the prompt's markup taken out of their text: deltas through a `MarkupFilter`, the
+    final answer through `clean_reply`. A reply that was nothing but markup says so plainly instead."""
+    markup = MarkupFilter(markers)
+    async with aclosing(events) as stream:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                if text := markup.feed(event.text):
+                    yield TextDelta(text)
+                continue
+            if isinstance(event, Done):
+                if rest := markup.close():
+                    yield TextDelta(rest)
+                event = replace(event, answer=_answer_without_markup(event.answer, markers))
+            yield event
+
+
+def _answer_without_markup(answer: str, markers: Collection[str]) -> str:
+    cleaned = clean_reply(answer, markers)
+    if cleaned.changed:  # what was cut is not logged: it may quote the user's memories
+        logger.info(
+            "reply cleaned: cut at %s, %d stray markers", cleaned.cut_at, len(cleaned.removed_markers)
+        )
+    if answer.strip() and not cleaned.text.strip():
+        return NOTHING_LEFT
+    return cleaned.text
