@@ -94,6 +94,29 @@ _SYNONYMS = _parse_synonyms(_SYNONYM_TEXT)
 # One current value per source: a new value supersedes the old edge (kept, marked, valid_to set).
 FUNCTIONAL_RELATIONS = frozenset({"lives_in", "works_at", "named", "born_in", "studies_at"})
 
+# relation -> the questions a fact of it answers, in plain words: a question is matched to a relation by
+# meaning (MiniLM similarity to these lines, `core/generation/extractive.py`), whatever its phrasing.
+RELATION_QUESTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "is_a": "a question about what someone does for work: their job, occupation, profession, role, "
+        "what they do for a living",
+        "works_at": "a question about where someone works: their employer, workplace, company, office",
+        "works_on": "a question about what someone is working on or building: their project",
+        "studies_at": "a question about where someone studies: their school, college, university, course",
+        "lives_in": "a question about where someone lives: their home, city, town, country, address",
+        "born_in": "a question about where someone was born or comes from: their hometown, birthplace",
+        "named": "a question about what someone or something is called: its name",
+        "likes": "a question about what someone likes, loves or enjoys: their favourite things",
+        "dislikes": "a question about what someone dislikes, hates or cannot stand",
+        "has_pet": "a question about someone's pet: their dog, cat or other animal",
+        "spouse_of": "a question about who someone is married to: their husband or wife",
+        "speaks": "a question about which languages someone speaks",
+        "interested_in": "a question about what someone is interested in or curious about",
+        "skilled_at": "a question about what someone is good at: their skills",
+        "wants": "a question about what someone wants or plans to do: their goals",
+    }
+)
+
 # relation -> (subject type, object type) to type entities first seen through it; None = no evidence.
 RELATION_TYPES: Mapping[str, tuple[str | None, str | None]] = MappingProxyType(
     {

@@ -139,6 +139,7 @@ class Remembering:
     sessions: SessionEnd
     review: ReviewQueue
     nlp: SpacyPipeline
+    embedder: Embedder  # the one MiniLM: memory, the heads, and recall's matching by meaning
 
 
 def build_remembering(
@@ -194,7 +195,7 @@ def build_remembering(
         config.data_dir, journal, steps, llm_available=model is not None
     )
     stack.callback(close_sessions)
-    return Remembering(memory, port, facts, knowledge, extractor, context, sessions, review, nlp)
+    return Remembering(memory, port, facts, knowledge, extractor, context, sessions, review, nlp, embedder)
 
 
 def _session_end_steps(

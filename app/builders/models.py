@@ -100,11 +100,12 @@ def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
     return GrammarFactExtractor(nlp)
 
 
-def build_recall(nlp: SpacyPipeline) -> ExtractiveRecall:
-    """Recall questions answered from memory, extractively, for the embedded model (which cannot)."""
+def build_recall(nlp: SpacyPipeline, embedder: Embedder) -> ExtractiveRecall:
+    """Recall questions answered from memory, extractively, for the embedded model (which cannot); a
+    question meets a fact's relation by meaning through MiniLM."""
     from core.generation.extractive import ExtractiveAnswerer, ExtractiveRecall
 
-    return ExtractiveRecall(ExtractiveAnswerer(nlp))
+    return ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed))
 
 
 def offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:

@@ -108,7 +108,7 @@ def _remembering_services(
         general,
         tuple(stores),
         side,
-        build_recall(parts.nlp),
+        build_recall(parts.nlp, parts.embedder),
         guards,
         lambda chosen, name: build_prompt(chosen, name, side, inventory),  # the budget follows the window
     )

@@ -35,7 +35,7 @@ from core.events import Done, RunEvent, TextDelta
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
-from core.relations import fact_sentence
+from core.relations import RELATION_QUESTIONS, USER_ID, fact_sentence
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
 from core.turn_context import TurnContext
 from core.types import Message
@@ -43,6 +43,11 @@ from core.types import Message
 EXTRACTIVE_MODEL = "daemon-memory (extractive)"  # the `model` of a reply the extractive answerer wrote
 RECALL_INTENTS = frozenset({"factual_recall", "temporal_recall"})
 DEFAULT_THRESHOLD = 0.5
+# A question means a relation when MiniLM puts it this near the relation's description and within the margin
+# of the nearest one. Read off paraphrases of job, employer, home and likes questions (0.44-0.59 to their
+# own relation, at most 0.37 to the next) and general-knowledge questions (at most 0.17 to any).
+MEANT_AT = 0.4
+MEANT_MARGIN = 0.05
 
 _SPEAKER_LINE = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): ", re.MULTILINE)
 _CAPTION = re.compile(r"\s*\[image: [^\]]*\]")
@@ -129,6 +134,8 @@ class Question:
     kind: str  # who | where | when | count | name | what
     words: Mapping[str, float]
     topic: str  # "your sister's name": what the not-in-memory reply says was not found
+    about_user: bool = True  # asked in the first person ("Where do I work?"), not about someone else
+    meant: frozenset[str] = frozenset()  # relations whose facts answer it, by meaning (RELATION_QUESTIONS)
 
 
 @dataclass(frozen=True)
@@ -174,14 +181,27 @@ class ExtractiveAnswerer:
         threshold: the evidence score below which the reply says the answer is not in memory.
     """
 
-    def __init__(self, nlp: Callable[[str], Any], *, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self,
+        nlp: Callable[[str], Any],
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        meaning: Callable[[Sequence[str]], Any] | None = None,
+    ) -> None:
+        """`meaning` embeds texts as L2-normalised vectors (MiniLM's `embed`): with it, a question also
+        meets the facts whose relation it asks about in other words ("What do I do for a living?" -> the
+        user is a pharmacist). Without it, only shared words count."""
         self._nlp = nlp
         self.threshold = threshold
+        self._meaning = meaning
+        self._relation_vectors: Any = None
 
     @staticmethod
     def applies(question: str, intent: str | None) -> bool:
-        """True for a recall question about the user (a recall intent and first-person words)."""
-        return intent in RECALL_INTENTS and bool(_FIRST_PERSON.search(question.replace("\u2019", "'")))
+        """True for a recall question about the user (a recall intent and first-person words): answered
+        from memory, or plainly not in it. A recall question about someone or something else is answered
+        from memory only when memory holds the answer (`ExtractiveRecall`)."""
+        return intent in RECALL_INTENTS and asks_about_user(question)
 
     def read_question(self, text: str) -> Question:
         """The question's type, weighted content words and topic phrase."""
@@ -203,7 +223,22 @@ class ExtractiveAnswerer:
                 continue
             weight = 1.0 if token.pos_ in ("NOUN", "PROPN", "NUM") else 0.6
             words[lemma] = max(words.get(lemma, 0.0), weight)
-        return Question(text, kind, words, _topic(doc))
+        return Question(text, kind, words, _topic(doc), asks_about_user(text), self._relations_meant(core))
+
+    def _relations_meant(self, question: str) -> frozenset[str]:
+        """The relations whose description is nearest the question: at least `MEANT_AT` similar and within
+        `MEANT_MARGIN` of the best (a question about where someone works is not one about their home)."""
+        if self._meaning is None:
+            return frozenset()
+        if self._relation_vectors is None:
+            self._relation_vectors = self._meaning(list(RELATION_QUESTIONS.values()))
+        similarity = self._relation_vectors @ self._meaning([question])[0]
+        best = float(similarity.max())
+        return frozenset(
+            relation
+            for relation, value in zip(RELATION_QUESTIONS, similarity, strict=True)
+            if value >= MEANT_AT and value >= best - MEANT_MARGIN
+        )
 
     def answer(
         self,
@@ -288,6 +323,9 @@ class ExtractiveAnswerer:
             sentence = fact_sentence(fact.subject, fact.predicate, fact.object)
             doc = self._nlp(sentence)
             found = self._judge(asked, doc[:], extra=fact.category, object_text=fact.object)
+            if self._meant(asked, fact):  # asked about in other words: as good as every word shared
+                fit, span, resolved = self._span(asked, doc[:], None, fact.object)
+                found = (1.0, fit, span, resolved)
             if found is None:
                 continue
             overlap, fit, span, resolved = found
@@ -308,6 +346,16 @@ class ExtractiveAnswerer:
                 at,
                 resolved,
             )
+
+    @staticmethod
+    def _meant(asked: Question, fact: FactView) -> bool:
+        """Whether the question asks, by meaning, for this fact: its relation is the one asked about, and
+        its subject is who is asked about (the user, or someone the question names)."""
+        if fact.predicate not in asked.meant:
+            return False
+        if fact.subject == USER_ID:
+            return asked.about_user
+        return any(_fold_word(word) in asked.words for word in re.findall(r"[a-z]+", fact.subject.lower()))
 
     def _judge(
         self, asked: Question, sent: Any, *, extra: str = "", at: float | None = None, object_text: str = ""
@@ -349,6 +397,15 @@ class ExtractiveAnswerer:
             if rank > best[0]:
                 best = (rank, _trim(cand))
         return min(1.0, max(0.0, best[0])), best[1], ""
+
+
+def asks_about_user(question: str) -> bool:
+    """Whether a question is asked in the first person (about the user, not someone else)."""
+    return bool(_FIRST_PERSON.search(question.replace("\u2019", "'")))
+
+
+def _fold_word(word: str) -> str:
+    return _FOLD.get(word, word)
 
 
 def _score(overlap: float, fit: float, relevance: float) -> float:
@@ -580,10 +637,12 @@ class ExtractiveRecall:
     def agent_for(self, context: TurnContext, prompt: AssembledPrompt) -> AnsweredAgent | None:
         """An agent that gives the extractive reply, or None when the model should answer."""
         intent = context.analysis.intent if context.analysis else None
-        if not self._answerer.applies(context.text, intent):
+        if intent not in RECALL_INTENTS:
             return None
         markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
         reply = self._answerer.answer(context.text, context.memories, context.profile, markers)
+        if not reply.found and not self._answerer.applies(context.text, intent):
+            return None  # not about the user and not in memory: general knowledge, the model's to answer
         extra: dict[str, Any] = {
             "mode": "extractive_recall",
             "answered_by": "memory",

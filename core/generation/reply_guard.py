@@ -3,9 +3,10 @@
 A small model that cannot use its context often continues it instead ("he's currently named teodora elena.
 ### trusted faces [f1] …"). Whatever model answers, the user never sees:
 
-- a **section heading** copied from the prompt: a heading whose title is one of the prompt's section
-  headers, or any `##`-style heading that starts in the middle of a line (never how a real answer writes
-  one). The reply is cut there: what follows is the prompt's text, not an answer.
+- a **section heading** copied from the prompt or written in its style: a heading whose title is one of the
+  prompt's section headers or, like them, two or more words in capitals ("### LAST REQUEST"), or any
+  `##`-style heading that starts in the middle of a line (never how a real answer writes one). The reply is
+  cut there: what follows is the prompt's text, not an answer.
 - the **query marker** ("The user says:") that starts the user's words in the prompt: cut there too.
 - an **item marker** (`[M2]`, `[f1]`) that names no item of this prompt: removed. Markers that do name an
   item stay; they are the reply's citations.
@@ -76,13 +77,21 @@ def markup_cut(text: str, titles: Collection[str] = SECTION_TITLES) -> int | Non
             continue
         line_start = text.rfind("\n", 0, start) + 1
         mid_line = bool(text[line_start:start].strip())
-        if mid_line or _title_key(match.group("title")) in titles:
+        title = match.group("title")
+        if mid_line or _title_key(title) in titles or _in_prompt_style(title):
             cuts.append(start)
             break
     marker = text.find(QUERY_MARKER.strip())
     if marker >= 0 and not _inside(marker, code):
         cuts.append(marker)
     return min(cuts, default=None)
+
+
+def _in_prompt_style(title: str) -> bool:
+    """A heading written as the prompt writes its sections: two or more words, all in capitals
+    ("### LAST REQUEST"); an answer's own headings are not ("## Steps", "## API")."""
+    words = _HEADER_WORDS.findall(title.lower())
+    return len(words) >= 2 and not any(char.islower() for char in title)
 
 
 def clean_reply(

@@ -152,6 +152,54 @@ def test_only_recall_questions_about_the_user_are_taken_on() -> None:
     assert not ExtractiveAnswerer.applies("How is my day going?", "casual_social")
 
 
+@pytest.fixture(scope="module")
+def meaning_answerer() -> ExtractiveAnswerer:
+    from memory.embeddings import MiniLMEmbedder
+
+    return ExtractiveAnswerer(SpacyPipeline(), meaning=MiniLMEmbedder(threads=1).embed)
+
+
+PHARMACIST = (
+    FactView("f1", "user", "is_a", "pharmacist", "current", 0.9, "identity", source_turn_id="t1"),
+    FactView("f2", "user", "works_at", "Kelsey Street clinic", "current", 0.9, "work", source_turn_id="t1"),
+    FactView("f3", "my tortoise", "named", "Sir Reginald", "current", 0.9, "pets", source_turn_id="t2"),
+    FactView("f4", "user", "lives_in", "Galway", "current", 0.9, "home", source_turn_id="t3"),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("What do I do for a living?", "pharmacist"),
+        ("what's my profession", "pharmacist"),
+        ("Who's my employer?", "Kelsey Street clinic"),
+        ("Which town am I based in these days?", "Galway"),
+    ],
+)
+def test_a_question_meets_the_fact_it_asks_for_in_other_words(
+    meaning_answerer: ExtractiveAnswerer, question: str, value: str
+) -> None:
+    reply = meaning_answerer.answer(question, (), PHARMACIST, {})
+    assert reply.found and reply.evidence is not None
+    assert reply.evidence.span == value and value in reply.text
+
+
+@pytest.mark.slow
+def test_meaning_never_hands_the_user_a_fact_about_someone_else(meaning_answerer: ExtractiveAnswerer) -> None:
+    sister = FactView("f9", "my sister", "is_a", "surgeon", "current", 0.9, "family")
+    reply = meaning_answerer.answer("What do I do for a living?", (), [sister], {})
+    assert not reply.found and "surgeon" not in reply.text
+
+
+@pytest.mark.slow
+def test_a_question_about_the_users_animal_is_answered_from_memory(
+    meaning_answerer: ExtractiveAnswerer,
+) -> None:
+    reply = meaning_answerer.answer("What's the tortoise's name?", (), PHARMACIST, {})
+    assert reply.found and reply.text == "You told me: your tortoise is named Sir Reginald."
+
+
 def context_for(text: str, intent: str) -> TurnContext:
     analysis = Analysis(intent, 0.9, "neutral", 0.0, (), (), text)
     return TurnContext(text, analysis=analysis, memories=MEMORIES, now=TOLD_AT)
@@ -171,6 +219,19 @@ async def test_the_recall_hook_answers_from_memory_with_the_prompts_markers(
     shown = prompt.as_dict(explain=True)
     lisbon = [i for s in shown["sections"] for i in s["items"] if "Lisbon" in i["text"]]
     assert lisbon and done.answer.endswith(lisbon[0]["cite"])
+
+
+async def test_a_question_about_someone_else_is_answered_from_memory_only_when_memory_holds_it(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    builder = PromptBuilder("SYSTEM", EstimateCounter(), 8000)
+    known = context_for("What is the parrot called?", "factual_recall")
+    agent = ExtractiveRecall(answerer).agent_for(known, await builder.build(known))
+    assert agent is not None  # no "my", but the parrot is one the user told about
+    done = [event async for event in agent.run([])][-1]
+    assert isinstance(done, Done) and "Captain Biscuit" in done.answer
+    unknown = context_for("What is the capital of France?", "factual_recall")
+    assert ExtractiveRecall(answerer).agent_for(unknown, await builder.build(unknown)) is None
 
 
 async def test_small_talk_is_left_to_the_model(answerer: ExtractiveAnswerer) -> None:

@@ -21,8 +21,10 @@ def test_a_heading_in_the_middle_of_a_line_cuts_the_reply_there() -> None:
 def test_a_heading_copied_from_the_prompt_cuts_but_the_answers_own_heading_stays() -> None:
     copied = "Here you go.\n### USER PROFILE\n- The user is a pharmacist"
     assert clean_reply(copied, markers=set()).text == "Here you go."
-    own = "## Steps\n1. Preheat the oven.\n2. Bake."
+    own = "## Steps\n1. Preheat the oven.\n2. Bake.\n## API\nCall it."
     assert clean_reply(own, markers=set()).text == own
+    styled = "Sold.\n### LAST REQUEST\nSold."  # the prompt's style: words in capitals
+    assert clean_reply(styled, markers=set()).text == "Sold."
 
 
 def test_the_query_marker_cuts_the_reply() -> None:
