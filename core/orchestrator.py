@@ -41,9 +41,10 @@ class Agent(Protocol):
 
 
 class RecallAnswerer(Protocol):
-    """Answers some turns without the model (the embedded one cannot use retrieved memories)."""
+    """Answers some turns without the model and checks the model's other replies (the embedded one cannot
+    use retrieved memories)."""
 
-    def agent_for(self, context: TurnContext, prompt: AssembledPrompt) -> Agent | None: ...
+    def agent_for(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent: ...
 
 
 @dataclass(frozen=True)
@@ -211,11 +212,10 @@ class Orchestrator:
     async def _agent_for(
         self, choice: ModelChoice, agent: Agent, context: TurnContext, prompt: AssembledPrompt
     ) -> Agent:
-        """The recall answerer's agent when it takes this turn on (spaCy: in a thread), else `agent`."""
+        """The recall answerer's agent for this turn (spaCy: in a thread), else `agent`."""
         if choice.recall is None:
             return agent
-        answered = await asyncio.to_thread(choice.recall.agent_for, context, prompt)
-        return answered or agent
+        return await asyncio.to_thread(choice.recall.agent_for, context, prompt, agent)
 
     async def _fail(self, turn_id: str, session_id: str, text: str, context: TurnContext | None) -> None:
         await asyncio.to_thread(self._log.complete_turn, turn_id, "", status="failed")

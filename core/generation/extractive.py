@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.events import Done, RunEvent, TextDelta
+from core.generation.attribution import AttributionChecked
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
@@ -629,33 +630,47 @@ def not_in_memory(asked: Question) -> str:
 
 class ExtractiveRecall:
     """The orchestrator's hook for a model that cannot use retrieved memories (the embedded one): a recall
-    question about the user gets the extractive reply instead of the model's."""
+    question gets the extractive reply instead of the model's, and the model's own replies are checked for
+    facts of someone else handed to the user (`core/generation/attribution.py`)."""
 
     def __init__(self, answerer: ExtractiveAnswerer) -> None:
         self._answerer = answerer
 
-    def agent_for(self, context: TurnContext, prompt: AssembledPrompt) -> AnsweredAgent | None:
-        """An agent that gives the extractive reply, or None when the model should answer."""
+    def agent_for(self, context: TurnContext, prompt: AssembledPrompt, agent: Any) -> Any:
+        """The agent for this turn: one that gives the extractive reply, or `agent` with its reply checked."""
         intent = context.analysis.intent if context.analysis else None
-        if intent not in RECALL_INTENTS:
-            return None
         markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
-        reply = self._answerer.answer(context.text, context.memories, context.profile, markers)
-        if not reply.found and not self._answerer.applies(context.text, intent):
-            return None  # not about the user and not in memory: general knowledge, the model's to answer
-        extra: dict[str, Any] = {
-            "mode": "extractive_recall",
-            "answered_by": "memory",
-            "evidence_score": round(reply.best_score, 3),
+
+        def extractive() -> RecallAnswer:
+            return self._answerer.answer(context.text, context.memories, context.profile, markers)
+
+        if intent in RECALL_INTENTS:
+            reply = extractive()
+            if reply.found or self._answerer.applies(context.text, intent):
+                return AnsweredAgent(Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply)))
+            # not about the user and not in memory: general knowledge, the model's to answer
+
+        def answer_or_none() -> str | None:
+            reply = extractive()
+            return reply.text if reply.found else None
+
+        return AttributionChecked(agent, context.profile, answer_or_none)
+
+
+def _explained(reply: RecallAnswer) -> dict[str, Any]:
+    extra: dict[str, Any] = {
+        "mode": "extractive_recall",
+        "answered_by": "memory",
+        "evidence_score": round(reply.best_score, 3),
+    }
+    if reply.evidence is not None:
+        extra["evidence"] = {
+            "source": reply.evidence.source,
+            "kind": reply.evidence.kind,
+            "span": reply.evidence.span,
+            "marker": reply.evidence.marker,
         }
-        if reply.evidence is not None:
-            extra["evidence"] = {
-                "source": reply.evidence.source,
-                "kind": reply.evidence.kind,
-                "span": reply.evidence.span,
-                "marker": reply.evidence.marker,
-            }
-        return AnsweredAgent(Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=extra))
+    return extra
 
 
 class AnsweredAgent:

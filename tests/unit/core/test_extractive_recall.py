@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from core.events import Done, RunEvent, TextDelta
+from core.generation.attribution import NOT_SURE, AttributionChecked, misattributed
 from core.generation.extractive import (
     EXTRACTIVE_MODEL,
     AnsweredAgent,
@@ -210,8 +212,8 @@ async def test_the_recall_hook_answers_from_memory_with_the_prompts_markers(
 ) -> None:
     context = context_for("Where does my brother live?", "factual_recall")
     prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(context)
-    agent = ExtractiveRecall(answerer).agent_for(context, prompt)
-    assert agent is not None
+    agent = ExtractiveRecall(answerer).agent_for(context, prompt, NeverAgent())
+    assert isinstance(agent, AnsweredAgent)
     events = [event async for event in agent.run(prompt.messages())]
     done = events[-1]
     assert isinstance(done, Done) and done.model == EXTRACTIVE_MODEL
@@ -226,26 +228,27 @@ async def test_a_question_about_someone_else_is_answered_from_memory_only_when_m
 ) -> None:
     builder = PromptBuilder("SYSTEM", EstimateCounter(), 8000)
     known = context_for("What is the parrot called?", "factual_recall")
-    agent = ExtractiveRecall(answerer).agent_for(known, await builder.build(known))
-    assert agent is not None  # no "my", but the parrot is one the user told about
+    agent = ExtractiveRecall(answerer).agent_for(known, await builder.build(known), NeverAgent())
+    assert isinstance(agent, AnsweredAgent)  # no "my", but the parrot is one the user told about
     done = [event async for event in agent.run([])][-1]
     assert isinstance(done, Done) and "Captain Biscuit" in done.answer
     unknown = context_for("What is the capital of France?", "factual_recall")
-    assert ExtractiveRecall(answerer).agent_for(unknown, await builder.build(unknown)) is None
+    left = ExtractiveRecall(answerer).agent_for(unknown, await builder.build(unknown), NeverAgent())
+    assert isinstance(left, AttributionChecked)  # the model answers, its reply checked
 
 
 async def test_small_talk_is_left_to_the_model(answerer: ExtractiveAnswerer) -> None:
     context = context_for("How are you today?", "casual_social")
     prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(context)
-    assert ExtractiveRecall(answerer).agent_for(context, prompt) is None
+    assert isinstance(ExtractiveRecall(answerer).agent_for(context, prompt, NeverAgent()), AttributionChecked)
 
 
 class FixedRecall:
     """Takes on messages that start with "recall:", answering "from memory [M1]"."""
 
-    def agent_for(self, context: TurnContext, prompt: object) -> AnsweredAgent | None:
+    def agent_for(self, context: TurnContext, prompt: object, agent: Any) -> Any:
         if not context.text.startswith("recall:"):
-            return None
+            return agent
         return AnsweredAgent(Done(answer="from memory [M1]", model=EXTRACTIVE_MODEL))
 
 
@@ -285,3 +288,43 @@ def test_a_fact_whose_turn_was_not_recalled_cites_its_profile_line(answerer: Ext
     fact = FactView("f1", "user", "lives_in", "Oslo", "current", 0.9, "location", source_turn_id="gone")
     reply = answerer.answer("Where do I live?", (), [fact], {"f1": "[F1]"})
     assert reply.text == "You told me: you live in Oslo. [F1]"
+
+
+TORTOISE = FactView("f3", "my tortoise", "named", "Sir Reginald", "current", 0.9, "pets")
+SISTER = FactView("f5", "my sister", "is_a", "surgeon", "current", 0.9, "family")
+JO = FactView("f6", "Jo", "sister_of", "user", "current", 0.9, "family")
+
+
+def test_a_sentence_giving_the_user_someone_elses_value_is_misattributed() -> None:
+    facts = [TORTOISE, SISTER, JO]
+    assert misattributed("Hello! The user's name is sir reginald. He is old.", facts) == [
+        "The user's name is sir reginald."
+    ]
+    assert misattributed("You are a surgeon at the clinic.", facts) == ["You are a surgeon at the clinic."]
+    assert misattributed("Your tortoise Sir Reginald is older than you.", facts) == []
+    assert misattributed("Your sister is a surgeon, and you are a user of the app.", facts) == []
+
+
+async def test_a_misattributed_reply_is_replaced_by_the_answer_from_memory() -> None:
+    class Confused(NeverAgent):
+        async def run(
+            self,
+            messages: list[Message],
+            *,
+            cancel: asyncio.Event | None = None,
+            max_tokens: int | None = None,
+        ) -> AsyncIterator[RunEvent]:
+            yield TextDelta("Your name is ")
+            yield TextDelta("Sir Reginald.")
+            yield Done(answer="Your name is Sir Reginald.", model="small")
+
+    checked = AttributionChecked(
+        Confused(), [TORTOISE], lambda: "You told me: your tortoise is named Sir Reginald."
+    )
+    events = [event async for event in checked.run([])]
+    assert [e.text for e in events if isinstance(e, TextDelta)] == [
+        "You told me: your tortoise is named Sir Reginald."
+    ]
+    assert isinstance(events[-1], Done) and events[-1].answer.startswith("You told me: your tortoise")
+    dropped = AttributionChecked(Confused(), [TORTOISE], lambda: None)
+    assert [event async for event in dropped.run([])][-1] == Done(answer=NOT_SURE, model="small")
