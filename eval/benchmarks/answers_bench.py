@@ -12,8 +12,10 @@ memories and the same prompt:
   `model_sample` questions of the sample (it takes seconds a question on 2 cores).
 
 Metrics, per the LoCoMo paper's QA scoring: `contains_gold` (the normalised gold answer appears in the
-normalised answer) and token F1. The extractive part also reports, per evidence threshold, how many
-questions it answers and how often those contain the gold: the calibration of its threshold.
+normalised answer) and token F1. The model's answers also go through the objective checks
+(`eval/objective_checks.py`) as generated and as the user would see them (after the reply guard). The
+extractive part also reports, per evidence threshold, how many questions it answers and how often those
+contain the gold: the calibration of its threshold.
 """
 
 from __future__ import annotations
@@ -30,14 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from core.generation.extractive import ExtractiveAnswerer
+from core.generation.reply_guard import clean_reply
 from core.pipeline.analyzer import Analysis
 from core.ports import RecalledMemory
+from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import PromptBuilder, citation_map
 from core.providers.base import ChatProvider
 from core.turn_context import TurnContext
 from core.types import ChatRequest
 from eval.benchmarks.locomo import CATEGORY_NAMES, LocomoConversation, LocomoQuestion, load_locomo
 from eval.benchmarks.retrieval_bench import ingest
+from eval.objective_checks import CHECKS, check_answer
 from memory.candidates import QueryContext
 from memory.service import MemoryService
 
@@ -144,14 +149,32 @@ def run_answers_benchmark(
                     request = ChatRequest(
                         messages=tuple(built.messages()), temperature=0.0, max_tokens=max_tokens
                     )
-                    row["model"] = loop.run_until_complete(model.complete(request)).text.strip()
+                    said = loop.run_until_complete(model.complete(request)).text.strip()
+                    row["model"] = said
                     spent["model_ms"] += (time.perf_counter() - started) * 1000
+                    shown_markers = set(markers.values())
+                    row["model_checks"] = _checked(said, question.question, built, shown_markers)
                 rows.append(row)
             for service in services.values():
                 service.close()
     finally:
         loop.close()
     return _report(rows, answerer.threshold, spent, seed)
+
+
+def _checked(answer: str, question: str, built: AssembledPrompt, markers: set[str]) -> dict[str, list[str]]:
+    """The objective checks that fail the model's raw answer and what the user would see of it."""
+    names = {marker.strip("[]") for marker in markers}
+    prompt_text = "\n".join(message.content for message in built.messages())
+    shown = clean_reply(answer, names).text
+    return {
+        which: [
+            r.name
+            for r in check_answer(text, question=question, prompt_text=prompt_text, markers=names)
+            if not r.passed
+        ]
+        for which, text in (("raw", answer), ("shown", shown))
+    }
 
 
 async def _recall(
@@ -209,6 +232,10 @@ def _report(
             **_scores([(r["model"], r["gold"], r["category"]) for r in modelled]),
             "ms_per_question": round(spent["model_ms"] / len(modelled), 1),
         }
+        report["embedded_model"]["failed_checks"] = {
+            which: {check: sum(check in r["model_checks"][which] for r in modelled) for check in CHECKS}
+            for which in ("raw", "shown")
+        }
         report["extractive_on_model_sample"] = {
             "span": _scores([(r["span"], r["gold"], r["category"]) for r in modelled]),
             "reply": _scores([(r["extractive"], r["gold"], r["category"]) for r in modelled]),
@@ -238,4 +265,8 @@ def answers_headline(result: dict[str, Any]) -> str:
             line("  extractive span", same["span"]),
             line("  extractive reply", same["reply"]),
         ]
+        for which, label in (("raw", "as generated"), ("shown", "as shown (reply guard)")):
+            failed = model["failed_checks"][which]
+            counts = ", ".join(f"{check} {count}" for check, count in failed.items())
+            lines.append(f"  objective checks failed, {label}: {counts}")
     return "\n".join(lines)

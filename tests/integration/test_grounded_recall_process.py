@@ -1,8 +1,10 @@
 """Issue 19's scenario through the CLI with the embedded model: facts told in one session, asked in a new
 one (a new process). Every answer carries the right value and its citation marker, says it came from
-memory, and a question about something never said gets the not-in-memory reply.
+memory, and a question about something never said gets the not-in-memory reply. Issue 31's two
+conversations are among them: the tortoise's name (not the user's), and a job asked for in other words;
+and no reply, the model's own included, shows the prompt's markup.
 
-Slow: the embedded model answers the six telling turns (about 3 minutes on 2 shared cores); the questions
+Slow: the embedded model answers the eight telling turns (about 3 minutes on 2 shared cores); the questions
 are answered from memory, without it.
 """
 
@@ -17,6 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from core.generation.reply_guard import markup_cut
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,6 +40,8 @@ TOLD = (
     "My parrot is called Captain Biscuit.",
     "Last summer I went on a trip to Iceland with my wife.",
     "My brother lives in Lisbon.",
+    "Our tortoise is called Sir Reginald and he's older than me.",  # issue 31: someone else's name
+    "I've been a pharmacist at the Kelsey Street clinic for about eight years.",  # asked in other words
 )
 ASKED = (
     ("Where do I work?", "Bluefin Audio"),
@@ -44,6 +50,8 @@ ASKED = (
     ("What is my parrot called?", "Captain Biscuit"),
     ("Where did I go on my trip?", "Iceland"),
     ("Where does my brother live?", "Lisbon"),
+    ("What's the tortoise's name?", "Sir Reginald"),
+    ("What do I do for a living?", "pharmacist"),
 )
 NEVER_SAID = "What is my sister's name?"
 # With no key set, "auto" picks the embedded model; a provider in the environment would pick another.
@@ -85,6 +93,8 @@ def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in
         assert value.lower() in reply["assistant"].lower(), (question, reply["assistant"])
         assert re.search(r"\[M\d+\]$", reply["assistant"]), (question, reply["assistant"])
         assert reply["model"].startswith("daemon-memory"), (question, reply["model"])
+    for turn in turns:  # no reply, the model's included, shows the prompt's markup
+        assert markup_cut(turn["assistant"]) is None, turn["assistant"]
     never = replies[NEVER_SAID]
     assert never["assistant"].startswith("That's not in my memory"), never["assistant"]
     assert never["model"].startswith("daemon-memory")

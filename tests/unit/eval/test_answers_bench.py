@@ -24,3 +24,30 @@ def test_the_sample_is_fixed_by_its_seed_and_keeps_single_hop_and_temporal_only(
     first, again = sample_questions([conv], 10, seed=19), sample_questions([conv], 10, seed=19)
     assert [q.question for _, q in first] == [q.question for _, q in again]
     assert {q.category for _, q in first} <= {2, 4} and len(first) == 10
+
+
+def test_the_model_answers_failed_checks_are_counted_as_generated_and_as_shown() -> None:
+    from eval.benchmarks.answers_bench import _report, answers_headline
+
+    def row(model: str, raw: list[str], shown: list[str]) -> dict[str, object]:
+        return {
+            "question": "q",
+            "gold": "Paris",
+            "category": 4,
+            "extractive": "Paris",
+            "span": "Paris",
+            "resolved": "",
+            "evidence_score": 0.9,
+            "model": model,
+            "model_checks": {"raw": raw, "shown": shown},
+        }
+
+    rows = [row("Paris. ### USER PROFILE", ["markup_leak"], []), row("Paris [f1]", ["citations"], [])]
+    report = _report(rows, 0.5, {"extractive_ms": 1.0, "model_ms": 2.0}, 19)
+    failed = report["embedded_model"]["failed_checks"]
+    assert failed["raw"]["markup_leak"] == 1 and failed["raw"]["citations"] == 1
+    assert sum(failed["shown"].values()) == 0
+    assert (
+        "objective checks failed, as generated: length 0, thinking_leak 0, markup_leak 1"
+        in answers_headline(report)
+    )
