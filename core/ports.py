@@ -126,6 +126,7 @@ class FactView:
     source_turn_id: str = ""
     superseded_by: str | None = None
     reason: str = ""
+    told_at: float | None = None  # when the user first told it (epoch seconds)
 
 
 @dataclass(frozen=True)

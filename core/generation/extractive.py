@@ -331,7 +331,7 @@ class ExtractiveAnswerer:
                 continue
             overlap, fit, span, resolved = found
             source = memories.get(f"conv_{fact.source_turn_id}")  # the turn it was told in, if recalled
-            at = source.created_at if source else None
+            at = source.created_at if source else fact.told_at
             # the turn's marker (it carries the date), else the profile line's own
             marker = markers.get(source.id, "") if source else markers.get(fact.id, "")
             yield Evidence(

@@ -233,6 +233,7 @@ def view(fact: StoredFact) -> FactView:
         fact.turn_id,
         fact.superseded_by,
         fact.reason,
+        fact.created_at,
     )
 
 

@@ -91,7 +91,9 @@ def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in
     for question, value in ASKED:
         reply = replies[question]
         assert value.lower() in reply["assistant"].lower(), (question, reply["assistant"])
-        assert re.search(r"\[M\d+\]$", reply["assistant"]), (question, reply["assistant"])
+        # the marker of the turn it was told in, or of its profile line when that turn was not recalled
+        assert re.search(r"\[[MF]\d+\]$", reply["assistant"]), (question, reply["assistant"])
+        assert reply["assistant"].startswith("You told me on "), (question, reply["assistant"])  # dated
         assert reply["model"].startswith("daemon-memory"), (question, reply["model"])
     for turn in turns:  # no reply, the model's included, shows the prompt's markup
         assert markup_cut(turn["assistant"]) is None, turn["assistant"]
