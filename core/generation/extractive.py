@@ -49,6 +49,7 @@ DEFAULT_THRESHOLD = 0.5
 # own relation, at most 0.37 to the next) and general-knowledge questions (at most 0.17 to any).
 MEANT_AT = 0.4
 MEANT_MARGIN = 0.05
+MEANT_OVERLAP = 1.0  # the word overlap a fact of the relation a question means counts as (all of it)
 
 _SPEAKER_LINE = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): ", re.MULTILINE)
 _CAPTION = re.compile(r"\s*\[image: [^\]]*\]")
@@ -324,9 +325,10 @@ class ExtractiveAnswerer:
             sentence = fact_sentence(fact.subject, fact.predicate, fact.object)
             doc = self._nlp(sentence)
             found = self._judge(asked, doc[:], extra=fact.category, object_text=fact.object)
-            if self._meant(asked, fact):  # asked about in other words: as good as every word shared
+            if self._meant(asked, fact) and (found is None or found[0] < MEANT_OVERLAP):
+                # asked about in other words: as good as sharing every word of the question
                 fit, span, resolved = self._span(asked, doc[:], None, fact.object)
-                found = (1.0, fit, span, resolved)
+                found = (MEANT_OVERLAP, fit, span, resolved)
             if found is None:
                 continue
             overlap, fit, span, resolved = found

@@ -188,6 +188,15 @@ def test_a_question_meets_the_fact_it_asks_for_in_other_words(
 
 
 @pytest.mark.slow
+def test_the_users_own_words_beat_a_fact_the_question_only_means(
+    meaning_answerer: ExtractiveAnswerer,
+) -> None:
+    hiking = FactView("f7", "user", "likes", "hiking", "current", 0.9, "preferences")
+    reply = meaning_answerer.answer("What is my favourite dish?", MEMORIES, [hiking], MARKERS)
+    assert reply.evidence is not None and "mushroom risotto" in reply.evidence.span
+
+
+@pytest.mark.slow
 def test_meaning_never_hands_the_user_a_fact_about_someone_else(meaning_answerer: ExtractiveAnswerer) -> None:
     sister = FactView("f9", "my sister", "is_a", "surgeon", "current", 0.9, "family")
     reply = meaning_answerer.answer("What do I do for a living?", (), [sister], {})
