@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from core.orchestrator import Orchestrator
 from core.prompt.assembly import AssembledPrompt
@@ -17,9 +18,18 @@ def prompt_command(
     budget: int | None,
     as_json: bool,
     explain: bool,
+    keep: Callable[[AssembledPrompt], None] | None = None,
 ) -> int:
-    """Assemble (no model call, nothing stored) and print the prompt or its anatomy."""
+    """Assemble (no model call, nothing stored) and print the prompt or its anatomy; `keep` also receives
+    it (`prompt --snapshot` saves it)."""
     prompt = asyncio.run(orchestrator.preview(text, session_id=session_id, budget=budget))
+    if keep is not None:
+        keep(prompt)
+    return show_prompt(prompt, as_json=as_json, explain=explain)
+
+
+def show_prompt(prompt: AssembledPrompt, *, as_json: bool, explain: bool) -> int:
+    """Print a prompt: as JSON, its anatomy (`explain`), or exactly the messages it sends."""
     if as_json:
         print_json(prompt.as_dict(explain=explain))
     elif explain:
