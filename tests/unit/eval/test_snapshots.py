@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from app.entry import main
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import PromptBuilder
@@ -63,18 +62,3 @@ def test_the_persistence_guard_fails_a_run_that_writes(tmp_path: Path) -> None:
         (tmp_path / "journal.sqlite3").write_bytes(b"turns, and one more")
     with pytest.raises(PersistenceViolation, match="new.txt"), unchanged(tmp_path):
         (tmp_path / "new.txt").write_text("x")
-
-
-async def test_prompt_replay_prints_the_saved_prompt_and_refuses_an_edited_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("DAEMON_DATA_DIR", str(tmp_path / "data"))
-    save(capture(await built(), query="q", config_text="c", model="m"), tmp_path / "s.json")
-    assert main(["prompt", "--replay", str(tmp_path / "s.json"), "--json"]) == 0
-    shown = json.loads(capsys.readouterr().out)
-    assert any("Sir Reginald" in item["text"] for s in shown["sections"] for item in s["items"])
-    raw = json.loads((tmp_path / "s.json").read_text())
-    raw["system"] = "ANOTHER SYSTEM"
-    (tmp_path / "s.json").write_text(json.dumps(raw))
-    assert main(["prompt", "--replay", str(tmp_path / "s.json")]) == 2
-    assert "no longer reproduces" in capsys.readouterr().err
