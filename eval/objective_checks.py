@@ -21,7 +21,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from core.generation.attribution import misattributed
-from core.generation.reply_guard import markup_cut
+from core.generation.reply_guard import ITEM_MARKER, markup_cut
 from core.ports import FactView
 
 CHECKS = ("length", "thinking_leak", "markup_leak", "citations", "grounding", "filler", "attribution")
@@ -31,7 +31,6 @@ _FILLER = re.compile(
     r"\bi'm just an ai\b|\bhappy to help\b",
     re.I,
 )
-_MARKER = re.compile(r"\[([A-Za-z]{1,2}\d{1,3})\]")
 # a capitalised word that does not start a sentence (or a line, or a quotation)
 _NAME = re.compile(r"(?<=[a-z,;:] )([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)")
 
@@ -56,7 +55,7 @@ def check_answer(
 ) -> list[CheckResult]:
     """Every check of the module docstring, in `CHECKS` order."""
     words = len(answer.split())
-    used = _MARKER.findall(answer)
+    used = [match.group("name") for match in ITEM_MARKER.finditer(answer)]
     invented = sorted({m for m in used if m not in markers})
     cut = markup_cut(answer)
     seen = f"{prompt_text}\n{question}".lower()

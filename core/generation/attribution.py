@@ -15,12 +15,15 @@ import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from core.events import Done, RunEvent, TextDelta
 from core.ports import FactView
 from core.relations import USER_ID, normalize
 from core.types import Message
+
+if TYPE_CHECKING:
+    from core.orchestrator import Agent
 
 NOT_SURE = "I'm not sure."  # what is left when every sentence of a reply was someone else's fact
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
@@ -28,32 +31,25 @@ _USER_WORDS = re.compile(r"\b(?:you|your|yours|yourself|you're|user|user's)\b", 
 _SUBJECT_STOP = frozenset({"my", "our", "the", "a", "an", "his", "her", "their"})
 
 
-class _Agent(Protocol):
-    def run(
-        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
-    ) -> AsyncIterator[RunEvent]: ...
-
-
 def misattributed(answer: str, facts: Sequence[FactView]) -> list[str]:
     """The sentences of `answer` that give the user a value memory holds for another subject."""
     current = [fact for fact in facts if fact.status == "current"]
-    users = {normalize(fact.object) for fact in current if fact.subject == USER_ID}
-    others = [
-        fact
+    users = {normalize(fact.object) for fact in current if fact.subject == USER_ID} | {USER_ID}
+    others = [  # (value, words naming its subject) of every value held for someone else, not the user too
+        (value, [word for word in normalize(fact.subject).split() if word not in _SUBJECT_STOP])
         for fact in current
-        if fact.subject != USER_ID and normalize(fact.object) not in users | {USER_ID}  # also the user's
+        if fact.subject != USER_ID and (value := normalize(fact.object)) and value not in users
     ]
     wrong = []
     for sentence in (match.group().strip() for match in _SENTENCE.finditer(answer)):
-        said = f" {normalize(sentence)} "
         if not sentence or not _USER_WORDS.search(sentence):
             continue
-        for fact in others:
-            value = normalize(fact.object)
-            subject = [word for word in normalize(fact.subject).split() if word not in _SUBJECT_STOP]
-            if value and f" {value} " in said and not any(f" {word} " in said for word in subject):
-                wrong.append(sentence)
-                break
+        said = f" {normalize(sentence)} "
+        if any(
+            f" {value} " in said and not any(f" {word} " in said for word in subject)
+            for value, subject in others
+        ):
+            wrong.append(sentence)
     return wrong
 
 
@@ -62,7 +58,7 @@ class AttributionChecked:
 
     `answer` gives the extractive answer to the turn's question (None when memory holds none)."""
 
-    def __init__(self, agent: _Agent, facts: Sequence[FactView], answer: Callable[[], str | None]) -> None:
+    def __init__(self, agent: Agent, facts: Sequence[FactView], answer: Callable[[], str | None]) -> None:
         self._agent = agent
         self._facts = facts
         self._answer = answer

@@ -25,11 +25,12 @@ the README reports the figures. spaCy comes in through `nlp` (the process's one 
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.events import Done, RunEvent, TextDelta
 from core.generation.attribution import AttributionChecked
@@ -40,6 +41,9 @@ from core.relations import RELATION_QUESTIONS, USER_ID, fact_sentence
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
 from core.turn_context import TurnContext
 from core.types import Message
+
+if TYPE_CHECKING:
+    from core.orchestrator import Agent
 
 EXTRACTIVE_MODEL = "daemon-memory (extractive)"  # the `model` of a reply the extractive answerer wrote
 RECALL_INTENTS = frozenset({"factual_recall", "temporal_recall"})
@@ -638,11 +642,12 @@ class ExtractiveRecall:
     def __init__(self, answerer: ExtractiveAnswerer) -> None:
         self._answerer = answerer
 
-    def agent_for(self, context: TurnContext, prompt: AssembledPrompt, agent: Any) -> Any:
+    def agent_for(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """The agent for this turn: one that gives the extractive reply, or `agent` with its reply checked."""
         intent = context.analysis.intent if context.analysis else None
         markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
 
+        @functools.cache  # worked out once: for the recall question, or for a reply found misattributed
         def extractive() -> RecallAnswer:
             return self._answerer.answer(context.text, context.memories, context.profile, markers)
 

@@ -29,9 +29,9 @@ from core.events import Done, RunEvent, TextDelta
 from core.prompt.sections import QUERY_MARKER, SECTIONS
 
 _HEADING = re.compile(r"(?P<hashes>#{2,6})[ \t]+(?P<title>[^\n]*)")
-_MARKER = re.compile(r"(?P<space>[ \t]*)\[(?P<name>[A-Za-z]{1,2}\d{1,3})\]")
+ITEM_MARKER = re.compile(r"(?P<space>[ \t]*)\[(?P<name>[A-Za-z]{1,2}\d{1,3})\]")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
-_OPEN_MARKER = re.compile(r"\[[A-Za-z]{0,2}\d{0,3}\Z")
+_OPEN_ITEM = re.compile(r"\[[A-Za-z]{0,2}\d{0,3}\Z")
 _LINE_HEADING = re.compile(r"[ \t]*#{2,6}(?:[ \t]|\Z)")
 _TRAILING_HASHES = re.compile(r"#+\Z")
 _HEADER_WORDS = re.compile(r"[a-z0-9]+")
@@ -112,7 +112,7 @@ def clean_reply(
         removed.append(match.group("name"))
         return match.group("space") if streamed else ""
 
-    kept = _MARKER.sub(drop, kept)
+    kept = ITEM_MARKER.sub(drop, kept)
     return Cleaned(kept, cut, tuple(removed))
 
 
@@ -168,7 +168,7 @@ class MarkupFilter:
             end = trailing.start()  # may become a heading
         if (backtick := _open_backtick(text, end)) is not None:
             end = backtick  # inline code may be opening: what follows it is code or not, once it closes
-        if opened := _OPEN_MARKER.search(text, 0, end):
+        if opened := _OPEN_ITEM.search(text, 0, end):
             end = opened.start()
         for size in range(min(len(QUERY_MARKER), end), 0, -1):
             if QUERY_MARKER.startswith(text[end - size : end]):

@@ -152,8 +152,7 @@ def run_answers_benchmark(
                     said = loop.run_until_complete(model.complete(request)).text.strip()
                     row["model"] = said
                     spent["model_ms"] += (time.perf_counter() - started) * 1000
-                    shown_markers = set(markers.values())
-                    row["model_checks"] = _checked(said, question.question, built, shown_markers)
+                    row["model_checks"] = _checked(said, question.question, built)
                 rows.append(row)
             for service in services.values():
                 service.close()
@@ -162,9 +161,9 @@ def run_answers_benchmark(
     return _report(rows, answerer.threshold, spent, seed)
 
 
-def _checked(answer: str, question: str, built: AssembledPrompt, markers: set[str]) -> dict[str, list[str]]:
+def _checked(answer: str, question: str, built: AssembledPrompt) -> dict[str, list[str]]:
     """The objective checks that fail the model's raw answer and what the user would see of it."""
-    names = {marker.strip("[]") for marker in markers}
+    names = set(citation_map(built))
     prompt_text = "\n".join(message.content for message in built.messages())
     shown = clean_reply(answer, names).text
     return {

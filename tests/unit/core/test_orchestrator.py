@@ -351,24 +351,27 @@ async def test_citations_in_the_answer_map_to_the_items_the_prompt_showed(tmp_pa
     assert stored is not None and stored.citations == list(done.citations)
 
 
-async def test_prompt_markup_never_reaches_the_user_streamed_or_stored(tmp_path: Path) -> None:
-    class Leaking(RecordingAgent):
-        async def run(
-            self,
-            messages: list[Message],
-            *,
-            cancel: asyncio.Event | None = None,
-            max_tokens: int | None = None,
-        ) -> AsyncIterator[RunEvent]:
-            answer = "Your tortoise is Sir Reginald [M1] [f1]. ### trusted faces [f1] Teodora Elena"
-            for at in range(0, len(answer), 4):
-                yield TextDelta(answer[at : at + 4])
-            yield Done(answer=answer, model="rec")
+class Saying(RecordingAgent):
+    """Says `answer` in deltas of `size` characters, then `Done` with the whole of it."""
 
+    def __init__(self, answer: str, size: int) -> None:
+        super().__init__()
+        self.answer, self.size = answer, size
+
+    async def run(
+        self, messages: list[Message], *, cancel: asyncio.Event | None = None, max_tokens: int | None = None
+    ) -> AsyncIterator[RunEvent]:
+        for at in range(0, len(self.answer), self.size):
+            yield TextDelta(self.answer[at : at + self.size])
+        yield Done(answer=self.answer, model="rec")
+
+
+async def test_prompt_markup_never_reaches_the_user_streamed_or_stored(tmp_path: Path) -> None:
+    leaking = Saying("Your tortoise is Sir Reginald [M1] [f1]. ### trusted faces [f1] Teodora Elena", 4)
     memory = FakeMemory()
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(JournalHistory(journal, 4), memory=memory)
-    orchestrator = Orchestrator([ModelChoice("rec", Leaking())], journal, context, builder(), memory=memory)
+    orchestrator = Orchestrator([ModelChoice("rec", leaking)], journal, context, builder(), memory=memory)
     events = await collect(orchestrator, "what is my tortoise called?")
     streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
     done = events[-1]
@@ -380,18 +383,8 @@ async def test_prompt_markup_never_reaches_the_user_streamed_or_stored(tmp_path:
 
 
 async def test_a_reply_that_is_only_markup_says_so_plainly(tmp_path: Path) -> None:
-    class OnlyMarkup(RecordingAgent):
-        async def run(
-            self,
-            messages: list[Message],
-            *,
-            cancel: asyncio.Event | None = None,
-            max_tokens: int | None = None,
-        ) -> AsyncIterator[RunEvent]:
-            yield TextDelta("### USER PROFILE\n- The user is")
-            yield Done(answer="### USER PROFILE\n- The user is", model="rec")
-
-    orchestrator, _ = make(tmp_path, OnlyMarkup())
+    only_markup = "### USER PROFILE\n- The user is"
+    orchestrator, _ = make(tmp_path, Saying(only_markup, len(only_markup)))
     events = await collect(orchestrator, "hi")
     done = events[-1]
     assert isinstance(done, Done) and done.answer == NOTHING_LEFT
