@@ -79,7 +79,9 @@ class ExtractedFact:
     `predicate` is a phrase `core.relations.canonical_relation` knows ("lives in", "works at",
     "is named", "has a dog", "likes", "sister"); `category` is one of `FACT_CATEGORIES`; `scope` is "user"
     (about the speaker) or "entity" (about someone/something else). `negated` marks "I no longer work at
-    X"; `replaces` is the value a correction replaces ("Rex, not Max" -> "Max").
+    X"; `ended` marks a change, true before and no longer ("I've stopped climbing", "I sold the piano"),
+    not a plain denial ("I don't live in Paris"); `replaces` is the value a correction replaces ("Rex, not
+    Max" -> "Max").
     """
 
     subject: str
@@ -91,6 +93,7 @@ class ExtractedFact:
     confidence: float
     negated: bool = False
     replaces: str | None = None
+    ended: bool = False
 
 
 FACT_CATEGORIES = (

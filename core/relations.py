@@ -209,6 +209,14 @@ _PHRASES: Mapping[str, str] = MappingProxyType(
 )
 
 
+# A change kept as a fact ("no_longer_plays cello"), and an ending whose verb names no relation ("cancelled
+# Netflix", "put Biscuit down"): it ends whatever current fact names the same thing (memory/facts/changes.py).
+NO_LONGER = "no_longer_"
+ENDS_WHAT_IT_NAMES = "ended"
+# A correction that names values only ("sorry, I meant Tucson"): the fact service finds the fact it corrects.
+REPLACES_VALUE = "replaces_value"
+
+
 def fact_sentence(subject: str, relation: str, obj: str) -> str:
     """A fact as a plain sentence for people and prompts: ("jo", "sister_of", "user") -> "Jo is the user's
     sister."; ("user", "lives_in", "Denver") -> "The user lives in Denver."; ("my dog", "named", "Rex") ->
@@ -220,10 +228,15 @@ def fact_sentence(subject: str, relation: str, obj: str) -> str:
     if nouns and what == "the user":
         text = f"{who} is the user's {nouns[0]}."
     else:
+        ended = relation.startswith(NO_LONGER)  # a change: "no_longer_plays" -> "no longer plays"
+        relation = relation.removeprefix(NO_LONGER)
         verb = _PHRASES.get(relation, relation.replace("_", " "))
         if relation == "is_a" and not re.match(r"(?i)(a|an|the)\s", what):
             verb = "is " + ("an" if what[:1].lower() in "aeiou" else "a")
         elif relation == "wants" and not re.match(r"(?i)(a|an|the|to)\s", what):
             verb = "wants to"
+        if ended:
+            head, _, rest = verb.partition(" ")
+            verb = f"{head} no longer {rest}" if head == "is" and rest else f"no longer {verb}"
         text = f"{who} {verb} {what}."
     return text[:1].upper() + text[1:]

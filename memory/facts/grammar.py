@@ -17,10 +17,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core.ports import ExtractedFact
-from core.relations import canonical_relation, normalize
+from core.relations import REPLACES_VALUE, canonical_relation, normalize
 from memory.facts import extraction_rules as R
 from memory.facts.extraction import _drop_quoted, sentence_facts
-from memory.facts.extraction_clauses import MAX_EXCERPT, is_cased, split_sentences
+from memory.facts.extraction_clauses import DIRECT, MAX_EXCERPT, is_cased, split_sentences
 from memory.facts.extraction_objects import is_object, trim
 from memory.facts.grammar_clauses import Stance, stance
 from memory.facts.grammar_frames import FRAMES, NOUN_FRAMES, Frame, Reading
@@ -116,7 +116,8 @@ class GrammarFactExtractor:
         normal = _normal(sentence)
         replaced = _correction(normal)
         text = replaced[0] if replaced else normal
-        found = read_doc(self._nlp(text), sentence[:MAX_EXCERPT])
+        doc = self._nlp(text)
+        found = read_doc(doc, sentence[:MAX_EXCERPT])
         if self._rules:
             # A relation the parse read in this sentence is the parse's alone: the rules' reading of the
             # same words ("moved from Boston to Denver" as one place) would only add a worse copy.
@@ -129,7 +130,10 @@ class GrammarFactExtractor:
                 if canonical_relation(f.predicate)[0] not in owned and not _worse_copy(f.object, read)
             ]
         found = _habits_filed(found)
-        return [_replacing(f, *replaced) for f in found] if replaced else found
+        found = [_replacing(f, *replaced) for f in found] if replaced else found
+        if not any(f.replaces for f in found):
+            found += value_swap(doc, replaced, sentence[:MAX_EXCERPT])
+        return found
 
 
 def _habits_filed(found: list[ExtractedFact]) -> list[ExtractedFact]:
@@ -203,6 +207,9 @@ def _fact(reading: Reading, who: Who, st: Stance, excerpt: str) -> ExtractedFact
         category = _kin_category(who.text)
     scope = "user" if who.text == USER else "entity"
     confidence = min(st.confidence, reading.confidence or st.confidence)
+    # a change, not a denial: "no longer"/"used to", or a verb that means the end ("stopped", "sold") in a
+    # clause that is not itself negated
+    ended = reading.negated and (st.ended or not st.negated)
     return ExtractedFact(
         who.text,
         reading.predicate,
@@ -212,6 +219,7 @@ def _fact(reading: Reading, who: Who, st: Stance, excerpt: str) -> ExtractedFact
         excerpt,
         confidence,
         reading.negated,
+        ended=ended,
     )
 
 
@@ -273,6 +281,33 @@ def _correction(text: str) -> tuple[str, str] | None:
     if head.split()[-1].lower() in _NOT_VALUES:
         return None  # "I'm not Sam", "it's not Rex": a denial, not a swap
     return (head + text[match.end() :], old) if is_object(old) else None
+
+
+# "sorry, I meant Tucson": a correction that names the new value alone, at the end of the sentence
+_MEANT = re.compile(r"\bI meant(?: to (?:say|write|type))?\s+(?P<new>.+?)[\s.!]*$")
+_KINDS = {"GPE": "place", "LOC": "place", "FAC": "place", "ORG": "organization", "PERSON": "person"}
+
+
+def value_swap(doc: Doc, replaced: tuple[str, str] | None, excerpt: str) -> list[ExtractedFact]:
+    """A correction whose sentence states no fact of its own: "sorry I meant Tucson, not Phoenix", "I meant
+    KPMG". The new value as a fact of unknown subject and relation (`REPLACES_VALUE`): the fact service puts
+    it in place of the value named (Phoenix), or of the newest value of the same kind (a place)."""
+    said = doc.text.strip(" .!")
+    meant = _MEANT.search(said) or (_NEW_VALUE.search(said) if replaced is not None else None)
+    value = meant.group("new") if meant else None
+    if not value or not is_object(value) or len(value.split()) > 4:
+        return []
+    start = said.rfind(value)
+    ents = [e.label_ for e in doc.ents if e.start_char <= start < e.end_char]
+    kind = "number" if value.isdigit() else _KINDS.get(ents[0], "") if ents else ""
+    old = replaced[1] if replaced else None
+    if old is None and not kind and not value[:1].isupper():
+        return []  # nothing says which value it replaces
+    return [ExtractedFact("", REPLACES_VALUE, value, kind, "user", excerpt, DIRECT, replaces=old)]
+
+
+# The value a correction's head ends with: "I meant Tucson" -> Tucson, "it was 13" -> 13.
+_NEW_VALUE = re.compile(r"(?P<new>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*|\d+)$")
 
 
 def _replacing(fact: ExtractedFact, head: str, old: str) -> ExtractedFact:

@@ -78,8 +78,8 @@ def _step(token: Token, verb: Token, via: str) -> float | None:
         return None
     if via == "conj":
         return DIRECT if not auxes & _UNREAL else None
-    if token is not verb and token.lemma_ in _UNREAL_HEADS:
-        return None
+    if token is not verb and token.lemma_ in _UNREAL_HEADS and token.pos_ in ("VERB", "AUX"):
+        return None  # a wish or a plan, not "the family plan" a parse made the root
     if token is not verb and token.lemma_ in _SAY:
         said_by = next((c for c in children if c.dep_ in SUBJECT_DEPS), None)
         if (

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from core.relations import ENDS_WHAT_IT_NAMES
 from memory.facts import extraction_rules as R
 from memory.facts.grammar_clauses import FUTURE, Stance
 from memory.facts.grammar_phrases import (
     PET_NOUNS,
+    SUBJECT_DEPS,
     USER,
     coordinated,
     full_name,
@@ -301,6 +303,9 @@ def _kind(subject: str) -> str:
 def possess(verb: Token, st: Stance) -> list[Reading]:
     """ "I have a dog named Rex", "we adopted Biscuit", "I bought a road bike", "I sold my car"."""
     lost = verb.lemma_ in ("sell", "lose", "rid") or (verb.lemma_ in ("give", "get") and _gone(verb))
+    if verb.lemma_ == "give" and not lost and any(preps(verb, "to")):  # "we gave the piano to my cousin"
+        given = [t for o in _dobj(verb) for t in things(o, plain=True)]
+        return [Reading(ENDS_WHAT_IT_NAMES, t, "possessions", True) for t in given if not st.negated]
     out: list[Reading] = []
     objects = _dobj(verb) + ([o for _, o in preps(verb, "of")] if verb.lemma_ == "rid" else [])
     if verb.lemma_ == "pick":
@@ -421,7 +426,32 @@ def turned(verb: Token, st: Stance) -> list[Reading]:
     return []
 
 
+# Verbs that end the holder's tie to a thing, whatever the tie was: "cancelled Netflix", "dropped keto",
+# "ditched the gym", "had to put Biscuit down", "let my membership lapse". The fact service ends the current
+# facts that name the same thing (`core.relations.ENDS_WHAT_IT_NAMES`); one that names none stores nothing.
+_ENDING = frozenset("cancel drop ditch scrap abandon rehome end discontinue".split())
+_LAPSE = frozenset("lapse expire".split())
+
+
+def end(verb: Token, st: Stance) -> list[Reading]:
+    """ "I cancelled Netflix", "we had to put Biscuit down", "let my gym membership lapse"."""
+    particles = {c.lower_ for c in verb.children if c.dep_ == "prt"}
+    if st.negated:
+        return []
+    if verb.lemma_ == "let":
+        objects = [
+            s for c in verb.children if c.lemma_ in _LAPSE for s in c.children if s.dep_ in SUBJECT_DEPS
+        ]
+    elif verb.lemma_ == "put":
+        objects = _dobj(verb) if particles == {"down"} else []
+    else:  # not "dropped the kids off", "ended up calling her Pepper"
+        objects = _dobj(verb) if not particles and not any(preps(verb, "at", "to", "in", "into")) else []
+    ended = [t for o in objects for t in things(o, plain=True)]
+    return [Reading(ENDS_WHAT_IT_NAMES, t, "preferences", True) for t in ended]
+
+
 FRAMES: dict[str, Frame] = {
+    **dict.fromkeys((*_ENDING, "put", "let"), end),
     **dict.fromkeys(("move", "relocate", "head"), move),
     **dict.fromkeys(("live", "reside", "base", "settle", "locate"), live),
     **dict.fromkeys(("grow", "raise", "bear", "born"), origin),

@@ -125,16 +125,29 @@ def habit(verb: Token, st: Stance) -> list[Reading]:
     frame covers, in the simple present with a noun object, is read as what the subject does, relation the
     verb itself ("plays", "walks"); the general reading behind the frames. Ended ones are
     `ended_activity`'s; phrasal verbs ("mess up") and verbs of thinking or saying are not habits."""
-    if st.ended or st.negated or verb.tag_ not in ("VBP", "VBZ") or verb.dep_ not in ("ROOT", "conj"):
+    # a main clause; a complement of a noun is one too ("I subscribe to X, the family plan": the parse
+    # makes the aside its root)
+    main = verb.dep_ in ("ROOT", "conj") or verb.dep_ == "ccomp" and verb.head.pos_ == "NOUN"
+    if st.ended or st.negated or verb.tag_ not in ("VBP", "VBZ") or not main:
         return []
     if {verb.lemma_, verb.lower_.removesuffix("s")} & _NOT_HABITS or any(
         c.dep_ == "prt" for c in verb.children
     ):
         return []
     obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
-    if obj is None or obj.pos_ not in ("NOUN", "PROPN"):
+    relation = third_person(verb.lemma_)
+    if obj is None:  # "I subscribe to Netflix", "I belong to a choir": the object of "to"
+        obj = next((o for _, o in preps(verb, "to")), None)
+        relation += " to"
+    if obj is None or obj.pos_ not in ("NOUN", "PROPN") or verb.lemma_ in _TO_SOMEONE:
         return []
-    return [Reading(third_person(verb.lemma_), t, HABIT) for t in things(obj, plain=True)]
+    return [Reading(relation, t, HABIT) for t in things(obj, plain=True)]
+
+
+# Verbs whose "to" names whom one speaks or answers to, not a habit ("I apologise to you", "I reply to Sam").
+_TO_SOMEONE = frozenset(
+    "talk speak reply respond apologise apologize write explain refer object agree".split()
+)
 
 
 def stop(verb: Token, st: Stance) -> list[Reading]:

@@ -11,7 +11,9 @@ also end facts filed elsewhere:
 - A change names the thing, not the verb it was told with: "I no longer play the cello" (a liking that
   ended) ends "plays cello", "I sold the Corolla" ends "drives red Toyota Corolla", "I've stopped climbing"
   ends "goes rock climbing every weekend". Any current fact of the same subject whose object or relation
-  names the same thing (`matching.names_same_thing`) ends with it.
+  names the same thing (`matching.names_same_thing`) ends with it. An ending whose verb names no relation
+  ("we had to put Biscuit down", "cancelled Netflix") also ends the facts of what it names (Biscuit's age,
+  "my dog is named Biscuit").
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from core.relations import ENDS_WHAT_IT_NAMES
 from memory.facts.matching import names_same_thing, same_object
 from memory.facts.model import Candidate, StoredFact, subject_key
 from memory.facts.verification import Decision, Verdict
@@ -70,11 +73,18 @@ def _same_thing_elsewhere(candidate: Candidate, known: Sequence[StoredFact]) -> 
     thing."""
     if not candidate.negated:
         return ()
+    gone = candidate.relation == ENDS_WHAT_IT_NAMES  # "we had to put Biscuit down": Biscuit's facts too
     return tuple(
         f.id
         for f in known
         if subject_key(f.subject) == candidate.subject_key
         and names_same_thing(candidate.object, f.relation, f.object)
+        or gone
+        and (
+            same_object(f.subject, candidate.object)
+            or f.relation == "named"
+            and same_object(f.object, candidate.object)
+        )
     )
 
 

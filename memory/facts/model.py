@@ -49,6 +49,7 @@ class Candidate:
     source: str = "user_stated"
     negated: bool = False
     replaces: str | None = None
+    ended: bool = False
 
     @property
     def id(self) -> str:
@@ -79,6 +80,7 @@ class Candidate:
             source=source,
             negated=fact.negated,
             replaces=fact.replaces,
+            ended=fact.ended,
         )
 
 

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
 from core.relations import normalize
+from memory.facts.changes import as_change, back_again
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
 from memory.facts.implications import widen
 from memory.facts.model import CURRENT, Candidate, StoredFact
 from memory.facts.object_types import ObjectTypes
 from memory.facts.profile import profile_facts
-from memory.facts.references import is_pronoun, resolve
+from memory.facts.references import corrected, is_pronoun, is_value_swap, resolve
 from memory.facts.store import FACTS_FILE, FactStore
 from memory.facts.truth import read_truth
 from memory.facts.verification import Adjudicator, FactVerifier, Verdict
@@ -76,14 +77,21 @@ class FactMemory:
         known = await asyncio.to_thread(self._store.facts, CURRENT)
         for fact in facts:
             source = "corrected" if correcting or fact.replaces else "user_stated"
-            candidate: Candidate | None = Candidate.from_extracted(fact, source=source)
-            if candidate is not None and is_pronoun(candidate):  # "we ended up calling her Pepper"
-                candidate = resolve(candidate, known, turn.user)
-            if candidate is None:
-                continue
+            candidate = Candidate.from_extracted(fact, source=source)
+            if is_pronoun(candidate) or is_value_swap(candidate):
+                resolved = _resolved(candidate, known, turn.user)
+                if resolved is None:
+                    continue
+                candidate = resolved
+                # what the graph learns is the fact as resolved ("Ana lives in Leeds", not "she")
+                fact = replace(
+                    fact, subject=candidate.subject, predicate=candidate.relation, replaces=candidate.replaces
+                )
             current = await asyncio.to_thread(self._store.current, candidate.subject_key, candidate.relation)
             decision = await self._verifier.decide(candidate, current, known)
             decision = await asyncio.to_thread(widen, candidate, decision, known, self._store.current)
+            candidate, decision = as_change(candidate, decision)
+            decision = back_again(candidate, decision, known)
             logger.debug("fact %s: %s (%s)", candidate.id, decision.verdict, decision.reason)
             decisions.append((fact, candidate, decision))
         applied = await asyncio.to_thread(self._store.apply, turn.turn_id, [(c, d) for _, c, d in decisions])
@@ -173,6 +181,14 @@ class FactMemory:
             self._index([to_record(fact, session_id=turn.session_id) for fact in changed])
         except Exception:  # noqa: BLE001 - SQLite has the facts; start-up repair re-copies them
             logger.exception("could not copy %d fact(s) into the facts collection", len(changed))
+
+
+def _resolved(candidate: Candidate, known: Sequence[StoredFact], message: str) -> Candidate | None:
+    """Whom a pronoun means ("we ended up calling her Pepper"), which fact a bare correction corrects
+    ("sorry, I meant Tucson"); None when nothing known fits."""
+    if is_pronoun(candidate):
+        return resolve(candidate, known, message)
+    return corrected(candidate, known)
 
 
 def open_fact_memory(

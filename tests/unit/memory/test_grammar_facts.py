@@ -5,16 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from core.nlp import SpacyPipeline
-from core.ports import ExtractedFact, TurnRecord
-from core.relations import canonical_relation
+from eval.corrections_report import Scenario, holds, load_scenarios, replay
 from eval.facts_report import DATA, precision_recall
 from memory.facts.grammar import GrammarFactExtractor
-from memory.facts.service import FactMemory
-from memory.facts.store import FactStore
-from memory.facts.verification import FactVerifier
 
 Quad = tuple[str, str, str, bool]
 
@@ -303,49 +298,19 @@ SCENARIOS = [
 ]
 
 
-def _scenarios() -> list[tuple[str, str, list[list[str]], list[list[str]]]]:
+def _scenarios() -> list[Scenario]:
+    ours = [Scenario(a, b, [list(c) for c in cur], [list(s) for s in sup]) for a, b, cur, sup in SCENARIOS]
     path = DATA / "fact_corrections_independent.yaml"
-    ours = [(a, b, [list(c) for c in cur], [list(s) for s in sup]) for a, b, cur, sup in SCENARIOS]
-    if not path.exists():
-        return ours
-    theirs = yaml.safe_load(path.read_text(encoding="utf-8"))["scenarios"]
-    return ours + [(s["first"], s["later"], s["current"], s["superseded"]) for s in theirs]
-
-
-async def replay(reader: GrammarFactExtractor, tmp_path: Path, first: str, later: str) -> dict[tuple, str]:
-    """Both messages through the real fact service (store + verification); (subject, relation, object) ->
-    status."""
-    store = FactStore(tmp_path / "facts.sqlite3")
-    facts = FactMemory(store, FactVerifier())
-    for n, text in enumerate((first, later)):
-        turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
-        found: list[ExtractedFact] = reader.extract(text)
-        await facts.record(found, turn)
-    listed = {(f.subject.lower(), f.predicate, f.object.lower()): f.status for f in facts.list_facts()}
-    store.close()
-    return listed
-
-
-def scenario_holds(listed: dict[tuple, str], current: list[list[str]], superseded: list[list[str]]) -> bool:
-    """Each row's status, its relation named as the store names it ("married_to" is `spouse_of`)."""
-
-    def status(row: list[str]) -> str | None:
-        relation, swapped = canonical_relation(row[1])
-        subject, obj = (row[2], row[0]) if swapped else (row[0], row[2])
-        return listed.get((subject.lower(), relation, obj.lower()))
-
-    return all(status(r) == "current" for r in current) and all(status(r) != "current" for r in superseded)
+    return ours + (load_scenarios(path) if path.exists() else [])
 
 
 async def test_our_correction_scenarios_end_current_and_superseded(
     reader: GrammarFactExtractor, tmp_path: Path
 ) -> None:
-    for k, (first, later, current, superseded) in enumerate(SCENARIOS):
-        listed = await replay(reader, tmp_path / str(k), first, later)
-        assert scenario_holds(listed, [list(c) for c in current], [list(s) for s in superseded]), (
-            later,
-            listed,
-        )
+    for k, scenario in enumerate(_scenarios()[: len(SCENARIOS)]):
+        (tmp_path / str(k)).mkdir()
+        listed = await replay(reader, tmp_path / str(k), scenario.first, scenario.later)
+        assert holds(listed, scenario), (scenario.later, listed)
 
 
 async def test_independent_correction_scenarios(reader: GrammarFactExtractor, tmp_path: Path) -> None:
@@ -354,8 +319,9 @@ async def test_independent_correction_scenarios(reader: GrammarFactExtractor, tm
     if not scenarios:
         pytest.skip("no independent scenarios")
     held = 0
-    for k, (first, later, current, superseded) in enumerate(scenarios):
-        held += scenario_holds(await replay(reader, tmp_path / str(k), first, later), current, superseded)
+    for k, scenario in enumerate(scenarios):
+        (tmp_path / str(k)).mkdir()
+        held += holds(await replay(reader, tmp_path / str(k), scenario.first, scenario.later), scenario)
     assert held >= MIN_INDEPENDENT_SCENARIOS, (held, len(scenarios))
 
 

@@ -1,0 +1,115 @@
+"""Correction scenarios through the real fact store: does a change end the right facts and keep the rest?
+
+    python -m eval.corrections_report                      # every tests/data/fact_corrections_*.yaml
+    python -m eval.corrections_report FILE --show          # one file, each scenario that does not hold
+
+Each scenario's two messages (`first`, then `later`) go through the grammar reader, the verification gate
+and the fact store, as a live turn's facts do with the embedded defaults. A scenario holds when every
+`current` row is a current fact and no `superseded` row is; it holds strictly when each superseded row was
+also stored and then superseded (not merely never read). Totals only unless `--show`: a set written to be
+measured once is not read scenario by scenario.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.ports import FactExtractor, TurnRecord
+from core.relations import canonical_relation
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+Listed = dict[tuple[str, str, str], str]  # (subject, relation, object), lower case -> status
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Two messages and what should be current, and no longer current, after both."""
+
+    first: str
+    later: str
+    current: list[list[str]]
+    superseded: list[list[str]]
+
+
+def load_scenarios(path: Path) -> list[Scenario]:
+    """The `scenarios` of a correction file."""
+    rows: list[dict[str, Any]] = yaml.safe_load(path.read_text(encoding="utf-8"))["scenarios"]
+    return [Scenario(r["first"], r["later"], r["current"], r["superseded"]) for r in rows]
+
+
+async def replay(reader: FactExtractor, folder: Path, first: str, later: str) -> Listed:
+    """Both messages through the fact service (store + verification, no model) in a fresh store."""
+    from memory.facts.service import FactMemory
+    from memory.facts.store import FactStore
+    from memory.facts.verification import FactVerifier
+
+    store = FactStore(folder / "facts.sqlite3")
+    try:
+        facts = FactMemory(store, FactVerifier())
+        for n, text in enumerate((first, later)):
+            turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
+            await facts.record(reader.extract(text), turn)
+        return {(f.subject.lower(), f.predicate, f.object.lower()): f.status for f in facts.list_facts()}
+    finally:
+        store.close()
+
+
+def status(listed: Listed, row: Sequence[str]) -> str | None:
+    """A labelled row's status in the store, its relation named as the store names it."""
+    relation, swapped = canonical_relation(str(row[1]))
+    subject, obj = (row[2], row[0]) if swapped else (row[0], row[2])
+    return listed.get((str(subject).lower(), relation, str(obj).lower()))
+
+
+def holds(listed: Listed, scenario: Scenario, *, strict: bool = False) -> bool:
+    """Every `current` row is current and no `superseded` row is (strict: each was stored, then ended)."""
+    if any(status(listed, row) != "current" for row in scenario.current):
+        return False
+    ended = [status(listed, row) for row in scenario.superseded]
+    return all(s is not None and s != "current" for s in ended) if strict else "current" not in ended
+
+
+async def measure(reader: FactExtractor, path: Path, *, show: bool) -> tuple[int, int, int]:
+    """(held, held strictly, scenarios) for one file; with `show`, print each scenario that does not hold."""
+    held = strict = 0
+    scenarios = load_scenarios(path)
+    for scenario in scenarios:
+        with tempfile.TemporaryDirectory() as folder:
+            listed = await replay(reader, Path(folder), scenario.first, scenario.later)
+        ok = holds(listed, scenario)
+        held += ok
+        strict += holds(listed, scenario, strict=True)
+        if show and not ok:
+            stored = "; ".join(f"{s} {r} {o} [{st}]" for (s, r, o), st in listed.items()) or "nothing"
+            print(f"- {scenario.first!r}\n  then {scenario.later!r}\n  stored: {stored}")
+            print(f"  wanted current {scenario.current}, superseded {scenario.superseded}")
+    return held, strict, len(scenarios)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path, help="correction YAML files (default: every set)")
+    parser.add_argument("--show", action="store_true", help="print each scenario that does not hold")
+    args = parser.parse_args(argv)
+    from core.nlp import SpacyPipeline
+    from memory.facts.grammar import GrammarFactExtractor
+
+    reader = GrammarFactExtractor(SpacyPipeline())
+    paths = args.files or sorted(DATA.glob("fact_corrections_*.yaml"))
+    print("| set | hold | hold strictly |\n|---|---:|---:|")
+    for path in paths:
+        held, strict, total = asyncio.run(measure(reader, path, show=args.show))
+        print(f"| {path.stem.removeprefix('fact_corrections_')} | {held}/{total} | {strict}/{total} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
