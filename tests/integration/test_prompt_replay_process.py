@@ -29,7 +29,7 @@ def replay(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
 
-async def test_replay_prints_the_saved_prompt_refuses_an_edited_one_and_writes_nothing(
+async def test_replay_prints_the_saved_prompt_and_its_variants_refuses_an_edited_one_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
     memory = RecalledMemory("conv_1", "conversations", "User: Our tortoise is Sir Reginald.", 0.8, 1.7e9)
@@ -46,6 +46,15 @@ async def test_replay_prints_the_saved_prompt_refuses_an_edited_one_and_writes_n
     assert shown.returncode == 0, shown.stderr
     items = [item["text"] for section in json.loads(shown.stdout)["sections"] for item in section["items"]]
     assert any("Sir Reginald" in text for text in items)
+
+    listed = replay(data, str(snapshot), "--variants", "--json")
+    assert listed.returncode == 0, listed.stderr
+    names = [row["name"] for row in json.loads(listed.stdout)["variants"]]
+    assert names[0] == "full" and "without:relevant_memories" in names and "base" in names
+    without = replay(data, str(snapshot), "--variant", "without:relevant_memories")
+    assert without.returncode == 0 and "Sir Reginald" not in without.stdout and "tortoise" in without.stdout
+    unknown = replay(data, str(snapshot), "--variant", "without:everything")
+    assert unknown.returncode == 2 and "it has: full" in unknown.stderr
 
     raw = json.loads(snapshot.read_text())
     raw["system"] = "ANOTHER SYSTEM PROMPT"
