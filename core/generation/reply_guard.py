@@ -144,7 +144,9 @@ class MarkupFilter:
             return ""
         self._text += delta
         cleaned = clean_reply(self._text, self.markers, self.titles, streamed=True)
-        if cleaned.cut_at is not None and _open_backtick(self._text, cleaned.cut_at) is None:
+        # a cut is final once its line has ended: "## M2#M" reads as a heading, "## M2#M2word" does not
+        cut = cleaned.cut_at
+        if cut is not None and "\n" in self._text[cut:] and _open_backtick(self._text, cut) is None:
             self._cut = True
             return self._advance(cleaned.text)
         return self._advance(cleaned.text[: self._settled(cleaned.text)])
