@@ -127,10 +127,13 @@ class Orchestrator:
         cancel: asyncio.Event | None = None,
         images: Sequence[ImageData] = (),
         mode: str | None = None,
+        remember: bool = True,
     ) -> AsyncIterator[RunEvent]:
         """Run one turn and yield its events; the last one is `Done` (committed) or `RunError`.
         `images` (the user attached them) and the images the message recalls go to a vision model; `mode`
-        (one of `turn_modes`) answers this turn in that generation mode instead of the configured one."""
+        (one of `turn_modes`) answers this turn in that generation mode instead of the configured one.
+        `remember=False` journals and answers the turn but neither indexes it nor learns facts from it now
+        (an evaluation's questions must not become the evidence of the next one)."""
         text = text.strip()
         if not text:
             raise UserInputError("the message is empty")
@@ -165,7 +168,7 @@ class Orchestrator:
                             event = replace(event, answer=event.answer + addendum)
                         cites = (*event.citations, *cited(event.answer, citation_map(prompt)))
                         event = replace(event, citations=cites)  # markers the answer used -> their items
-                        yield await self._commit(turn_id, session_id, event, context)
+                        yield await self._commit(turn_id, session_id, event, context, remember)
                         return
                     if isinstance(event, RunError):
                         finished = True
@@ -222,7 +225,9 @@ class Orchestrator:
         reading = context.reading if context else None
         await asyncio.to_thread(self._context.observe_reply, session_id, text, "", "failed", reading)
 
-    async def _commit(self, turn_id: str, session_id: str, done: Done, context: TurnContext) -> Done:
+    async def _commit(
+        self, turn_id: str, session_id: str, done: Done, context: TurnContext, remember: bool = True
+    ) -> Done:
         status = "complete" if done.exit_reason == "answer" else done.exit_reason
         turn = await asyncio.to_thread(
             self._log.complete_turn,
@@ -238,10 +243,24 @@ class Orchestrator:
         await asyncio.to_thread(
             self._context.observe_reply, session_id, turn.user, turn.assistant, turn.status, context.reading
         )
+        if remember:
+            await self._remember(turn, context)
+        return replace(done, turn_id=turn_id, session_id=session_id)
+
+    async def record_exchange(self, session_id: str, user: str, assistant: str, *, model: str) -> TurnRecord:
+        """Write an exchange that already happened (an import, a benchmark's conversation) as a live turn
+        is written, without a model: journaled, indexed into memory, its facts learned. `model` names where
+        it came from ("import:locomo")."""
+        turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, user)
+        turn = await asyncio.to_thread(self._log.complete_turn, turn_id, assistant, model=model)
+        history = tuple((await asyncio.to_thread(self._log.recent_turns, session_id, 2))[:-1])
+        await self._remember(turn, TurnContext(user, history=history))
+        return turn
+
+    async def _remember(self, turn: TurnRecord, context: TurnContext) -> None:
         if self._memory is not None:
             await self._memory.remember(turn)
         await self._learn(turn, context)
-        return replace(done, turn_id=turn_id, session_id=session_id)
 
     async def _learn(self, turn: TurnRecord, context: TurnContext) -> None:
         """Facts the user stated pass the verification gate into the fact store; what it accepts feeds the

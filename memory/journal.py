@@ -72,7 +72,7 @@ class Journal:
     ) -> None:
         """`read_only`: only read an existing journal (while another process owns the data dir)."""
         self.path = path
-        self._clock = clock
+        self.clock = clock  # what its turns are dated by; the turn's context reads the same time
         self._db = DurableDB(path, _MIGRATIONS, what="journal", read_only=read_only)
 
     def close(self) -> None:
@@ -80,7 +80,7 @@ class Journal:
 
     def new_session(self) -> str:
         session_id = uuid.uuid4().hex[:16]
-        now = self._clock()
+        now = self.clock()
         with self._db.write() as db:
             db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, now, now))
         return session_id
@@ -89,7 +89,7 @@ class Journal:
         """Commit the user's text as a pending turn and return its id."""
         if len(user_text) > MAX_USER_TEXT:
             raise UserInputError(f"message is {len(user_text)} characters; the limit is {MAX_USER_TEXT}")
-        now = self._clock()
+        now = self.clock()
         turn_id = f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"
         with self._db.write() as db:
             db.execute(
@@ -125,7 +125,7 @@ class Journal:
             json.dumps(usage or {}),
             json.dumps(tool_calls or [], default=str),
             json.dumps(citations or [], default=str),
-            self._clock(),
+            self.clock(),
             turn_id,
         )
         with self._db.write() as db:
@@ -204,7 +204,7 @@ class Journal:
         """Record that these turns are in long-term memory (after the store write, so a crash re-indexes)."""
         if not turn_ids:
             return
-        now = self._clock()
+        now = self.clock()
         with self._db.write() as db:
             db.executemany("UPDATE turns SET indexed_at = ? WHERE turn_id = ?", [(now, t) for t in turn_ids])
 

@@ -106,12 +106,17 @@ def open_review(config: AppConfig, stack: ExitStack) -> ReviewQueue:
     return review
 
 
-def open_journal(config: AppConfig, stack: ExitStack, *, read_only: bool = False) -> Journal:
+def open_journal(
+    config: AppConfig, stack: ExitStack, *, read_only: bool = False, clock: Callable[[], float] | None = None
+) -> Journal:
     """The data dir's turn journal; its owner (not `read_only`) marks a turn still pending as interrupted:
-    the process that began it died."""
+    the process that began it died. `clock` dates its turns (default: the wall clock; a benchmark's replay
+    of a dated conversation sets its own)."""
+    import time
+
     from memory.journal import JOURNAL_FILE, Journal
 
-    journal = Journal(config.data_dir / JOURNAL_FILE, read_only=read_only)
+    journal = Journal(config.data_dir / JOURNAL_FILE, clock or time.time, read_only=read_only)
     stack.callback(journal.close)
     if not read_only:
         journal.interrupt_pending()
@@ -189,6 +194,7 @@ def build_remembering(
         refiner=refiner,
         facts=facts,
         states=states,
+        clock=journal.clock,  # "now" is when the journal dates the turn
     )
     steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
     sessions, close_sessions = open_session_end(

@@ -3,6 +3,7 @@ the orchestrator, wired together once; `Services.close` closes them, the lock la
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
@@ -22,9 +23,16 @@ if TYPE_CHECKING:
     from ui.shared.services import Services
 
 
-def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool = True) -> Services:
+def build_services(
+    config: AppConfig,
+    env: dict[str, str],
+    *,
+    with_memory: bool = True,
+    clock: Callable[[], float] | None = None,
+) -> Services:
     """Wire the lock, journal, providers, agent loop, memory, facts, graph and orchestrator together. If
-    anything fails on the way, what was opened is closed again."""
+    anything fails on the way, what was opened is closed again. `clock` dates the journal's turns (default:
+    the wall clock)."""
     from core.errors import StorageError
     from core.providers.pricing import CostLedger
     from core.providers.registry import ProviderFactory
@@ -43,7 +51,7 @@ def build_services(config: AppConfig, env: dict[str, str], *, with_memory: bool 
             if with_memory or not (config.data_dir / JOURNAL_FILE).exists():
                 raise
             owner = False  # `history` only reads: SQLite's WAL lets it read beside the owner (GUI, a REPL)
-        journal = open_journal(config, stack, read_only=not owner)
+        journal = open_journal(config, stack, read_only=not owner, clock=clock)
         ledger = CostLedger(budget_usd=config.budget.max_usd)
         factory = ProviderFactory(config, env, ledger)
         names = factory.available()

@@ -44,12 +44,14 @@ class Stores:
 
         return build_memory_service(self.config, embedder, folder)
 
-    def offline_in(self, folder: Path) -> Services:
-        """The whole app on the embedded defaults in `folder`: no model for side jobs."""
+    def offline_in(self, folder: Path, clock: Callable[[], float] | None = None) -> Services:
+        """The whole app on the embedded defaults in `folder`: no model for side jobs. `clock` dates the
+        journal's turns (default: the wall clock)."""
         from app.builders.services import build_services
 
         models = self.config.models.model_copy(update={"main": "local", "fast": None})
-        return build_services(self.config.model_copy(update={"data_dir": folder, "models": models}), {})
+        config = self.config.model_copy(update={"data_dir": folder, "models": models})
+        return build_services(config, {}, clock=clock)
 
 
 @dataclass(frozen=True)

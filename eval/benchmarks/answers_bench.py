@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.generation.extractive import ExtractiveAnswerer
+from core.generation.extractive import ExtractiveAnswerer, RecallAnswer
 from core.generation.reply_guard import clean_reply
 from core.pipeline.analyzer import Analysis
 from core.ports import RecalledMemory
@@ -126,14 +126,12 @@ def run_answers_benchmark(
                     services[conv.sample_id] = make_service(Path(folder) / conv.sample_id)
                     ingest(services[conv.sample_id], conv)
             for index, (conv, question) in enumerate(chosen):
-                memories = loop.run_until_complete(
-                    _recall(services[conv.sample_id], conv, question, recall_limit)
-                )
-                context = _context(question, memories)
-                built = loop.run_until_complete(prompt.build(context))
-                markers = {item.id: f"[{m}]" for m, item in citation_map(built).items() if item.id}
                 started = time.perf_counter()
-                reply = answerer.answer(question.question, memories, (), markers, user_only=False)
+                reply, built = loop.run_until_complete(
+                    answer_extractively(
+                        services[conv.sample_id], conv, question, answerer, prompt, recall_limit
+                    )
+                )
                 spent["extractive_ms"] += (time.perf_counter() - started) * 1000
                 row = {
                     "question": question.question,
@@ -159,6 +157,22 @@ def run_answers_benchmark(
     finally:
         loop.close()
     return _report(rows, answerer.threshold, spent, seed)
+
+
+async def answer_extractively(
+    service: MemoryService,
+    conv: LocomoConversation,
+    question: LocomoQuestion,
+    answerer: ExtractiveAnswerer,
+    prompt: PromptBuilder,
+    recall_limit: int = 6,
+) -> tuple[RecallAnswer, AssembledPrompt]:
+    """This benchmark's method for one question: search the conversation's store, build the prompt, and
+    answer extractively from every speaker's lines (with the prompt's markers)."""
+    memories = await _recall(service, conv, question, recall_limit)
+    built = await prompt.build(_context(question, memories))
+    markers = {item.id: f"[{m}]" for m, item in citation_map(built).items() if item.id}
+    return answerer.answer(question.question, memories, (), markers, user_only=False), built
 
 
 def _checked(answer: str, question: str, built: AssembledPrompt) -> dict[str, list[str]]:

@@ -1,0 +1,63 @@
+"""`python main.py eval locomo --dataset FILE [--sample N] [--conversations K] [--json]`: LoCoMo answered end
+to end through the real write and read paths, beside `bench answers`' method on the same questions
+(`eval/locomo_eval.py`). The run works in temporary data dirs of its own: the user's is never touched."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.commands.base import Command
+from core.errors import UserInputError
+from ui.shared.boundary import count_arg
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    evaluations = parser.add_subparsers(dest="eval_command", metavar="EVALUATION", required=True)
+    locomo = evaluations.add_parser("locomo", help="LoCoMo answered end to end, beside bench answers' method")
+    locomo.add_argument("--dataset", type=Path, required=True, help="a LoCoMo JSON file")
+    locomo.add_argument("--sample", type=count_arg(0, 100_000), default=0, help="questions (default 0: all)")
+    conversations_help = "the first K conversations of the file (default 0: all)"
+    locomo.add_argument("--conversations", type=count_arg(0, 10_000), default=0, help=conversations_help)
+    locomo.add_argument("--seed", type=int, default=19, help="the question sample's seed (default 19)")
+    locomo.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    from app.builders.models import offline_answering
+    from app.commands.bench import Stores
+    from eval.locomo_eval import bench_answers_baseline, locomo_headline, run_locomo_eval
+    from ui.shared.payloads import print_json
+
+    if not args.dataset.is_file():
+        raise UserInputError(f"dataset not found: {args.dataset}")
+    stores = Stores(config)
+    answerer, prompt, _ = offline_answering(config)
+    result: dict[str, Any] = run_locomo_eval(
+        args.dataset,
+        stores.offline_in,
+        bench_answers_baseline(stores.memory_in, answerer, prompt),
+        conversations=args.conversations,
+        sample=args.sample,
+        seed=args.seed,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    if args.json:
+        print_json(result)
+    else:
+        print(locomo_headline(result))
+    return 0
+
+
+COMMAND = Command(
+    "eval",
+    "answer quality end to end (LoCoMo), beside the benchmarks' methods",
+    _arguments,
+    _run,
+    keeps_data=False,
+)
