@@ -84,6 +84,7 @@ class Asked:
     recall: float
     memory_tokens: int
     failed: str = ""
+    span: str = ""  # the answer proper, when memory answered (the extractive evidence's span)
     baseline: tuple[str, str] = ("", "")  # `bench answers`' extractive span and reply
 
 
@@ -165,16 +166,17 @@ async def ask(
     session_id = orchestrator.new_session()
     prompt = await orchestrator.preview(question.question, session_id=session_id)
     started = time.perf_counter()
-    answer, failed = "", ""
+    answer, failed, span = "", "", ""
     async for event in orchestrator.run_turn(question.question, session_id=session_id, remember=False):
         if isinstance(event, Done):
             answer = event.answer
+            evidence = (event.extra or {}).get("evidence") or {}
+            span = str(evidence.get("span") or "")
         elif isinstance(event, RunError):
             failed = event.message
     ms = (time.perf_counter() - started) * 1000
-    return Asked(
-        question, speaker, answer, ms, retrieval_recall(prompt, view, question), memory_tokens(prompt), failed
-    )
+    recall, tokens = retrieval_recall(prompt, view, question), memory_tokens(prompt)
+    return Asked(question, speaker, answer, ms, recall, tokens, failed, span)
 
 
 def retrieval_recall(prompt: AssembledPrompt, view: View, question: LocomoQuestion) -> float:
@@ -266,6 +268,10 @@ def _block(rows: Sequence[Asked]) -> dict[str, Any]:
     return _scores([(r.answer, r.question.answer) for r in rows])
 
 
+def _proper(rows: Sequence[Asked]) -> dict[str, Any]:
+    return _scores([(r.span or r.answer, r.question.answer) for r in rows])
+
+
 def _scored(rows: Sequence[Asked], pick: int) -> dict[str, Any]:
     return _scores([(r.baseline[pick], r.question.answer) for r in rows])
 
@@ -322,6 +328,15 @@ def report(asked: Sequence[Asked], *, model: str, seed: int, conversations: int)
             for cat, name in CATEGORY_NAMES.items()
             if any(r.question.category == cat for r in asked)
         },
+        # the answer proper: the span memory answered with ("cello"), else the whole reply
+        "answer_proper": {
+            "overall": _proper(asked),
+            "categories": {
+                name: _proper([r for r in asked if r.question.category == cat])
+                for cat, name in CATEGORY_NAMES.items()
+                if any(r.question.category == cat for r in asked)
+            },
+        },
         "retrieval_recall": round(statistics.fmean(r.recall for r in asked), 4) if asked else 0.0,
         "memory_tokens_per_turn": round(statistics.fmean(r.memory_tokens for r in asked), 1)
         if asked
@@ -349,6 +364,7 @@ def report(asked: Sequence[Asked], *, model: str, seed: int, conversations: int)
                 "category": CATEGORY_NAMES[r.question.category],
                 "speaker": r.speaker,
                 "answer": r.answer,
+                "span": r.span,
                 "ms": round(r.ms, 1),
                 "recall": r.recall,
             }
@@ -363,17 +379,26 @@ def locomo_headline(result: dict[str, Any]) -> str:
     lines = [
         f"{result['overall']['n']} LoCoMo questions from {result['conversations']} conversation(s), "
         f"answered by {result['model']} through the orchestrator (seed {result['seed']})",
-        f"{'':<12} {'end to end':>21}   {'bench answers span':>21}   {'bench answers reply':>21}",
-        f"{'':<12} {'F1':>10} {'contains':>10}   {'F1':>10} {'contains':>10}   {'F1':>10} {'contains':>10}",
+        "F1 / contains-gold",
+        f"{'':<17}{'end to end: reply':>19}{'answer proper':>19}{'bench answers: span':>21}{'reply':>15}",
     ]
-    rows = [("overall", result["overall"], bench["span"]["overall"], bench["reply"]["overall"])]
+    proper = result["answer_proper"]
+    rows = [
+        ("overall", result["overall"], proper["overall"], bench["span"]["overall"], bench["reply"]["overall"])
+    ]
     rows += [
-        (name, block, bench["span"]["categories"][name], bench["reply"]["categories"][name])
+        (
+            name,
+            block,
+            proper["categories"][name],
+            bench["span"]["categories"][name],
+            bench["reply"]["categories"][name],
+        )
         for name, block in result["categories"].items()
     ]
     for name, *blocks in rows:
-        cells = "   ".join(f"{b['f1']:>10.3f} {b['contains_gold']:>10.3f}" for b in blocks)
-        lines.append(f"{name + ' (' + str(blocks[0]['n']) + ')':<12} {cells}")
+        cells = "".join(f"{b['f1']:>11.3f} / {b['contains_gold']:.3f}" for b in blocks)
+        lines.append(f"{name + ' (' + str(blocks[0]['n']) + ')':<17}{cells}")
     latency = result["latency_ms"]
     lines.append(
         f"retrieval recall {result['retrieval_recall']:.3f}; memory tokens per turn "

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -142,6 +142,9 @@ class Question:
     topic: str  # "your sister's name": what the not-in-memory reply says was not found
     about_user: bool = True  # asked in the first person ("Where do I work?"), not about someone else
     meant: frozenset[str] = frozenset()  # relations whose facts answer it, by meaning (RELATION_QUESTIONS)
+    names: frozenset[str] = (
+        frozenset()
+    )  # its words that name whom it asks about ("sam" in "Where does Sam live?")
 
 
 @dataclass(frozen=True)
@@ -203,17 +206,20 @@ class ExtractiveAnswerer:
         self._relation_vectors: Any = None
 
     @staticmethod
-    def applies(question: str, intent: str | None) -> bool:
-        """True for a recall question about the user (a recall intent and first-person words): answered
-        from memory, or plainly not in it. A recall question about someone or something else is answered
-        from memory only when memory holds the answer (`ExtractiveRecall`)."""
-        return intent in RECALL_INTENTS and asks_about_user(question)
+    def applies(question: str, intent: str | None, user_names: Collection[str] = ()) -> bool:
+        """True for a recall question about the user (a recall intent and first-person words, or the user's
+        own name): answered from memory, or plainly not in it. A recall question about someone or something
+        else is answered from memory only when memory holds the answer (`ExtractiveRecall`)."""
+        return intent in RECALL_INTENTS and asks_about_user(question, user_names)
 
-    def read_question(self, text: str) -> Question:
-        """The question's type, weighted content words and topic phrase."""
+    def read_question(self, text: str, user_names: Collection[str] = ()) -> Question:
+        """The question's type, weighted content words and topic phrase. `user_names` are the user's own
+        names: a question that names the user ("What does Dana play?" to Dana) is asked about them."""
         core = _PREAMBLE.sub("", text).strip() or text
         doc = self._nlp(core)
         kind = _question_kind(core, doc)
+        own = {_fold_word(w) for name in user_names for w in re.findall(r"[a-z]+", name.lower())}
+        names = frozenset(_fold(t) for t in doc if t.ent_type_ == "PERSON" or _fold(t) in own)
         words: dict[str, float] = {}
         for token in doc:
             lemma = _fold(token)
@@ -222,6 +228,7 @@ class ExtractiveAnswerer:
                 or token.is_punct
                 or token.pos_ in ("PRON", "DET", "AUX", "ADP", "PART")
                 or lemma in _TYPE_WORDS
+                or lemma in own  # the user's own name says whom, as "I" does: the user's lines never hold it
                 or lemma in _LIGHT
                 or token.tag_ in ("WDT", "WP", "WP$", "WRB")
                 or not lemma.strip()
@@ -229,7 +236,8 @@ class ExtractiveAnswerer:
                 continue
             weight = 1.0 if token.pos_ in ("NOUN", "PROPN", "NUM") else 0.6
             words[lemma] = max(words.get(lemma, 0.0), weight)
-        return Question(text, kind, words, _topic(doc), asks_about_user(text), self._relations_meant(core))
+        about_user = asks_about_user(text, user_names)
+        return Question(text, kind, words, _topic(doc), about_user, self._relations_meant(core), names)
 
     def _relations_meant(self, question: str) -> frozenset[str]:
         """The relations whose description is nearest the question: at least `MEANT_AT` similar and within
@@ -260,7 +268,7 @@ class ExtractiveAnswerer:
         `markers` maps a memory id to its citation marker in the prompt ("[M2]"); `user_only` keeps the
         user's own lines (False: every speaker's, as in the LoCoMo benchmark where both are people).
         """
-        asked = self.read_question(question)
+        asked = self.read_question(question, user_names(facts))
         best = self.best_evidence(asked, memories, facts, markers or {}, user_only=user_only)
         score = best.score if best else 0.0
         if best is None or best.score < self.threshold:
@@ -375,8 +383,8 @@ class ExtractiveAnswerer:
             w if lemma in lemmas else (0.5 * w if lemma in extra_words else 0.0)
             for lemma, w in asked.words.items()
         )
-        if matched <= 0:
-            return None
+        if matched <= 0 or all(lemma in asked.names for lemma in asked.words if lemma in lemmas):
+            return None  # nothing in common, or only the name of whom it asks about: not what it asks
         overlap = matched / total
         fit, span, resolved = self._span(asked, sent, at, object_text)
         return overlap, fit, span, resolved
@@ -406,9 +414,21 @@ class ExtractiveAnswerer:
         return min(1.0, max(0.0, best[0])), best[1], ""
 
 
-def asks_about_user(question: str) -> bool:
-    """Whether a question is asked in the first person (about the user, not someone else)."""
-    return bool(_FIRST_PERSON.search(question.replace("\u2019", "'")))
+def asks_about_user(question: str, user_names: Collection[str] = ()) -> bool:
+    """Whether a question is asked about the user: in the first person, or by the user's own name."""
+    return bool(_FIRST_PERSON.search(question.replace("\u2019", "'"))) or names_user(question, user_names)
+
+
+def names_user(question: str, user_names: Collection[str]) -> bool:
+    """Whether a question names the user by one of their own names ("What does Dana play?" to Dana)."""
+    return any(re.search(rf"\b{re.escape(name)}\b", question, re.I) for name in user_names if name.strip())
+
+
+def user_names(facts: Sequence[FactView]) -> list[str]:
+    """The user's own names among current facts ("The user is named Dana")."""
+    return [
+        f.object for f in facts if f.subject == USER_ID and f.predicate == "named" and f.status == "current"
+    ]
 
 
 def _fold_word(word: str) -> str:
@@ -651,9 +671,13 @@ class ExtractiveRecall:
         def extractive() -> RecallAnswer:
             return self._answerer.answer(context.text, context.memories, context.profile, markers)
 
-        if intent in RECALL_INTENTS:
+        names = user_names(context.profile)
+        # a question that names the user by their own name asks about them, whatever the analyzer (which
+        # does not know the name) made of it: "What does Omar repair?" to Omar
+        by_name = context.text.rstrip().endswith("?") and names_user(context.text, names)
+        if intent in RECALL_INTENTS or by_name:
             reply = extractive()
-            if reply.found or self._answerer.applies(context.text, intent):
+            if reply.found or by_name or self._answerer.applies(context.text, intent, names):
                 return AnsweredAgent(Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply)))
             # not about the user and not in memory: general knowledge, the model's to answer
 

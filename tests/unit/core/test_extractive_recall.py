@@ -337,3 +337,41 @@ async def test_a_misattributed_reply_is_replaced_by_the_answer_from_memory() -> 
     assert isinstance(events[-1], Done) and events[-1].answer.startswith("You told me: your tortoise")
     dropped = AttributionChecked(Confused(), [TORTOISE], lambda: None)
     assert [event async for event in dropped.run([])][-1] == Done(answer=NOT_SURE, model="small")
+
+
+NAMED_DANA = FactView("n1", "user", "named", "Dana", "current", 0.9, "identity")
+
+
+def test_a_question_naming_the_user_by_their_own_name_is_answered_from_their_own_words(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    memories = (told("I finally joined a string quartet, I play the cello in it.", 1),)
+    reply = answerer.answer("What instrument does Dana play?", memories, (NAMED_DANA,), {})
+    assert reply.found and "cello" in reply.text and "named Dana" not in reply.text
+
+
+def test_a_fact_sharing_only_the_name_asked_about_is_no_answer(answerer: ExtractiveAnswerer) -> None:
+    sam = FactView("f1", "my brother", "named", "Sam", "current", 0.9, "family")
+    assert not answerer.answer("Where does Sam live?", (), (sam,), {}).found
+    assert not answerer.answer("What does Dana repair?", (), (NAMED_DANA,), {}).found
+
+
+async def test_a_question_naming_the_user_is_taken_on_whatever_its_intent(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    analysis = Analysis("general", 0.5, "neutral", 0.0, (), (), "What does Omar repair?")
+    memories = (told("I have been repairing old bicycles in my garage.", 1),)
+    omar = FactView("n1", "user", "named", "Omar", "current", 0.9, "identity")
+    context = TurnContext("What does Omar repair?", analysis=analysis, memories=memories, profile=(omar,))
+    prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(context)
+    agent = ExtractiveRecall(answerer).agent_for(context, prompt, NeverAgent())
+    assert isinstance(agent, AnsweredAgent)
+    done = [event async for event in agent.run([])][-1]
+    assert isinstance(done, Done) and "old bicycles" in done.answer
+    ordinary = TurnContext(
+        "What should I cook tonight?", analysis=analysis, memories=memories, profile=(omar,)
+    )
+    left = ExtractiveRecall(answerer).agent_for(
+        ordinary, await PromptBuilder("S", EstimateCounter(), 8000).build(ordinary), NeverAgent()
+    )
+    assert isinstance(left, AttributionChecked)  # first person, not a recall: still the model's

@@ -1,0 +1,52 @@
+"""`python main.py eval locomo` in a real process on a small LoCoMo-format file: the conversation is told
+through the real write path and asked through the real orchestrator on the embedded defaults; the JSON keys
+are the documented contract, every question gets an answer, and the user's data dir is left as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from eval.persistence_guard import fingerprint
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "tests" / "data" / "locomo_tiny.json"
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def evaluate(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
+    command = [sys.executable, str(ROOT / "main.py"), "eval", "locomo", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_eval_locomo_answers_each_question_end_to_end_and_leaves_the_data_dir_alone(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "journal.sqlite3").write_bytes(b"the user's turns")
+    before = fingerprint(data)
+
+    done = evaluate(data, "--dataset", str(TINY), "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["overall"]["n"] == 5 and set(result["overall"]) == {"n", "f1", "contains_gold"}
+    assert set(result["categories"]) == {"single-hop", "multi-hop"}
+    assert result["categories"]["single-hop"]["n"] == 4
+    assert result["failed"] == 0 and all(row["answer"].strip() for row in result["rows"])
+    assert {row["speaker"] for row in result["rows"]} == {"Dana", "Omar"}  # each asked in its own view
+    assert result["retrieval_recall"] > 0 and result["memory_tokens_per_turn"] > 0
+    assert result["latency_ms"]["p95"] >= result["latency_ms"]["p50"] > 0
+    assert set(result["bench_answers"]) == {"span", "reply"}
+    assert result["bench_answers"]["span"]["overall"]["n"] == 5
+    after = fingerprint(data)
+    after.pop("daemon.log", None)  # every command logs to the data dir it runs on
+    assert after == before
+
+    missing = evaluate(data, "--dataset", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "dataset not found" in missing.stderr
+    assert "Traceback" not in missing.stderr
