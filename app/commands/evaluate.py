@@ -1,6 +1,7 @@
-"""`python main.py eval locomo --dataset FILE [--sample N] [--conversations K] [--json]`: LoCoMo answered end
-to end through the real write and read paths, beside `bench answers`' method on the same questions
-(`eval/locomo_eval.py`). The run works in temporary data dirs of its own: the user's is never touched."""
+"""`python main.py eval locomo --dataset FILE [--sample N] [--conversations K] [--json] [--report]`: LoCoMo
+answered end to end through the real write and read paths, beside `bench answers`' method on the same
+questions (`eval/locomo_eval.py`). The run works in temporary data dirs of its own; of the user's, only its
+`eval` folder gets the reports asked for (`eval/reports.py`)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     locomo.add_argument("--conversations", type=count_arg(0, 10_000), default=0, help=conversations_help)
     locomo.add_argument("--seed", type=int, default=19, help="the question sample's seed (default 19)")
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
+    report_help = "also write a markdown and an HTML report (with plots) to the data dir's eval folder"
+    locomo.add_argument("--report", action="store_true", help=report_help)
 
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
@@ -47,6 +50,11 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         seed=args.seed,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
+    if args.report:
+        from eval.reports import write_locomo_report
+
+        for path in write_locomo_report(result, config.data_dir):
+            print(f"report: {path}", file=sys.stderr)
     if args.json:
         print_json(result)
     else:

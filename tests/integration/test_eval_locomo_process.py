@@ -1,6 +1,7 @@
 """`python main.py eval locomo` in a real process on a small LoCoMo-format file: the conversation is told
 through the real write path and asked through the real orchestrator on the embedded defaults; the JSON keys
-are the documented contract, every question gets an answer, and the user's data dir is left as it was."""
+are the documented contract, every question gets an answer, and the user's data dir gets the report asked for
+and nothing else."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_eval_locomo_answers_each_question_end_to_end_and_leaves_the_data_dir_al
     (data / "journal.sqlite3").write_bytes(b"the user's turns")
     before = fingerprint(data)
 
-    done = evaluate(data, "--dataset", str(TINY), "--json")
+    done = evaluate(data, "--dataset", str(TINY), "--json", "--report")
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     assert result["overall"]["n"] == 5 and set(result["overall"]) == {"n", "f1", "contains_gold"}
@@ -45,7 +46,10 @@ def test_eval_locomo_answers_each_question_end_to_end_and_leaves_the_data_dir_al
     assert result["bench_answers"]["span"]["overall"]["n"] == 5
     after = fingerprint(data)
     after.pop("daemon.log", None)  # every command logs to the data dir it runs on
-    assert after == before
+    reports = sorted(name for name in after if name.startswith("eval/"))
+    assert [Path(name).suffix for name in reports] == [".html", ".md"]  # the report asked for, nothing else
+    assert "| single-hop (4) |" in (data / reports[1]).read_text()
+    assert {k: v for k, v in after.items() if not k.startswith("eval/")} == before
 
     missing = evaluate(data, "--dataset", str(tmp_path / "nope.json"))
     assert missing.returncode == 2 and "dataset not found" in missing.stderr
