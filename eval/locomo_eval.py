@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.events import Done, RunError
 from core.prompt.assembly import AssembledPrompt
@@ -43,12 +43,23 @@ if TYPE_CHECKING:
     from core.orchestrator import Orchestrator
     from core.prompt.builder import PromptBuilder
     from memory.service import MemoryService
-    from ui.shared.services import Services
 
 SOURCE = "import:locomo"
 MEMORY_SOURCES = frozenset({"memory", "facts", "knowledge"})  # `variants.source_kind` of a memory section
 ASKED_AFTER_S = 86_400.0  # questions are asked a day after the conversation's last session
-MakeServices = Callable[[Path, Callable[[], float]], "Services"]
+
+
+class Running(Protocol):
+    """What a run needs of the app's services (`ui.shared.services.Services` is one): its orchestrator,
+    and closing it."""
+
+    @property
+    def orchestrator(self) -> Orchestrator: ...
+
+    def close(self) -> None: ...
+
+
+MakeServices = Callable[[Path, Callable[[], float]], Running]
 # (conversation, its questions, a folder) -> the `bench answers` method's (span, reply) to each question
 Baseline = Callable[[LocomoConversation, Sequence[LocomoQuestion], Path], list[tuple[str, str]]]
 
