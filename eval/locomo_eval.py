@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from core.generation.extractive import ExtractiveAnswerer
     from core.orchestrator import Orchestrator
     from core.prompt.builder import PromptBuilder
+    from eval.judge import LocomoJudge
     from memory.service import MemoryService
 
 SOURCE = "import:locomo"
@@ -96,6 +97,7 @@ class Asked:
     memory_tokens: int
     failed: str = ""
     span: str = ""  # the answer proper, when memory answered (the extractive evidence's span)
+    judged: bool | None = None  # the judge's verdict (None: no judge, or no usable label)
     baseline: tuple[str, str] = ("", "")  # `bench answers`' extractive span and reply
 
 
@@ -170,7 +172,12 @@ def speaker_asked(question: str, speakers: Sequence[str]) -> str:
 
 
 async def ask(
-    orchestrator: Orchestrator, view: View, question: LocomoQuestion, speaker: str, clock: Clock
+    orchestrator: Orchestrator,
+    view: View,
+    question: LocomoQuestion,
+    speaker: str,
+    clock: Clock,
+    judge: LocomoJudge | None = None,
 ) -> Asked:
     """One question through the real read path (a new session, nothing remembered)."""
     clock.now = view.last_at + ASKED_AFTER_S
@@ -187,7 +194,8 @@ async def ask(
             failed = event.message
     ms = (time.perf_counter() - started) * 1000
     recall, tokens = retrieval_recall(prompt, view, question), memory_tokens(prompt)
-    return Asked(question, speaker, answer, ms, recall, tokens, failed, span)
+    judged = await judge.correct(question.question, question.answer, answer) if judge is not None else None
+    return Asked(question, speaker, answer, ms, recall, tokens, failed, span, judged)
 
 
 def retrieval_recall(prompt: AssembledPrompt, view: View, question: LocomoQuestion) -> float:
@@ -218,6 +226,7 @@ def run_locomo_eval(
     dataset: Path,
     make_services: MakeServices,
     baseline: Baseline | None = None,
+    judge: LocomoJudge | None = None,
     *,
     conversations: int = 0,
     sample: int = 0,
@@ -246,7 +255,8 @@ def run_locomo_eval(
                     orchestrator = services.orchestrator
                     model = orchestrator.default_model
                     progress(f"{conv.sample_id}: telling it as {speaker}'s ({len(conv.units)} turns)")
-                    asked += asyncio.run(_one_view(orchestrator, conv, speaker, wanted, clock, progress))
+                    told = _one_view(orchestrator, conv, speaker, wanted, clock, judge, progress)
+                    asked += asyncio.run(told)
                 finally:
                     services.close()
             if baseline is not None and mine:
@@ -255,7 +265,10 @@ def run_locomo_eval(
                 answers = dict(zip(mine, found, strict=True))
                 for row in asked[before:]:
                     row.baseline = answers[row.question]
-    return report(asked, model=model, seed=seed, conversations=len(chosen))
+    result = report(asked, model=model, seed=seed, conversations=len(chosen))
+    if judge is not None:
+        result["judge"] = judged(asked)
+    return result
 
 
 async def _one_view(
@@ -264,19 +277,42 @@ async def _one_view(
     speaker: str,
     wanted: Sequence[LocomoQuestion],
     clock: Clock,
+    judge: LocomoJudge | None,
     progress: Callable[[str], None],
 ) -> list[Asked]:
     """Tell the conversation as `speaker`'s, then ask it `wanted` (one event loop for both)."""
     view = await tell(orchestrator, conv, speaker, clock)
     out = []
     for n, question in enumerate(wanted, 1):
-        out.append(await ask(orchestrator, view, question, speaker, clock))
+        out.append(await ask(orchestrator, view, question, speaker, clock, judge))
         progress(f"{conv.sample_id}/{speaker}: {n}/{len(wanted)} questions")
     return out
 
 
 def _block(rows: Sequence[Asked]) -> dict[str, Any]:
     return _scores([(r.answer, r.question.answer) for r in rows])
+
+
+def judged(asked: Sequence[Asked]) -> dict[str, Any]:
+    """The judge's accuracy, overall and per category (answers with no usable label counted apart)."""
+
+    def block(rows: Sequence[Asked]) -> dict[str, Any]:
+        labelled = [r for r in rows if r.judged is not None]
+        right = sum(bool(r.judged) for r in labelled)
+        accuracy = round(right / len(labelled), 4) if labelled else 0.0
+        return {
+            "n": len(rows),
+            "correct": right,
+            "accuracy": accuracy,
+            "no_verdict": len(rows) - len(labelled),
+        }
+
+    categories = {
+        name: block([r for r in asked if r.question.category == cat])
+        for cat, name in CATEGORY_NAMES.items()
+        if any(r.question.category == cat for r in asked)
+    }
+    return {"overall": block(asked), "categories": categories}
 
 
 def _proper(rows: Sequence[Asked]) -> dict[str, Any]:
@@ -378,6 +414,7 @@ def report(asked: Sequence[Asked], *, model: str, seed: int, conversations: int)
                 "span": r.span,
                 "ms": round(r.ms, 1),
                 "recall": r.recall,
+                "judged": r.judged,
             }
             for r in asked
         ],
@@ -410,6 +447,13 @@ def locomo_headline(result: dict[str, Any]) -> str:
     for name, *blocks in rows:
         cells = "".join(f"{b['f1']:>11.3f} / {b['contains_gold']:.3f}" for b in blocks)
         lines.append(f"{name + ' (' + str(blocks[0]['n']) + ')':<17}{cells}")
+    if "judge" in result:
+        verdict = result["judge"]["overall"]
+        lines.append(
+            f"judge ({result['judge']['model']}): {verdict['correct']} of "
+            f"{verdict['n'] - verdict['no_verdict']} correct = {verdict['accuracy']:.3f} "
+            f"(no verdict on {verdict['no_verdict']})"
+        )
     latency = result["latency_ms"]
     lines.append(
         f"retrieval recall {result['retrieval_recall']:.3f}; memory tokens per turn "

@@ -16,6 +16,7 @@ from ui.shared.boundary import count_arg
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from eval.judge import LocomoJudge
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     locomo.add_argument("--conversations", type=count_arg(0, 10_000), default=0, help=conversations_help)
     locomo.add_argument("--seed", type=int, default=19, help="the question sample's seed (default 19)")
     locomo.add_argument("--json", action="store_true", help="print one JSON object")
+    judge_help = "a configured model that grades each answer CORRECT or WRONG (mem0's LoCoMo judge protocol)"
+    locomo.add_argument("--judge", metavar="MODEL", help=judge_help)
     report_help = "also write a markdown and an HTML report (with plots) to the data dir's eval folder"
     locomo.add_argument("--report", action="store_true", help=report_help)
 
@@ -41,15 +44,19 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         raise UserInputError(f"dataset not found: {args.dataset}")
     stores = Stores(config)
     answerer, prompt, _ = offline_answering(config)
+    judge = _judge(config, env, args.judge) if args.judge else None
     result: dict[str, Any] = run_locomo_eval(
         args.dataset,
         stores.offline_in,
         bench_answers_baseline(stores.memory_in, answerer, prompt),
+        judge,
         conversations=args.conversations,
         sample=args.sample,
         seed=args.seed,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
+    if judge is not None:
+        result["judge"]["model"] = args.judge
     if args.report:
         from eval.reports import write_locomo_report
 
@@ -60,6 +67,20 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
     else:
         print(locomo_headline(result))
     return 0
+
+
+def _judge(config: AppConfig, env: dict[str, str], name: str) -> LocomoJudge:
+    """The judge over the configured model `name` (not the embedded one: too small to grade)."""
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+    from eval.judge import LocomoJudge
+
+    if name not in config.providers:
+        raise UserInputError(f"unknown model {name!r} for --judge; configured: {', '.join(config.providers)}")
+    provider = ProviderFactory(config, env, CostLedger(budget_usd=config.budget.max_usd)).capable(name)
+    if provider is None:
+        raise UserInputError(f"{name!r} is the embedded model, too small to grade answers; choose another")
+    return LocomoJudge(provider)
 
 
 COMMAND = Command(
