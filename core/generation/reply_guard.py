@@ -4,7 +4,7 @@ A small model that cannot use its context often continues it instead ("he's curr
 ### trusted faces [f1] …"). Whatever model answers, the user never sees:
 
 - a **section heading** copied from the prompt or written in its style: a heading whose title is one of the
-  prompt's section headers or, like them, two or more words in capitals ("### LAST REQUEST"), or any
+  prompt's section headers (also with its words run together: "### TIMECONTEXT") or, like them, two or more words in capitals ("### LAST REQUEST"), or any
   `##`-style heading that starts in the middle of a line (never how a real answer writes one). The reply is
   cut there: what follows is the prompt's text, not an answer.
 - the **query marker** ("The user says:") that starts the user's words in the prompt: cut there too.
@@ -78,13 +78,19 @@ def markup_cut(text: str, titles: Collection[str] = SECTION_TITLES) -> int | Non
         line_start = text.rfind("\n", 0, start) + 1
         mid_line = bool(text[line_start:start].strip())
         title = match.group("title")
-        if mid_line or _title_key(title) in titles or _in_prompt_style(title):
+        if mid_line or _copied_title(title, titles) or _in_prompt_style(title):
             cuts.append(start)
             break
     marker = text.find(QUERY_MARKER.strip())
     if marker >= 0 and not _inside(marker, code):
         cuts.append(marker)
     return min(cuts, default=None)
+
+
+def _copied_title(title: str, titles: Collection[str]) -> bool:
+    """A section header of the prompt, also run together or spaced otherwise ("### TIMECONTEXT")."""
+    key = _title_key(title)
+    return key in titles or key.replace(" ", "") in {t.replace(" ", "") for t in titles}
 
 
 def _in_prompt_style(title: str) -> bool:

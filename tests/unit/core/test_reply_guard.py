@@ -25,6 +25,8 @@ def test_a_heading_copied_from_the_prompt_cuts_but_the_answers_own_heading_stays
     assert clean_reply(own, markers=set()).text == own
     styled = "Sold.\n### LAST REQUEST\nSold."  # the prompt's style: words in capitals
     assert clean_reply(styled, markers=set()).text == "Sold."
+    run_together = "Max's family is 20 years old.\n\n### TIMECONTEXT Max's Family: 20 years old."
+    assert clean_reply(run_together, markers=set()).text == "Max's family is 20 years old."
 
 
 def test_the_query_marker_cuts_the_reply() -> None:
