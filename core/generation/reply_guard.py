@@ -3,10 +3,11 @@
 A small model that cannot use its context often continues it instead ("he's currently named teodora elena.
 ### trusted faces [f1] …"). Whatever model answers, the user never sees:
 
-- a **section heading** copied from the prompt or written in its style: a heading whose title is one of the
-  prompt's section headers (also with its words run together: "### TIMECONTEXT") or, like them, two or more words in capitals ("### LAST REQUEST"), or any
-  `##`-style heading that starts in the middle of a line (never how a real answer writes one). The reply is
-  cut there: what follows is the prompt's text, not an answer.
+- a **section heading** copied from the prompt or written in its style: a heading whose title is or begins
+  with one of the prompt's section headers (its words run together or not: "### TIMECONTEXT …") or, like
+  them, is two or more words in capitals ("### LAST REQUEST"), or any `##`-style heading that starts in the
+  middle of a line (never how a real answer writes one). The reply is cut there: what follows is the
+  prompt's text, not an answer.
 - the **query marker** ("The user says:") that starts the user's words in the prompt: cut there too.
 - an **item marker** (`[M2]`, `[f1]`) that names no item of this prompt: removed. Markers that do name an
   item stay; they are the reply's citations.
@@ -88,9 +89,11 @@ def markup_cut(text: str, titles: Collection[str] = SECTION_TITLES) -> int | Non
 
 
 def _copied_title(title: str, titles: Collection[str]) -> bool:
-    """A section header of the prompt, also run together or spaced otherwise ("### TIMECONTEXT")."""
-    key = _title_key(title)
-    return key in titles or key.replace(" ", "") in {t.replace(" ", "") for t in titles}
+    """A heading that is, or begins with, a section header of the prompt, its words run together or not
+    ("### USER PROFILE", "### TIMECONTEXT Max's family: …")."""
+    words = _title_key(title).split()
+    squashed = {t.replace(" ", "") for t in titles}
+    return any("".join(words[:n]) in squashed for n in range(1, len(words) + 1))
 
 
 def _in_prompt_style(title: str) -> bool:
