@@ -92,8 +92,13 @@ def _copied_title(title: str, titles: Collection[str]) -> bool:
     """A heading that is, or begins with, a section header of the prompt, its words run together or not
     ("### USER PROFILE", "### TIMECONTEXT Max's family: …")."""
     words = _title_key(title).split()
+    if " ".join(words) in titles:
+        return True
+    # run together or followed by more: only in the prompt's capitals ("## Documentation links" is an
+    # answer's own heading)
     squashed = {t.replace(" ", "") for t in titles}
-    return any("".join(words[:n]) in squashed for n in range(1, len(words) + 1))
+    capitals = title.split()[:1] and title.split()[0].isupper()
+    return bool(capitals) and any("".join(words[:n]) in squashed for n in range(1, len(words) + 1))
 
 
 def _in_prompt_style(title: str) -> bool:

@@ -27,6 +27,8 @@ def test_a_heading_copied_from_the_prompt_cuts_but_the_answers_own_heading_stays
     assert clean_reply(styled, markers=set()).text == "Sold."
     run_together = "Max's family is 20 years old.\n\n### TIMECONTEXT Max's Family: 20 years old."
     assert clean_reply(run_together, markers=set()).text == "Max's family is 20 years old."
+    answers_own = "## Documentation links\nSee the manual."
+    assert clean_reply(answers_own, markers=set()).text == answers_own
 
 
 def test_the_query_marker_cuts_the_reply() -> None:
