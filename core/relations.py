@@ -213,6 +213,7 @@ _PHRASES: Mapping[str, str] = MappingProxyType(
 # Netflix", "put Biscuit down"): it ends whatever current fact names the same thing (memory/facts/changes.py).
 NO_LONGER = "no_longer_"
 ENDS_WHAT_IT_NAMES = "ended"
+ALL_WORK = "work"  # what an ending names when it is of work itself ("Retired at last!"): every work fact
 # A correction that names values only ("sorry, I meant Tucson"): the fact service finds the fact it corrects.
 REPLACES_VALUE = "replaces_value"
 

@@ -66,6 +66,7 @@ _NORMAL = (
         ),
         r"\1 is ",
     ),
+    (re.compile(r"\b(name|names)'s\b", re.I), r"\1 is"),  # "her name's Olive"
     (re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"), " "),
     # "Correction: the cat is called Mochi", "Update: ...": a one-word label before a colon is no sentence
     (re.compile(r"^\s*[A-Za-z]+\s*:\s+(?=\S)"), ""),
@@ -284,7 +285,9 @@ def _correction(text: str) -> tuple[str, str] | None:
 
 
 # "sorry, I meant Tucson": a correction that names the new value alone, at the end of the sentence
-_MEANT = re.compile(r"\bI meant(?: to (?:say|write|type))?\s+(?P<new>.+?)[\s.!]*$")
+_MEANT = re.compile(
+    r"(?:\bI\s+|^|,\s*)(?:meant|mean)(?: to (?:say|write|type))?\s+(?P<new>.+?)[\s.!]*$", re.I
+)
 _KINDS = {"GPE": "place", "LOC": "place", "FAC": "place", "ORG": "organization", "PERSON": "person"}
 
 

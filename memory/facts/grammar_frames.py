@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from core.relations import ENDS_WHAT_IT_NAMES
+from core.relations import ALL_WORK, ENDS_WHAT_IT_NAMES
 from memory.facts import extraction_rules as R
 from memory.facts.grammar_clauses import FUTURE, Stance
 from memory.facts.grammar_phrases import (
@@ -119,8 +119,9 @@ def org(token: Token) -> str | None:
 # ------------------------------------------------------------------------------------------- location
 def move(verb: Token, st: Stance) -> list[Reading]:
     """ "I moved from Boston to Denver": Boston no longer, Denver now; "I'm moving to Lisbon": likely."""
-    if any(c.dep_ == "dobj" for c in verb.children):
-        return []  # "my parents moved us to Chicago", "we moved the sofa": someone moved something
+    moved = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if moved is not None:  # someone moved someone: "we moved Edith into a care home in Canterbury"
+        return _moved_someone(verb, moved, st)
     if verb.lemma_ == "head" and not _heading_for_good(verb):
         return []  # "we headed to Paris for the weekend" is a trip
     out: list[Reading] = []
@@ -135,6 +136,24 @@ def move(verb: Token, st: Stance) -> list[Reading]:
         elif not future:
             out.append(Reading("lives in", where, "location", True))
     return out
+
+
+def _moved_someone(verb: Token, moved: Token, st: Stance) -> list[Reading]:
+    """Where a person the user names was moved to ("moved Edith into a care home in Canterbury"); not
+    things ("we moved the sofa")."""
+    if moved.pos_ == "PRON":  # "my parents moved us to Chicago (when I was ten)": a childhood, not a home
+        return []
+    if is_role(moved) and possessed(moved):
+        who: str | None = role_text(moved)
+    else:
+        who = full_name(moved) if is_name(moved) else None
+    if who is None or st.negated:
+        return []
+    return [
+        Reading("moved to", where, "location", subject=who)
+        for _, obj in preps(verb, "to", "into")
+        if (where := place(obj))
+    ]
 
 
 def _heading_for_good(verb: Token) -> bool:
@@ -237,6 +256,8 @@ def leave(verb: Token, st: Stance) -> list[Reading]:
         for c in trades
         if c.lower_.endswith("ing") and not any(c.children)
     ]
+    if not out and verb.lemma_ == "retire" and not _dobj(verb):  # "Retired at last!": from work itself
+        out.append(Reading(ENDS_WHAT_IT_NAMES, ALL_WORK, "work", True))
     return out if not st.negated else []
 
 

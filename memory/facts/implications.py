@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from core.relations import ENDS_WHAT_IT_NAMES
+from core.relations import ALL_WORK, ENDS_WHAT_IT_NAMES
 from memory.facts.matching import names_same_thing, same_object
 from memory.facts.model import Candidate, StoredFact, subject_key
 from memory.facts.verification import Decision, Verdict
@@ -38,6 +38,7 @@ _STAGE = {
     "my husband": 2,
 }
 _MARRIED = "spouse_of"
+_HAVING = frozenset({"owns", "has_pet"})
 _ENDS_WITH_TRADE = "works_at"
 Current = Callable[[str, str], list[StoredFact]]  # (subject key, relation) -> current facts
 
@@ -73,11 +74,27 @@ def _same_thing_elsewhere(candidate: Candidate, known: Sequence[StoredFact]) -> 
     thing."""
     if not candidate.negated:
         return ()
-    gone = candidate.relation == ENDS_WHAT_IT_NAMES  # "we had to put Biscuit down": Biscuit's facts too
+    mine = [f for f in known if subject_key(f.subject) == candidate.subject_key]
+    if candidate.relation == ENDS_WHAT_IT_NAMES and same_object(candidate.object, ALL_WORK):
+        # "Retired at last!": the workplaces, and the trades told with them or filed as work
+        told_with = {f.turn_id for f in mine if f.relation == _ENDS_WITH_TRADE}
+        return tuple(
+            f.id
+            for f in mine
+            if f.category == "work"
+            or f.relation == _ENDS_WITH_TRADE
+            or f.relation == "is_a"
+            and f.turn_id in told_with
+        )
+    # an animal or person the user named is gone ("we had to put Biscuit down", "we lost Rocky in March"):
+    # the name and their own facts end too; a relationship that ended ("Carlos and I are divorced") is not
+    named = any(f.relation == "named" and same_object(f.object, candidate.object) for f in known)
+    lost = candidate.ended and candidate.relation in _HAVING and named
+    gone = candidate.relation == ENDS_WHAT_IT_NAMES or lost
     return tuple(
         f.id
         for f in known
-        if subject_key(f.subject) == candidate.subject_key
+        if f in mine
         and names_same_thing(candidate.object, f.relation, f.object)
         or gone
         and (

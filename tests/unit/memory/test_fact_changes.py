@@ -129,3 +129,56 @@ def test_ending_verbs_used_for_other_things_end_nothing(reader: GrammarFactExtra
         "I put the kettle on.",
     ):
         assert not [f for f in reader.extract(text) if f.predicate == "ended"], text
+
+
+async def test_a_named_animal_lost_ends_its_name_but_a_divorce_ends_only_the_marriage(
+    reader: GrammarFactExtractor, tmp_path: Path
+) -> None:
+    lost = await told(
+        reader,
+        tmp_path,
+        "My dog Rocky is a grumpy old beagle.",
+        "We lost Rocky back in March, the house is quiet.",
+    )
+    assert lost[("my dog", "named", "rocky")] == "superseded"
+    (tmp_path / "divorce").mkdir()
+    divorced = await told(
+        reader, tmp_path / "divorce", "my husband Carlos is a pilot", "Carlos and I are divorced now"
+    )
+    assert divorced[("carlos", "is_a", "pilot")] == "current"
+
+
+async def test_retiring_with_no_object_ends_the_work_facts_only(
+    reader: GrammarFactExtractor, tmp_path: Path
+) -> None:
+    listed = await told(
+        reader,
+        tmp_path,
+        "I'm an accountant at Hartley & Moss and I love jazz.",
+        "Retired at last! No more spreadsheets.",
+    )
+    assert listed[("user", "is_a", "accountant")] == "superseded"
+    assert ("user", "likes", "jazz") in current(listed)
+
+
+async def test_someone_moved_by_the_user_lives_where_they_were_moved(
+    reader: GrammarFactExtractor, tmp_path: Path
+) -> None:
+    listed = await told(
+        reader,
+        tmp_path,
+        "My grandmother Edith lives on her own in Margate.",
+        "we moved Edith into a care home in Canterbury last month",
+    )
+    assert listed[("edith", "lives_in", "margate")] == "superseded"
+    assert ("edith", "lives_in", "canterbury") in current(listed)
+    assert not reader.extract("my parents moved us to Chicago when I was ten")  # a childhood, not a home
+
+
+async def test_meant_without_i_still_corrects(reader: GrammarFactExtractor, tmp_path: Path) -> None:
+    listed = await told(
+        reader, tmp_path, "i live in Austin, been here about 6 years", "sorry, meant Dallas. long day"
+    )
+    assert listed[("user", "lives_in", "austin")] == "superseded"
+    assert ("user", "lives_in", "dallas") in current(listed)
+    assert not [f for f in reader.extract("I mean, it's fine.") if f.predicate == "replaces_value"]
