@@ -50,11 +50,11 @@ class LocomoJudge:
     """Grades answers with `provider` (any configured model, a local server's included)."""
 
     def __init__(self, provider: ChatProvider) -> None:
-        self._provider = provider
+        self.provider = provider
 
     async def correct(self, question: str, gold: str, answer: str) -> bool | None:
         """Whether `answer` is right by the protocol; None when the model gave no usable label."""
         if not answer.strip():
             return False  # nothing said is not an answer
-        reply = await self._provider.complete(judge_request(question, gold, answer))
+        reply = await self.provider.complete(judge_request(question, gold, answer))
         return read_label(reply.text)

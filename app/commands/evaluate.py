@@ -1,7 +1,8 @@
-"""`python main.py eval locomo --dataset FILE [--sample N] [--conversations K] [--json] [--report]`: LoCoMo
-answered end to end through the real write and read paths, beside `bench answers`' method on the same
-questions (`eval/locomo_eval.py`). The run works in temporary data dirs of its own; of the user's, only its
-`eval` folder gets the reports asked for (`eval/reports.py`)."""
+"""`python main.py eval locomo …`: LoCoMo answered end to end through the real write and read paths, beside
+`bench answers`' method on the same questions (`eval/locomo_eval.py`); it works in temporary data dirs of its
+own, and of the user's only the `eval` folder gets the reports asked for (`eval/reports.py`).
+`python main.py eval variants …`: answers to saved prompts and their variants, in resumable batches, judged
+blind against the full prompt's answer (`eval/ablation.py`)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,85 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     locomo.add_argument("--judge", metavar="MODEL", help=judge_help)
     report_help = "also write a markdown and an HTML report (with plots) to the data dir's eval folder"
     locomo.add_argument("--report", action="store_true", help=report_help)
+    _variants_arguments(
+        evaluations.add_parser("variants", help="answers to saved prompts and their variants, judged")
+    )
+
+
+def _variants_arguments(parser: argparse.ArgumentParser) -> None:
+    from eval.variants import STRATEGIES
+
+    parser.add_argument(
+        "--snapshot", type=Path, nargs="+", required=True, metavar="FILE", help="saved prompts"
+    )
+    parser.add_argument(
+        "--model", required=True, help="the configured model that answers (the embedded one too)"
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="results; a rerun resumes there"
+    )
+    strategies_help = f"which variants (default: all of {', '.join(STRATEGIES)})"
+    parser.add_argument(
+        "--strategies", nargs="+", choices=STRATEGIES, default=list(STRATEGIES), help=strategies_help
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="MODEL",
+        help="a configured model that compares each variant's answer with the full prompt's",
+    )
+    parser.add_argument("--concurrency", type=count_arg(1, 64), default=2, help="answers at once (default 2)")
+    parser.add_argument("--rate", type=count_arg(1, 100_000), help="at most this many calls a minute")
+    parser.add_argument("--seed", type=int, default=7, help="the judge's A/B placement seed (default 7)")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    if args.eval_command == "variants":
+        return _variants(args, config, env)
+    return _locomo(args, config, env)
+
+
+def _variants(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    import asyncio
+
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
+    from eval.ablation import run_ablation
+    from ui.shared.payloads import print_json
+
+    for name in (args.model, args.judge):
+        if name is not None and name not in config.providers:
+            raise UserInputError(f"unknown model {name!r}; configured: {', '.join(config.providers)}")
+    factory = ProviderFactory(config, env, CostLedger(budget_usd=config.budget.max_usd))
+    judge = _judge(config, env, args.judge).provider if args.judge else None
+    result = asyncio.run(
+        run_ablation(
+            args.snapshot,
+            factory.wrapped(args.model),
+            args.out,
+            strategies=args.strategies,
+            judge=judge,
+            concurrency=args.concurrency,
+            per_minute=args.rate,
+            seed=args.seed,
+        )
+    )
+    if args.json:
+        print_json(result)
+    else:
+        for name, row in result["variants"].items():
+            wins = row.get("vs_full", {}).get("accuracy")
+            judged = (
+                f"  accuracy vs full: {wins['variant']} won, {wins['full']} lost, {wins['tie']} tied"
+                if wins
+                else ""
+            )
+            print(f"{name:<40} {row.get('tokens', 0):>7} tokens{judged}")
+        print(f"results in {args.out}", file=sys.stderr)
+    return 0
+
+
+def _locomo(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     from app.builders.models import offline_answering
     from app.commands.bench import Stores
     from eval.locomo_eval import bench_answers_baseline, locomo_headline, run_locomo_eval
@@ -85,7 +162,7 @@ def _judge(config: AppConfig, env: dict[str, str], name: str) -> LocomoJudge:
 
 COMMAND = Command(
     "eval",
-    "answer quality end to end (LoCoMo), beside the benchmarks' methods",
+    "answer quality: LoCoMo end to end, prompt variants answered and judged",
     _arguments,
     _run,
     keeps_data=False,

@@ -54,3 +54,36 @@ def test_eval_locomo_answers_each_question_end_to_end_and_leaves_the_data_dir_al
     missing = evaluate(data, "--dataset", str(tmp_path / "nope.json"))
     assert missing.returncode == 2 and "dataset not found" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+async def test_eval_variants_answers_a_saved_prompt_and_its_variant_with_the_embedded_model(
+    tmp_path: Path,
+) -> None:
+    from core.ports import RecalledMemory
+    from core.prompt.builder import PromptBuilder
+    from core.prompt.tokens import EstimateCounter
+    from core.turn_context import TurnContext
+    from eval.snapshots import capture, save
+
+    memories = (
+        RecalledMemory("conv_1", "conversations", "User: Our tortoise is Sir Reginald.", 0.8, 1.7e9),
+        RecalledMemory("conv_2", "conversations", "User: I work as a pharmacist.", 0.7, 1.7e9),
+    )
+    context = TurnContext("What's my tortoise called?", memories=memories, now=1.7e9 + 60)
+    prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 4000).build(context)
+    snapshot = tmp_path / "tortoise.json"
+    save(capture(prompt, query=context.text, config_text="cfg", model="local"), snapshot)
+    out = tmp_path / "run"
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
+    command = [sys.executable, str(ROOT / "main.py"), "eval", "variants", "--snapshot", str(snapshot)]
+    command += ["--model", "local", "--out", str(out), "--strategies", "reorder", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)
+    assert set(summary["variants"]) == {"full", "reversed"} and summary["jobs"]["generated_now"] == 2
+    rows = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    assert all(row["answer"] for row in rows)
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert (
+        again.returncode == 0 and json.loads(again.stdout)["jobs"]["generated_now"] == 0
+    )  # resumed: all done
