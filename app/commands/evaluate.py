@@ -36,6 +36,13 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     _variants_arguments(
         evaluations.add_parser("variants", help="answers to saved prompts and their variants, judged")
     )
+    corpus = evaluations.add_parser(
+        "corpus", help="seed queries, three or more per intent, checked without an LLM"
+    )
+    corpus.add_argument(
+        "--corpus", type=Path, metavar="FILE", help="a corpus file (default: the shipped one)"
+    )
+    corpus.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _variants_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +75,39 @@ def _variants_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     if args.eval_command == "variants":
         return _variants(args, config, env)
+    if args.eval_command == "corpus":
+        return _corpus(args, config)
     return _locomo(args, config, env)
+
+
+def _corpus(args: argparse.Namespace, config: AppConfig) -> int:
+    import asyncio
+    import tempfile
+
+    from app.builders.models import build_analyzer
+    from app.commands.bench import Stores
+    from eval.corpus import CORPUS, corpus_headline, load_corpus, run_corpus
+    from memory.embeddings import MiniLMEmbedder
+    from ui.shared.payloads import print_json
+
+    path = args.corpus or CORPUS
+    if not path.is_file():
+        raise UserInputError(f"corpus not found: {path}")
+    seed, queries = load_corpus(path)
+    analyzer = build_analyzer(MiniLMEmbedder(threads=1))
+    with tempfile.TemporaryDirectory(prefix="daemon-eval-corpus-") as folder:
+        services = Stores(config).offline_in(Path(folder))
+        try:
+            progress = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+            run = run_corpus(services.orchestrator, analyzer.analyze, seed, queries, progress)
+            result = asyncio.run(run)
+        finally:
+            services.close()
+    if args.json:
+        print_json(result)
+    else:
+        print(corpus_headline(result))
+    return 0
 
 
 def _variants(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:

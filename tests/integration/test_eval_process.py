@@ -1,7 +1,8 @@
-"""`python main.py eval locomo` in a real process on a small LoCoMo-format file: the conversation is told
-through the real write path and asked through the real orchestrator on the embedded defaults; the JSON keys
-are the documented contract, every question gets an answer, and the user's data dir gets the report asked for
-and nothing else."""
+"""`python main.py eval …` in real processes on the embedded defaults: `eval locomo` tells a small
+LoCoMo-format file through the real write path and asks it through the orchestrator (the JSON contract, an
+answer to every question, the user's data dir given only the report asked for); `eval variants` answers a
+saved prompt and its variant and resumes; `eval corpus` checks each query and names each broken
+expectation."""
 
 from __future__ import annotations
 
@@ -84,6 +85,28 @@ async def test_eval_variants_answers_a_saved_prompt_and_its_variant_with_the_emb
     rows = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
     assert all(row["answer"] for row in rows)
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
-    assert (
-        again.returncode == 0 and json.loads(again.stdout)["jobs"]["generated_now"] == 0
-    )  # resumed: all done
+    assert again.returncode == 0
+    assert json.loads(again.stdout)["jobs"]["generated_now"] == 0  # resumed: nothing asked again
+
+
+def test_eval_corpus_checks_each_query_in_a_real_process(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.yaml"
+    corpus.write_text(
+        "seed: ['Our tortoise is called Sir Reginald.']\n"
+        "queries:\n"
+        '  - {text: "What\'s my tortoise called?", intent: factual_recall, tone: conversational,'
+        " sections: [relevant_memories], must_not_include: ['###'], max_words: 60}\n"
+        "  - {text: 'What is my tortoise called?', intent: general, tone: conversational,"
+        " sections: [], must_not_include: ['Reginald'], max_words: 60}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
+    command = [sys.executable, str(ROOT / "main.py"), "eval", "corpus", "--corpus", str(corpus), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    first, second = result["rows"]
+    assert first["failed"] == [] and "Sir Reginald" in first["reply"]
+    # the second query's expectations are wrong on purpose: each is reported, by name
+    assert "intent (factual_recall)" in second["failed"] and "said 'Reginald'" in second["failed"]
+    assert result["passed"] == 1 and result["intents"]["general"] == {"n": 1, "passed": 0}
