@@ -420,8 +420,9 @@ def asks_about_user(question: str, user_names: Collection[str] = ()) -> bool:
 
 
 def names_user(question: str, user_names: Collection[str]) -> bool:
-    """Whether a question names the user by one of their own names ("What does Dana play?" to Dana)."""
-    return any(re.search(rf"\b{re.escape(name)}\b", question, re.I) for name in user_names if name.strip())
+    """Whether a question names the user by one of their own names ("What does Dana play?" to Dana): as a
+    name is written, capitalised, and not as the first word (a user called Will asking "Will it rain?")."""
+    return any(re.search(rf"(?<=\S)\s+{re.escape(name)}\b", question) for name in user_names if name.strip())
 
 
 def user_names(facts: Sequence[FactView]) -> list[str]:

@@ -375,3 +375,7 @@ async def test_a_question_naming_the_user_is_taken_on_whatever_its_intent(
         ordinary, await PromptBuilder("S", EstimateCounter(), 8000).build(ordinary), NeverAgent()
     )
     assert isinstance(left, AttributionChecked)  # first person, not a recall: still the model's
+    will = FactView("n2", "user", "named", "Will", "current", 0.9, "identity")
+    weather = TurnContext("Will it rain tomorrow?", analysis=analysis, memories=memories, profile=(will,))
+    prompt = await PromptBuilder("S", EstimateCounter(), 8000).build(weather)
+    assert isinstance(ExtractiveRecall(answerer).agent_for(weather, prompt, NeverAgent()), AttributionChecked)
