@@ -29,14 +29,20 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from core.prompt.builder import citation_map
-from core.providers.base import ChatProvider
-from core.types import ChatRequest, Message
+from core.types import ChatRequest, Message, ModelResponse
 from eval.objective_checks import check_answer
 from eval.snapshots import load, prompt_hash, replay
 from eval.variants import STRATEGIES, Variant, variants
+
+
+class Completes(Protocol):
+    """What a run needs of a model (a `ChatProvider` is one): one answer to one request."""
+
+    async def complete(self, request: ChatRequest) -> ModelResponse: ...
+
 
 CRITERIA = ("accuracy", "helpfulness", "conciseness", "tone", "grounding")
 ANSWERS, JUDGMENTS = "answers.jsonl", "judgments.jsonl"
@@ -155,7 +161,7 @@ async def run_batch(
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def answer_work(model: ChatProvider, *, max_tokens: int = 400) -> Callable[[Job], Any]:
+def answer_work(model: Completes, *, max_tokens: int = 400) -> Callable[[Job], Any]:
     """The generation step: one job's prompt to `model`, its answer with tokens, time and failed checks."""
 
     async def work(job: Job) -> dict[str, Any]:
@@ -217,7 +223,7 @@ def read_verdict(text: str, variant_first: bool) -> dict[str, str] | None:
     return out
 
 
-def judge_work(judge: ChatProvider, answers: dict[str, dict[str, Any]], seed: int) -> Callable[[str], Any]:
+def judge_work(judge: Completes, answers: dict[str, dict[str, Any]], seed: int) -> Callable[[str], Any]:
     """The judging step for one variant's key: its answer against its snapshot's full answer, blind."""
 
     async def work(key: str) -> dict[str, Any]:
@@ -269,11 +275,11 @@ def summary(answers: Iterable[dict[str, Any]], judgments: Iterable[dict[str, Any
 
 async def run_ablation(
     snapshot_files: Sequence[Path],
-    model: ChatProvider,
+    model: Completes,
     out: Path,
     *,
     strategies: Sequence[str] = STRATEGIES,
-    judge: ChatProvider | None = None,
+    judge: Completes | None = None,
     concurrency: int = 2,
     per_minute: float | None = None,
     seed: int = 7,

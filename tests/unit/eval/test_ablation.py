@@ -53,11 +53,11 @@ async def test_each_variant_is_answered_once_within_the_cap_and_a_stopped_run_re
     out = tmp_path / "run"
     stopped = CountingModel(fail_at=4)
     with pytest.raises(RuntimeError):
-        await run_ablation([path], stopped, out, concurrency=1, stream=io.StringIO())  # type: ignore[arg-type]
+        await run_ablation([path], stopped, out, concurrency=1, stream=io.StringIO())
     kept = (out / ANSWERS).read_text().splitlines()
     assert len(kept) == 3  # what finished before the stop is on disk
     model = CountingModel()
-    result = await run_ablation([path], model, out, concurrency=3, stream=io.StringIO())  # type: ignore[arg-type]
+    result = await run_ablation([path], model, out, concurrency=3, stream=io.StringIO())
     assert model.calls == total - 3 and model.most <= 3
     rows = [json.loads(line) for line in (out / ANSWERS).read_text().splitlines()]
     assert sorted(r["key"] for r in rows) == sorted(j.key for j in jobs([path]))
@@ -103,7 +103,7 @@ async def test_the_judge_sees_both_answers_blind_and_its_verdicts_are_mapped_bac
         tmp_path / "run",
         strategies=["leave-one-out"],
         judge=Judge(),
-        stream=io.StringIO(),  # type: ignore[arg-type]
+        stream=io.StringIO(),
     )
     judged = [json.loads(line) for line in (tmp_path / "run" / JUDGMENTS).read_text().splitlines()]
     assert judged and all(j["verdict"]["accuracy"] in ("full", "tie") for j in judged)
