@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.events import Done, RunError
+from core.metrics import percentiles
 from core.prompt.assembly import AssembledPrompt
 from eval.benchmarks.answers_bench import answer_extractively, contains_gold, token_f1
 from eval.benchmarks.locomo import CATEGORY_NAMES, LocomoConversation, LocomoQuestion, TurnUnit, load_locomo
@@ -307,20 +308,23 @@ def judged(asked: Sequence[Asked]) -> dict[str, Any]:
             "no_verdict": len(rows) - len(labelled),
         }
 
-    categories = {
-        name: block([r for r in asked if r.question.category == cat])
-        for cat, name in CATEGORY_NAMES.items()
-        if any(r.question.category == cat for r in asked)
-    }
-    return {"overall": block(asked), "categories": categories}
+    return per_category(asked, block)
 
 
 def _proper(rows: Sequence[Asked]) -> dict[str, Any]:
     return _scores([(r.span or r.answer, r.question.answer) for r in rows])
 
 
-def _scored(rows: Sequence[Asked], pick: int) -> dict[str, Any]:
-    return _scores([(r.baseline[pick], r.question.answer) for r in rows])
+def per_category(
+    asked: Sequence[Asked], score: Callable[[Sequence[Asked]], dict[str, Any]]
+) -> dict[str, Any]:
+    """`score` over every question ("overall") and over each category present ("categories")."""
+    categories = {
+        name: score(rows)
+        for cat, name in CATEGORY_NAMES.items()
+        if (rows := [r for r in asked if r.question.category == cat])
+    }
+    return {"overall": score(asked), "categories": categories}
 
 
 def _scores(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
@@ -364,45 +368,26 @@ def bench_answers_baseline(
 
 def report(asked: Sequence[Asked], *, model: str, seed: int, conversations: int) -> dict[str, Any]:
     """The figures of a run: overall and per category, retrieval recall, memory tokens, latency."""
-    times = sorted(r.ms for r in asked)
     return {
         "model": model,
         "seed": seed,
         "conversations": conversations,
-        "overall": _block(asked),
-        "categories": {
-            name: _block([r for r in asked if r.question.category == cat])
-            for cat, name in CATEGORY_NAMES.items()
-            if any(r.question.category == cat for r in asked)
-        },
+        **per_category(asked, _block),
         # the answer proper: the span memory answered with ("cello"), else the whole reply
-        "answer_proper": {
-            "overall": _proper(asked),
-            "categories": {
-                name: _proper([r for r in asked if r.question.category == cat])
-                for cat, name in CATEGORY_NAMES.items()
-                if any(r.question.category == cat for r in asked)
-            },
-        },
+        "answer_proper": per_category(asked, _proper),
         "retrieval_recall": round(statistics.fmean(r.recall for r in asked), 4) if asked else 0.0,
         "memory_tokens_per_turn": round(statistics.fmean(r.memory_tokens for r in asked), 1)
         if asked
         else 0.0,
-        "latency_ms": {
-            "p50": round(statistics.median(times), 1) if times else 0.0,
-            "p95": round(times[min(len(times) - 1, int(0.95 * len(times)))], 1) if times else 0.0,
-        },
+        "latency_ms": percentiles([r.ms for r in asked], 1),
         "failed": sum(bool(r.failed) for r in asked),
         "bench_answers": {
-            which: {
-                "overall": _scored(asked, pick),
-                "categories": {
-                    name: _scored([r for r in asked if r.question.category == cat], pick)
-                    for cat, name in CATEGORY_NAMES.items()
-                    if any(r.question.category == cat for r in asked)
-                },
-            }
-            for which, pick in (("span", 0), ("reply", 1))
+            "span": per_category(
+                asked, lambda rows: _scores([(r.baseline[0], r.question.answer) for r in rows])
+            ),
+            "reply": per_category(
+                asked, lambda rows: _scores([(r.baseline[1], r.question.answer) for r in rows])
+            ),
         },
         "rows": [
             {
