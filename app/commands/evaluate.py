@@ -118,9 +118,8 @@ def _variants(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) 
     from eval.ablation import run_ablation
     from ui.shared.payloads import print_json
 
-    for name in (args.model, args.judge):
-        if name is not None and name not in config.providers:
-            raise UserInputError(f"unknown model {name!r}; configured: {', '.join(config.providers)}")
+    if args.model not in config.providers:  # the judge's name is checked by `_judge`
+        raise UserInputError(f"unknown model {args.model!r}; configured: {', '.join(config.providers)}")
     factory = ProviderFactory(config, env, CostLedger(budget_usd=config.budget.max_usd))
     judge = _judge(config, env, args.judge).provider if args.judge else None
     result = asyncio.run(
