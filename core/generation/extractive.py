@@ -346,8 +346,9 @@ class ExtractiveAnswerer:
             overlap, fit, span, resolved = found
             source = memories.get(f"conv_{fact.source_turn_id}")  # the turn it was told in, if recalled
             at = source.created_at if source else fact.told_at
-            # the turn's marker (it carries the date), else the profile line's own
-            marker = markers.get(source.id, "") if source else markers.get(fact.id, "")
+            # the turn's marker (it carries the date), else the profile line's own: a recalled turn may
+            # still be left out of the prompt by its budget, and then has no marker
+            marker = (markers.get(source.id, "") if source else "") or markers.get(fact.id, "")
             yield Evidence(
                 sentence,
                 span,

@@ -299,6 +299,15 @@ def test_a_fact_whose_turn_was_not_recalled_cites_its_profile_line(answerer: Ext
     assert reply.text == "You told me: you live in Oslo. [F1]"
 
 
+def test_a_fact_whose_turn_was_recalled_but_left_out_of_the_prompt_cites_its_profile_line(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    fact = FactView("f1", "user", "lives_in", "Oslo", "current", 0.9, "location", source_turn_id="t9")
+    source = RecalledMemory("conv_t9", "conversations", "User: I live in Oslo.\nAssistant: Nice.", 0.3, TOLD_AT)
+    reply = answerer.answer("Where do I live?", [source], [fact], {"f1": "[F1]"})  # the budget dropped conv_t9
+    assert reply.text.endswith("[F1]"), reply.text
+
+
 TORTOISE = FactView("f3", "my tortoise", "named", "Sir Reginald", "current", 0.9, "pets")
 SISTER = FactView("f5", "my sister", "is_a", "surgeon", "current", 0.9, "family")
 JO = FactView("f6", "Jo", "sister_of", "user", "current", 0.9, "family")
