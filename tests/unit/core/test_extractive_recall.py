@@ -303,8 +303,9 @@ def test_a_fact_whose_turn_was_recalled_but_left_out_of_the_prompt_cites_its_pro
     answerer: ExtractiveAnswerer,
 ) -> None:
     fact = FactView("f1", "user", "lives_in", "Oslo", "current", 0.9, "location", source_turn_id="t9")
-    source = RecalledMemory("conv_t9", "conversations", "User: I live in Oslo.\nAssistant: Nice.", 0.3, TOLD_AT)
-    reply = answerer.answer("Where do I live?", [source], [fact], {"f1": "[F1]"})  # the budget dropped conv_t9
+    told = "User: I live in Oslo.\nAssistant: Nice."
+    source = RecalledMemory("conv_t9", "conversations", told, 0.3, TOLD_AT)
+    reply = answerer.answer("Where do I live?", [source], [fact], {"f1": "[F1]"})  # conv_t9 cut by the budget
     assert reply.text.endswith("[F1]"), reply.text
 
 
