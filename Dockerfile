@@ -49,6 +49,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     GRADIO_ANALYTICS_ENABLED=False \
     ANONYMIZED_TELEMETRY=False \
     DAEMON_DATA_DIR=/data \
+    DAEMON_CACHE_DIR=/data/cache \
     DAEMON_GUI__HOST=0.0.0.0 \
     DAEMON_GUI__PORT=7860
 

@@ -42,6 +42,9 @@ class ProviderConfig(_Frozen):
     backend: Literal["auto", "llama_cpp", "transformers"] = "auto"
     model_path: str | None = None
     threads: int = Field(0, ge=0)
+    # kind local only: the longest reply the embedded model writes. A 135M model past a short answer repeats
+    # itself and invents; a longer reply costs seconds per hundred tokens on a laptop CPU.
+    max_reply_tokens: int = Field(256, ge=16)
     # USD per million [input, output] tokens, over the built-in table (core/providers/pricing.py); needed for
     # a paid model the table does not know while budget.max_usd is set ([0, 0] for a self-hosted server).
     price_per_mtok: tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]] | None = None

@@ -38,6 +38,8 @@ def offline_env(data_dir: Path, base: dict[str, str] | None = None) -> dict[str,
     env.update(
         {
             "DAEMON_DATA_DIR": str(data_dir),
+            # the model's converted copy too: the check reads the GGUF file as a first start does
+            "DAEMON_CACHE_DIR": str(data_dir / "cache"),
             "DAEMON_PROVIDER": "local",
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",

@@ -199,6 +199,8 @@ class LocalModelProvider:
 
     `backend` is "auto" (llama-cpp-python if importable, else transformers), a backend name, or a
     `LocalBackend` object (tests inject fakes). `n_threads=None` picks the backend's default.
+    `max_reply_tokens` caps every text reply, whatever the request asks (JSON answers have their own cap).
+    `converted_root`: where the transformers backend keeps a fast-loading copy of the model.
     Nothing heavy happens here; the model loads on first use.
     """
 
@@ -218,8 +220,12 @@ class LocalModelProvider:
         timeout_s: float = 300.0,
         json_timeout_s: float = 90.0,
         branch_scoring: str = "channel",
+        max_reply_tokens: int = 256,
+        converted_root: Path | None = None,
     ) -> None:
         self._model_path = model_path
+        self.max_reply_tokens = max_reply_tokens
+        self._converted_root = converted_root
         self._n_threads = n_threads
         self.context_window = context_window
         self.top_p, self.repetition_penalty = top_p, repetition_penalty
@@ -256,7 +262,11 @@ class LocalModelProvider:
             if self._backend is None:
                 path = resolve_model_path(self._model_path)
                 self._backend = make_backend(
-                    self.backend_name, path, context_window=self.context_window, n_threads=self._n_threads
+                    self.backend_name,
+                    path,
+                    context_window=self.context_window,
+                    n_threads=self._n_threads,
+                    converted_root=self._converted_root,
                 )
             backend = self._backend
         try:
@@ -272,6 +282,7 @@ class LocalModelProvider:
                     resolve_model_path(self._model_path),
                     context_window=self.context_window,
                     n_threads=self._n_threads,
+                    converted_root=self._converted_root,
                 )
             backend.load()
         self._export_tokenizer(backend)
@@ -309,7 +320,7 @@ class LocalModelProvider:
 
     def _params(self, request: ChatRequest) -> GenParams:
         return GenParams(
-            max_tokens=max(1, request.max_tokens),
+            max_tokens=max(1, min(request.max_tokens, self.max_reply_tokens)),
             temperature=request.temperature,
             top_p=self.top_p,
             repetition_penalty=self.repetition_penalty,

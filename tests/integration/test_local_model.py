@@ -12,13 +12,16 @@ import importlib.util
 import json
 import time
 from collections.abc import AsyncGenerator, Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
 from core.agent.xml_protocol import JsonProtocol
+from core.providers.converted_model import has_copy
 from core.providers.local import LocalModelProvider
+from core.providers.local_backends import TransformersBackend
 from core.types import ChatRequest, FinishPart, Message, TextPart, ToolSpec
 
 pytestmark = [
@@ -40,17 +43,40 @@ TOOLS = (
 )
 
 
+@pytest.fixture(scope="module")
+def converted_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module's own cache folder: its first load converts the GGUF file and saves the copy here."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(scope="module", params=["transformers", "llama_cpp"])
-def provider(request: pytest.FixtureRequest) -> Iterator[LocalModelProvider]:
+def provider(request: pytest.FixtureRequest, converted_root: Path) -> Iterator[LocalModelProvider]:
     """One loaded model per backend for the module; offline, as in production."""
     if request.param == "llama_cpp" and importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("llama-cpp-python is not installed (optional: make llama)")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HF_HUB_OFFLINE", "1")
         mp.setenv("TRANSFORMERS_OFFLINE", "1")
-        local = LocalModelProvider(backend=request.param)
+        local = LocalModelProvider(backend=request.param, converted_root=converted_root)
         asyncio.run(local.load())
         yield local
+
+
+async def test_a_later_load_reads_the_converted_copy_and_answers_the_same(
+    provider: LocalModelProvider, converted_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if provider.backend_name != "transformers":
+        pytest.skip("only the transformers backend converts the GGUF file")
+    copies = list((converted_root / "models").iterdir())
+    assert len(copies) == 1 and has_copy(copies[0]), copies
+
+    def no_gguf(self: TransformersBackend) -> None:
+        raise AssertionError("the GGUF file was read again")
+
+    monkeypatch.setattr(TransformersBackend, "_load_gguf", no_gguf)
+    again = LocalModelProvider(backend="transformers", converted_root=converted_root)
+    request = ask("What is the capital of France?", max_tokens=16, temperature=0.0)
+    assert (await again.complete(request)).text == (await provider.complete(request)).text
 
 
 def ask(text: str, **kw: Any) -> ChatRequest:

@@ -133,6 +133,14 @@ async def test_complete_respects_max_tokens_and_temperature() -> None:
     assert params.greedy and params.max_tokens == 5
 
 
+async def test_a_text_reply_never_runs_past_the_providers_reply_cap() -> None:
+    backend = FakeBackend(endless=True)
+    provider = LocalModelProvider(backend=backend, max_reply_tokens=8)
+    response = await provider.complete(ask("tell me everything", max_tokens=1024))
+    assert response.finish_reason == "length" and response.usage.output_tokens == 8
+    assert backend.calls[0][1].max_tokens == 8
+
+
 async def test_stop_sequence_cuts_text_and_stops_generation() -> None:
     backend = FakeBackend(["The answer", " is 4.", "\nUser:", " more", " text"], endless=True)
     response = await LocalModelProvider(backend=backend).complete(ask("2+2?", stop=("\nUser:",)))
