@@ -1,9 +1,10 @@
 """Train a head (`data/<name>_head.npz`) on its shipped labelled examples.
 
-    python -m eval.train_head intent|tone [--examples FILE] [--out FILE]
+    python -m eval.train_head intent|tone|evidence [--examples FILE] [--out FILE]
 
-The intent head is a softmax regression over MiniLM vectors, full-batch gradient descent from zeros with L2:
-deterministic up to floating-point summation order, 10–40 s on one core, most of it embedding the examples.
+The intent and evidence heads are softmax regressions over MiniLM vectors, full-batch gradient descent from
+zeros with L2: deterministic up to floating-point summation order, 10–40 s on one core, most of it embedding
+the examples.
 The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top three
 layers (`eval.tune_top`, fixed seed, about 4 minutes on two cores): with real chat among its examples, a
 linear boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk,
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.pipeline.linear_head import (
+    EVIDENCE_HEAD,
     INTENT_HEAD,
     TONE_HEAD,
     TUNED_PREFIX,
@@ -29,7 +31,7 @@ from core.pipeline.linear_head import (
 from eval.training_sets import training_examples
 from eval.tune_top import TuneSettings
 
-SPECS = {spec.name: spec for spec in (INTENT_HEAD, TONE_HEAD)}
+SPECS = {spec.name: spec for spec in (INTENT_HEAD, TONE_HEAD, EVIDENCE_HEAD)}
 L2 = 1e-3
 SCALE = 10.0  # the logits' temperature: sharper probabilities than unit-norm vectors give on their own
 STEPS = 800

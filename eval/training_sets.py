@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.pipeline.linear_head import INTENT_HEAD, TONE_HEAD, HeadSpec, read_rows
+from core.pipeline.linear_head import EVIDENCE_HEAD, INTENT_HEAD, TONE_HEAD, HeadSpec, read_rows
 
 TRAINING_DIR = Path(__file__).resolve().parent / "training"
 BATCHES: dict[str, tuple[str, ...]] = {
     INTENT_HEAD.name: (),
+    EVIDENCE_HEAD.name: (),
     # Without ordinary chat among its examples, a head trained on balanced levels reads "take care!" or
     # "don't give up!" as crisis (the balanced set's prior makes a quarter of everything crisis).
     TONE_HEAD.name: (
@@ -28,11 +29,13 @@ BATCHES: dict[str, tuple[str, ...]] = {
         "tone_batch_11.tsv",
     ),
 }
-# Another head's examples read as calm: every row whose label is not excluded becomes one example of the
-# head's first label (the tone head learns that questions to an assistant are not distress from the intent
-# examples, minus the emotional-support ones).
-CALM_FROM: dict[str, tuple[HeadSpec, tuple[str, ...]]] = {
-    TONE_HEAD.name: (INTENT_HEAD, ("emotional_support",)),
+# Another head's rows read as calm: every row whose label is not excluded becomes one example of the head's
+# first label (the tone head learns that questions to an assistant are not distress from the intent
+# examples, minus the emotional-support ones; the evidence head that telling one's day in the first person
+# states no risk from the tone head's real chat).
+CALM_FROM: dict[str, tuple[Path, HeadSpec, tuple[str, ...]]] = {
+    TONE_HEAD.name: (INTENT_HEAD.examples_file, INTENT_HEAD, ("emotional_support",)),
+    EVIDENCE_HEAD.name: (TRAINING_DIR / "tone_chat_negatives.tsv", TONE_HEAD, ()),
 }
 
 
@@ -48,11 +51,7 @@ def training_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[st
         return read_rows(path, spec.labels)
     rows = [row for file in training_files(spec) for row in read_rows(file, spec.labels)]
     if spec.name in CALM_FROM:
-        other, excluded = CALM_FROM[spec.name]
+        file, other, excluded = CALM_FROM[spec.name]
         calm = spec.labels[0]
-        rows += [
-            (text, calm)
-            for text, label in read_rows(other.examples_file, other.labels)
-            if label not in excluded
-        ]
+        rows += [(text, calm) for text, label in read_rows(file, other.labels) if label not in excluded]
     return rows

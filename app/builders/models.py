@@ -73,12 +73,14 @@ def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> Cont
 
 def build_tone_detector(embedder: Embedder, nlp: SpacyPipeline) -> ToneDetector:
     """The tone detector the analyzer holds (`bench tone` measures this one): lexicon, tone head, danger
-    reader over the shared spaCy pipeline."""
-    from core.pipeline.linear_head import TONE_HEAD
+    reader over the shared spaCy pipeline, evidence reader."""
+    from core.pipeline.linear_head import EVIDENCE_HEAD, TONE_HEAD
     from core.pipeline.tone import ToneDetector
     from core.pipeline.tone_danger import DangerReader
 
-    return ToneDetector(head=_head(TONE_HEAD, embedder), danger=DangerReader(nlp))
+    return ToneDetector(
+        head=_head(TONE_HEAD, embedder), danger=DangerReader(nlp), stated=_head(EVIDENCE_HEAD, embedder)
+    )
 
 
 def _head(spec: HeadSpec, embedder: Embedder) -> LinearHead | None:

@@ -53,6 +53,10 @@ class HeadSpec:
 
 INTENT_HEAD = HeadSpec("intent", tuple(INTENT_NAMES))
 TONE_HEAD = HeadSpec("tone", ("conversational", "concern", "elevated", "crisis"))
+# Whether a message states a risk in words (a wish or act of dying or self-harm, a means, a bodily emergency,
+# danger now) or only implies one or none: what `core.pipeline.tone` asks before the tone head's crisis
+# reading may count as evidence where no word list holds the words.
+EVIDENCE_HEAD = HeadSpec("evidence", ("unstated", "stated"))
 
 
 class HeadError(ValueError):

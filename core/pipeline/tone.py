@@ -16,11 +16,13 @@
    of someone the user names as in their care, which gets the emergency text for someone with them.
 4. **The tone head** (``core.pipeline.linear_head``), if one was injected: MiniLM with its top layers tuned,
    English only. Besides confirming a stated risk, it weighs what the words say: where it reads a crisis and
-   the words only hint (a distress cue, a bodily sign, a farewell or arrangement: ``hint_terms``), the
-   reading is ``concern`` and asks (``ToneResult.unsure``, the check-in question as support, never a hotline
-   list); where the user said some distress of themselves it may raise to ``concern`` or ``elevated``; where
-   the words say nothing of distress it changes nothing. Texts the lexicon settled (a negated or past crisis
-   or elevated cue) are not read by it.
+   the words only hint (a distress cue, a bodily sign, a farewell or arrangement: ``hint_terms``), or where
+   the evidence reader (a head trained only to tell a stated risk from an implied one or none, if one was
+   injected) is sure the words state one that no list or parse holds, the reading is ``concern`` and asks
+   (``ToneResult.unsure``, the check-in question as support, never a hotline list); where the user said some
+   distress of themselves it may raise to ``concern`` or ``elevated``; where the words say nothing of
+   distress it changes nothing. Texts the lexicon settled (a negated or past crisis or elevated cue) are not
+   read by it.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.
@@ -174,6 +176,13 @@ class ToneConfig:
     # Someone the user names as in their care ("my son", "our baby") with a risk said of them: the head's
     # crisis reading at this makes an emergency the user must act on.
     head_care_at: float = 0.5
+    # Where no word list holds the words ("i wont be alive for it", "tied the belt to the wardrobe door"):
+    # the evidence reader (a head trained only to tell a stated risk from an implied one or none) at
+    # `stated_at` together with the tone head's crisis reading at `head_stated_at`, about the user, in four
+    # words or more, makes the reading ask (concern and the check-in). Not a crisis: as evidence it read
+    # 0.13 % of public chat as crisis, over the 0.1 % a false alarm may cost (docs/tone_eval.md).
+    stated_at: float = 0.7
+    head_stated_at: float = 0.9
     # Fewer words than this give the head too little to read ("the end", "after the party", "goodnight" read
     # as crisis at p≈0.99): a crisis in so few words needs the lexicon ("i want to die", "kms") or the danger
     # reader ("help chest pain").
@@ -352,9 +361,11 @@ class ToneDetector:
         head: ToneVoter | None = None,
         config: ToneConfig | None = None,
         danger: DangerSource | None = None,
+        stated: ToneVoter | None = None,
     ) -> None:
         self._head = head
         self._danger = danger
+        self._stated = stated
         self._config = config or ToneConfig()
         self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
         self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
@@ -396,6 +407,14 @@ class ToneDetector:
             support = CRISIS_SUPPORT if about_user else CARE_EMERGENCY_SUPPORT
             evidence_stage = "head"
         unsure = None
+        if not evidence and about_user and long_enough and crisis_p >= cfg.head_stated_at:
+            stated_p = self._stated_p(text)
+            if stated_p >= cfg.stated_at:
+                # a risk stated in words no list holds ("i wont be alive for it"), heard by both readers and
+                # shown by no parse: ask, never alarm
+                unsure = (
+                    f"both readers heard a stated risk (evidence p={stated_p:.2f}, crisis p={crisis_p:.2f})"
+                )
         if evidence:
             level, stage = ToneLevel.CRISIS, evidence_stage
         else:
@@ -409,6 +428,7 @@ class ToneDetector:
             if about_user and long_enough and said and crisis_p >= cfg.head_ask_at:
                 # the head hears a risk the words only hint at ("said": ...): ask, gently; never alarm
                 unsure = f"the reader heard possible risk (p={crisis_p:.2f}) in: {', '.join(said[:3])}"
+            if unsure:
                 level, stage = max(level, ToneLevel.CONCERN, key=_ORDER.index), "head"
         if support is None and self._other_in_danger(cues, tokens):
             level, support = max(level, ToneLevel.CONCERN, key=_ORDER.index), THIRD_PARTY_SUPPORT
@@ -580,6 +600,16 @@ class ToneDetector:
         except Exception as exc:  # a failing embedder must never break the turn
             log.warning("tone head skipped: %s", exc)
             return None
+
+    def _stated_p(self, text: str) -> float:
+        """The evidence reader's probability that `text` states a risk (0 without a reader or if it fails)."""
+        if self._stated is None:
+            return 0.0
+        try:
+            return float(self._stated.vote(text).get("stated", 0.0))
+        except Exception as exc:  # a failing embedder must never break the turn
+            log.warning("evidence reader skipped: %s", exc)
+            return 0.0
 
     def _head_level(self, votes: Mapping[str, float] | None, level: ToneLevel, may_raise: bool) -> ToneLevel:
         """The lexicon's level revised by the head among conversational, concern and elevated: raised when it

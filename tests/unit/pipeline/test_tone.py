@@ -342,6 +342,43 @@ def test_a_risk_to_someone_in_the_users_care_is_an_emergency_to_act_on(text: str
     assert hinted.level is not ToneLevel.CRISIS
 
 
+class FakeEvidenceReader:
+    """The evidence reader: "stated" with probability `share` for the texts in `stated`, 0.05 for others."""
+
+    def __init__(self, stated: set[str], share: float = 0.9, fail: bool = False) -> None:
+        self.stated, self.share, self.fail = stated, share, fail
+
+    def vote(self, text: str) -> dict[str, float]:
+        if self.fail:
+            raise RuntimeError("embedder gone")
+        p = self.share if text in self.stated else 0.05
+        return {"unstated": 1 - p, "stated": p}
+
+
+NO_LIST_HOLDS = "no need to book the dentist, i wont be alive by then"
+
+
+def test_a_risk_no_list_holds_asks_when_both_readers_are_sure_and_never_alarms() -> None:
+    head = FakeHead({NO_LIST_HOLDS: "crisis"}, share=0.97)
+    result = ToneDetector(head=head, stated=FakeEvidenceReader({NO_LIST_HOLDS})).detect(NO_LIST_HOLDS)
+    assert (result.level, result.support, result.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
+    assert result.unsure == "both readers heard a stated risk (evidence p=0.90, crisis p=0.97)"
+
+
+def test_neither_reader_alone_asks_nor_both_about_someone_else() -> None:
+    text, about_her = NO_LIST_HOLDS, "she says no need to book her dentist, she wont be alive by then"
+    sure_head = FakeHead({text: "crisis", about_her: "crisis"}, share=0.97)
+    readings = [
+        ToneDetector(head=sure_head, stated=FakeEvidenceReader(set())).detect(text),
+        ToneDetector(head=FakeHead({text: "crisis"}, share=0.8), stated=FakeEvidenceReader({text})).detect(text),
+        ToneDetector(stated=FakeEvidenceReader({text})).detect(text),
+        ToneDetector(head=sure_head, stated=FakeEvidenceReader({text}, share=0.6)).detect(text),
+        ToneDetector(head=sure_head, stated=FakeEvidenceReader({about_her})).detect(about_her),
+        ToneDetector(head=sure_head, stated=FakeEvidenceReader({text}, fail=True)).detect(text),
+    ]
+    assert [(r.level, r.unsure) for r in readings] == [(ToneLevel.CONVERSATIONAL, None)] * len(readings)
+
+
 @pytest.mark.parametrize("text", ["I don't see the point in going on anymore", "kill myself tonight"])
 def test_explicit_risk_the_user_states_is_a_crisis_without_the_head(text: str) -> None:
     result = ToneDetector().detect(text)

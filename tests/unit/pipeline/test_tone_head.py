@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.pipeline.linear_head import TONE_HEAD, read_head_digest, training_digest
+from core.pipeline.linear_head import EVIDENCE_HEAD, TONE_HEAD, read_head_digest, training_digest
 from core.pipeline.tone import ToneDetector, ToneLevel
 from eval.benchmarks.tone_bench import ToneScore, read_cases, read_evidence, score
 from eval.training_sets import training_examples
@@ -26,8 +26,10 @@ def key(text: str) -> str:
 
 
 def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
-    # Editing data/tone_examples.tsv without retraining (python -m eval.train_head tone) fails here.
+    # Editing data/tone_examples.tsv or data/evidence_examples.tsv without retraining (python -m
+    # eval.train_head tone|evidence) fails here.
     assert read_head_digest(TONE_HEAD) == training_digest(training_examples(TONE_HEAD))
+    assert read_head_digest(EVIDENCE_HEAD) == training_digest(training_examples(EVIDENCE_HEAD))
 
 
 HELD_OUT = (
@@ -41,6 +43,7 @@ HELD_OUT = (
     "tone_crisis_blind9.tsv",
     "tone_crisis_blind10.tsv",
     "tone_crisis_blind11.tsv",
+    "tone_crisis_blind12.tsv",
     "tone_chat_heldout.tsv",
 )
 
@@ -52,17 +55,22 @@ def test_no_held_out_message_is_a_training_example(name: str) -> None:
     assert not training & {key(case.text) for case in read_cases(DATA / name)}
 
 
+# The evidence head learns from the tone development sets (data/evidence_examples.tsv); these measure it.
+@pytest.mark.parametrize("name", HELD_OUT[-5:])
+def test_no_message_measuring_the_evidence_head_is_one_of_its_examples(name: str) -> None:
+    training = {key(text) for text, _ in training_examples(EVIDENCE_HEAD)}
+    assert len(training) >= 1700
+    assert not training & {key(case.text) for case in read_cases(DATA / name)}
+
+
 @pytest.fixture(scope="module")
 def detector() -> ToneDetector:
-    """Built as `app.builders.models.build_analyzer` builds it."""
+    """The detector the analyzer holds, built by the composition root's builder."""
+    from app.builders.models import build_tone_detector
     from core.nlp import SpacyPipeline
-    from core.pipeline.tone_danger import DangerReader
     from memory.embeddings import MiniLMEmbedder
-    from memory.tuned_encoder import load_head_for
 
-    embedder = MiniLMEmbedder(threads=1)
-    head = load_head_for(TONE_HEAD, embedder)
-    return ToneDetector(head=head, danger=DangerReader(SpacyPipeline()))
+    return build_tone_detector(MiniLMEmbedder(threads=1), SpacyPipeline())
 
 
 def scored(detector: ToneDetector, name: str, read: dict[str, str]) -> ToneScore:
