@@ -368,9 +368,10 @@ def test_a_risk_no_list_holds_asks_when_both_readers_are_sure_and_never_alarms()
 def test_neither_reader_alone_asks_nor_both_about_someone_else() -> None:
     text, about_her = NO_LIST_HOLDS, "she says no need to book her dentist, she wont be alive by then"
     sure_head = FakeHead({text: "crisis", about_her: "crisis"}, share=0.97)
+    unsure_head = FakeHead({text: "crisis"}, share=0.8)
     readings = [
         ToneDetector(head=sure_head, stated=FakeEvidenceReader(set())).detect(text),
-        ToneDetector(head=FakeHead({text: "crisis"}, share=0.8), stated=FakeEvidenceReader({text})).detect(text),
+        ToneDetector(head=unsure_head, stated=FakeEvidenceReader({text})).detect(text),
         ToneDetector(stated=FakeEvidenceReader({text})).detect(text),
         ToneDetector(head=sure_head, stated=FakeEvidenceReader({text}, share=0.6)).detect(text),
         ToneDetector(head=sure_head, stated=FakeEvidenceReader({about_her})).detect(about_her),

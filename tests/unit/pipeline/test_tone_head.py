@@ -93,7 +93,8 @@ EVIDENCE = read_evidence(DATA / "tone_crisis_evidence.tsv")
 # (set, crisis rows, floors: crisis recall on rows with explicit evidence, crisis rows read as concern or
 # above, crisis precision). Measured with `bench tone` when the evidence gate came in (docs/tone_eval.md,
 # "The evidence gate"): explicit 72/75, 81/81, 104/109, 99/114, 102/114, 105/124, 103/132, 97/128, 100/119
-# and 21/23 on the blind set; a floor a row or two under each, to guard against losing what it has.
+# and 21/23 on the blind set; a floor a row or two under each, to guard against losing what it has. Sets 12
+# and 13 came later, each measured once unseen; the asking floors of 9-13 count the evidence reader's asks.
 CRISIS_SETS = (
     ("tone_blind.tsv", 30, (20, 27, 0.75)),
     ("tone_crisis_blind3.tsv", 82, (70, 77, 0.9)),
@@ -102,9 +103,11 @@ CRISIS_SETS = (
     ("tone_crisis_blind6.tsv", 150, (97, 125, 0.95)),
     ("tone_crisis_blind7.tsv", 150, (100, 120, 0.9)),
     ("tone_crisis_blind8.tsv", 150, (103, 117, 0.9)),
-    ("tone_crisis_blind9.tsv", 150, (101, 116, 0.9)),
-    ("tone_crisis_blind10.tsv", 150, (95, 109, 0.9)),
-    ("tone_crisis_blind11.tsv", 149, (98, 118, 0.88)),
+    ("tone_crisis_blind9.tsv", 150, (101, 126, 0.9)),
+    ("tone_crisis_blind10.tsv", 150, (95, 116, 0.9)),
+    ("tone_crisis_blind11.tsv", 149, (98, 122, 0.88)),
+    ("tone_crisis_blind12.tsv", 150, (96, 115, 0.93)),
+    ("tone_crisis_blind13.tsv", 148, (116, 130, 0.95)),
 )
 
 
