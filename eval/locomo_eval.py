@@ -21,6 +21,7 @@ speaker open the first reply of that session's view.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import re
 import statistics
@@ -315,6 +316,10 @@ def _proper(rows: Sequence[Asked]) -> dict[str, Any]:
     return _scores([(r.span or r.answer, r.question.answer) for r in rows])
 
 
+def _scored(rows: Sequence[Asked], pick: int) -> dict[str, Any]:
+    return _scores([(r.baseline[pick], r.question.answer) for r in rows])
+
+
 def per_category(
     asked: Sequence[Asked], score: Callable[[Sequence[Asked]], dict[str, Any]]
 ) -> dict[str, Any]:
@@ -382,12 +387,8 @@ def report(asked: Sequence[Asked], *, model: str, seed: int, conversations: int)
         "latency_ms": percentiles([r.ms for r in asked], 1),
         "failed": sum(bool(r.failed) for r in asked),
         "bench_answers": {
-            "span": per_category(
-                asked, lambda rows: _scores([(r.baseline[0], r.question.answer) for r in rows])
-            ),
-            "reply": per_category(
-                asked, lambda rows: _scores([(r.baseline[1], r.question.answer) for r in rows])
-            ),
+            which: per_category(asked, functools.partial(_scored, pick=pick))
+            for which, pick in (("span", 0), ("reply", 1))
         },
         "rows": [
             {

@@ -219,34 +219,19 @@ class TransformersBackend:
             return None
 
     def _load_gguf(self) -> tuple[Any, Any]:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        folder, file = str(self.model_path.parent), self.model_path.name
         try:
-            tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=file, local_files_only=True)
-            model = AutoModelForCausalLM.from_pretrained(
-                folder, gguf_file=file, local_files_only=True, dtype=torch.float32
-            )
+            return _pretrained(self.model_path.parent, gguf_file=self.model_path.name)
         except (OSError, ValueError, RuntimeError) as exc:
             raise ProviderError(f"could not load {self.model_path}: {exc}", provider="local") from exc
-        return model, tokenizer
 
     @staticmethod
     def _load_copy(folder: Path) -> tuple[Any, Any] | None:
         """The converted copy, or None when it does not load (the GGUF file is read instead)."""
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         try:
-            tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-            model = AutoModelForCausalLM.from_pretrained(
-                str(folder), local_files_only=True, dtype=torch.float32
-            )
+            return _pretrained(folder)
         except Exception as exc:  # noqa: BLE001 - a damaged or partial cache: read the GGUF file instead
             logger.info("the converted copy in %s did not load (%s); reading the GGUF file", folder, exc)
             return None
-        return model, tokenizer
 
     def _encode(self, messages: ChatMessages, prefix: str) -> Any:
         prompt = self._tokenizer.apply_chat_template(
@@ -310,6 +295,18 @@ class TransformersBackend:
                     total += float(logp.gather(1, cand[0, 1:].unsqueeze(1)).sum())
                 scores.append(total)
         return scores
+
+
+def _pretrained(folder: Path, **source: str) -> tuple[Any, Any]:
+    """(model in fp32, tokenizer) from `folder`, offline; `source` names a GGUF file in it if any."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True, **source)
+    model = AutoModelForCausalLM.from_pretrained(
+        str(folder), local_files_only=True, dtype=torch.float32, **source
+    )
+    return model, tokenizer
 
 
 def _callback_streamer(tokenizer: Any, on_text: TextSink) -> Any:
