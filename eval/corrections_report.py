@@ -2,6 +2,7 @@
 
     python -m eval.corrections_report                      # every tests/data/fact_corrections_*.yaml
     python -m eval.corrections_report FILE --show          # one file, each scenario that does not hold
+    python -m eval.corrections_report --locomo FILE [--show]  # what corrections read in real chat
 
 Each scenario's two messages (`first`, then `later`) go through the grammar reader, the verification gate
 and the fact store, as a live turn's facts do with the embedded defaults. A scenario holds when every
@@ -24,6 +25,7 @@ import yaml
 
 from core.ports import FactExtractor, TurnRecord
 from core.relations import canonical_relation
+from memory.facts.updates import UpdateReader
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 Listed = dict[tuple[str, str, str], str]  # (subject, relation, object), lower case -> status
@@ -45,7 +47,9 @@ def load_scenarios(path: Path) -> list[Scenario]:
     return [Scenario(r["first"], r["later"], r["current"], r["superseded"]) for r in rows]
 
 
-async def replay(reader: FactExtractor, folder: Path, first: str, later: str) -> Listed:
+async def replay(
+    reader: FactExtractor, folder: Path, first: str, later: str, updates: UpdateReader | None = None
+) -> Listed:
     """Both messages through the fact service (store + verification, no model) in a fresh store."""
     from memory.facts.service import FactMemory
     from memory.facts.store import FactStore
@@ -53,7 +57,7 @@ async def replay(reader: FactExtractor, folder: Path, first: str, later: str) ->
 
     store = FactStore(folder / "facts.sqlite3")
     try:
-        facts = FactMemory(store, FactVerifier())
+        facts = FactMemory(store, FactVerifier(), updates=updates)
         for n, text in enumerate((first, later)):
             turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
             await facts.record(reader.extract(text), turn)
@@ -77,13 +81,16 @@ def holds(listed: Listed, scenario: Scenario, *, strict: bool = False) -> bool:
     return all(s is not None and s != "current" for s in ended) if strict else "current" not in ended
 
 
-async def measure(reader: FactExtractor, path: Path, *, show: bool) -> tuple[int, int, int]:
-    """(held, held strictly, scenarios) for one file; with `show`, print each scenario that does not hold."""
+async def measure(
+    reader: FactExtractor, path: Path, *, show: bool, updates: UpdateReader | None = None
+) -> tuple[int, int, int]:
+    """(held, held strictly, scenarios) for one file; with `show`, print each scenario that does not hold.
+    `updates` reads each message against what is known as well, as the app does."""
     held = strict = 0
     scenarios = load_scenarios(path)
     for scenario in scenarios:
         with tempfile.TemporaryDirectory() as folder:
-            listed = await replay(reader, Path(folder), scenario.first, scenario.later)
+            listed = await replay(reader, Path(folder), scenario.first, scenario.later, updates)
         ok = holds(listed, scenario)
         held += ok
         strict += holds(listed, scenario, strict=True)
@@ -94,21 +101,86 @@ async def measure(reader: FactExtractor, path: Path, *, show: bool) -> tuple[int
     return held, strict, len(scenarios)
 
 
+async def locomo_updates(
+    reader: FactExtractor, updates: UpdateReader, path: Path, *, show: bool
+) -> tuple[int, int]:
+    """(turns, facts replaced by a correction read against what is known) over every speaker's turns of a
+    LoCoMo file, each speaker's facts in a store of their own: a replacement here is most likely a false
+    one, as these conversations tell few changes."""
+    import json
+
+    from memory.facts.service import FactMemory
+    from memory.facts.store import FactStore
+    from memory.facts.verification import FactVerifier
+
+    turns = replaced = 0
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conversation = sample["conversation"]
+        sessions = sorted(
+            (
+                k
+                for k in conversation
+                if k.startswith("session_") and k.split("_")[1].isdigit() and "date" not in k
+            ),
+            key=lambda k: int(k.split("_")[1]),
+        )
+        for speaker in (conversation["speaker_a"], conversation["speaker_b"]):
+            with tempfile.TemporaryDirectory() as folder:
+                store = FactStore(Path(folder) / "facts.sqlite3")
+                facts = FactMemory(store, FactVerifier())
+                try:
+                    said = [t["text"] for k in sessions for t in conversation[k] if t["speaker"] == speaker]
+                    for n, text in enumerate(said):
+                        known = [f for f in store.facts("current")]
+                        read = updates.read(text, known)
+                        turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
+                        await facts.record(reader.extract(text), turn)
+                        turns += 1
+                        replaced += len(read)
+                        for fact in read if show else ():
+                            print(
+                                f"- {speaker}: {text!r}\n    -> {fact.subject} {fact.predicate} {fact.object}"
+                                f" (was {fact.replaces})"
+                            )
+                finally:
+                    store.close()
+    return turns, replaced
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="correction YAML files (default: every set)")
     parser.add_argument("--show", action="store_true", help="print each scenario that does not hold")
+    parser.add_argument("--locomo", type=Path, help="a LoCoMo JSON file: count the corrections read in it")
     args = parser.parse_args(argv)
     from core.nlp import SpacyPipeline
+    from memory.embeddings import MiniLMEmbedder
     from memory.facts.grammar import GrammarFactExtractor
+    from memory.facts.updates import UpdateReader
 
-    reader = GrammarFactExtractor(SpacyPipeline())
+    nlp = SpacyPipeline()
+    reader, updates = GrammarFactExtractor(nlp), UpdateReader(nlp, MiniLMEmbedder(threads=1).embed)
+    if args.locomo:
+        turns, replaced = asyncio.run(locomo_updates(reader, updates, args.locomo, show=args.show))
+        print(
+            f"{turns} turns of {args.locomo.name}: {replaced} facts replaced by a correction read against"
+            f" what is known ({1000 * replaced / max(turns, 1):.1f} per 1,000 turns)"
+        )
+        return 0
     paths = args.files or sorted(DATA.glob("fact_corrections_*.yaml"))
-    print("| set | hold | hold strictly |\n|---|---:|---:|")
+    print("| set | hold: extractor alone | hold: + corrections read against what is known (used) |")
+    print("|---|---:|---:|")
     for path in paths:
-        held, strict, total = asyncio.run(measure(reader, path, show=args.show))
-        print(f"| {path.stem.removeprefix('fact_corrections_')} | {held}/{total} | {strict}/{total} |")
+        alone = asyncio.run(measure(reader, path, show=False))
+        used = asyncio.run(measure(reader, path, show=args.show, updates=updates))
+        name = path.stem.removeprefix("fact_corrections_")
+        print(f"| {name} | {_figure(alone)} | {_figure(used)} |")
     return 0
+
+
+def _figure(result: tuple[int, int, int]) -> str:
+    held, strict, total = result
+    return f"{held}/{total} (strictly {strict})"
 
 
 if __name__ == "__main__":

@@ -163,6 +163,7 @@ def build_remembering(
     from memory.facts.adjudicator import LlmAdjudicator
     from memory.facts.object_types import ObjectTypes
     from memory.facts.service import open_fact_memory
+    from memory.facts.updates import UpdateReader
     from memory.session_state_store import SESSION_STATE_FILE, SessionStateDB
     from memory.shutdown.session_end import open_session_end
 
@@ -173,7 +174,11 @@ def build_remembering(
     knowledge, extractor = build_knowledge(config), build_extractor(nlp)
     types = ObjectTypes(nlp, knowledge)  # the gate rejects a fact whose object does not fit its relation
     facts, close_facts = open_fact_memory(
-        config.data_dir, memory, LlmAdjudicator(model) if model else None, types
+        config.data_dir,
+        memory,
+        LlmAdjudicator(model) if model else None,
+        types,
+        UpdateReader(nlp, embedder.embed),  # "he's at Microsoft" read against what is known
     )
     stack.callback(close_facts)
     analyzer = build_analyzer(embedder, nlp)

@@ -15,16 +15,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
-from core.relations import normalize
+from core.relations import canonical_relation, normalize
 from memory.facts.changes import as_change, back_again
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
 from memory.facts.implications import widen
-from memory.facts.model import CURRENT, Candidate, StoredFact
+from memory.facts.model import CURRENT, PRONOUNS, Candidate, StoredFact, subject_key
 from memory.facts.object_types import ObjectTypes
 from memory.facts.profile import profile_facts
 from memory.facts.references import corrected, is_pronoun, is_value_swap, resolve
 from memory.facts.store import FACTS_FILE, FactStore
 from memory.facts.truth import read_truth
+from memory.facts.updates import UpdateReader
 from memory.facts.verification import Adjudicator, FactVerifier, Verdict
 from memory.service import MemoryService
 from memory.vector_store import Metadata, Record
@@ -48,8 +49,12 @@ class FactMemory:
         index: Index | None = None,
         claims: ClaimIndex | None = None,
         restamp: Restamp | None = None,
+        updates: UpdateReader | None = None,
     ) -> None:
+        """`updates` reads a correction against the current facts ("he's at Microsoft" after "my husband
+        works at Google"); none: only what the extractor read is recorded."""
         self._store = store
+        self._updates = updates
         self._verifier = verifier
         self._index = index
         self._claims = claims
@@ -68,13 +73,15 @@ class FactMemory:
         reply stated. A turn applied before (a retry after a crash) changes nothing."""
         if await asyncio.to_thread(self._store.was_applied, turn.turn_id):
             return FactOutcome()
+        # what is current before this turn: whom "her" means, which partner role or workplace a fact ends
+        known = await asyncio.to_thread(self._store.facts, CURRENT)
+        if self._updates is not None and known:
+            facts = with_updates(facts, await asyncio.to_thread(self._updates.read, turn.user, known))
         if not facts:
             if previous_reply and is_confirmation(turn.user):
                 await asyncio.to_thread(self._confirm_mentioned, turn, previous_reply)
             return FactOutcome()
         decisions = []
-        # what is current before this turn: whom "her" means, which partner role or workplace a fact ends
-        known = await asyncio.to_thread(self._store.facts, CURRENT)
         for fact in facts:
             source = "corrected" if correcting or fact.replaces else "user_stated"
             candidate = Candidate.from_extracted(fact, source=source)
@@ -191,15 +198,46 @@ def _resolved(candidate: Candidate, known: Sequence[StoredFact], message: str) -
     return corrected(candidate, known)
 
 
+def with_updates(facts: Sequence[ExtractedFact], updates: Sequence[ExtractedFact]) -> list[ExtractedFact]:
+    """The extractor's facts with the corrections read against what is known. Where the extractor read a
+    value for the same subject and relation ("my manager's name is Brigid"), its value stands and names
+    the value it replaces; the correction's own value is used only where the extractor read none."""
+    said = {(canonical_relation(u.predicate)[0], normalize(u.object)) for u in updates}
+    # "she's a dental hygienist": the correction has already said whom "she" means
+    out = [
+        f
+        for f in facts
+        if not (
+            f.subject.lower() in PRONOUNS
+            and (canonical_relation(f.predicate)[0], normalize(f.object)) in said
+        )
+    ]
+    for update in updates:
+        slot = (subject_key(update.subject), canonical_relation(update.predicate)[0])
+        same = [
+            i
+            for i, f in enumerate(out)
+            if (subject_key(f.subject), canonical_relation(f.predicate)[0]) == slot
+        ]
+        if not same:
+            out.append(update)
+        for i in same:
+            if not out[i].negated and normalize(out[i].object) != normalize(update.replaces or ""):
+                out[i] = replace(out[i], replaces=out[i].replaces or update.replaces)
+    return out
+
+
 def open_fact_memory(
     data_dir: Path,
     memory: MemoryService,
     adjudicator: Adjudicator | None = None,
     types: ObjectTypes | None = None,
+    updates: UpdateReader | None = None,
 ) -> tuple[FactMemory, Callable[[], None]]:
     """Verified facts in `facts.sqlite3` of the data dir, copied into the `facts` collection, with the claim
     index of the documents that rely on them; and the function that closes both files. `types` checks that
-    each fact's object fits its relation (none: no type check)."""
+    each fact's object fits its relation (none: no type check); `updates` reads corrections against the
+    current facts."""
     store, claims = FactStore(data_dir / FACTS_FILE), ClaimIndex(data_dir / CLAIMS_FILE)
     verifier = FactVerifier(adjudicator, types=types)
     facts = FactMemory(
@@ -208,6 +246,7 @@ def open_fact_memory(
         index=lambda records: memory.add(FACTS_COLLECTION, records),
         claims=claims,
         restamp=memory.update_metadata,
+        updates=updates,
     )
     # a crash between the two writes; counted from the index, so no collection has to load for it
     facts.repair_index(memory.indexed_count(FACTS_COLLECTION))

@@ -1,0 +1,138 @@
+"""Corrections read against what is known (`memory.facts.updates`), through the real fact store, spaCy and
+MiniLM: an elliptical correction replaces the fact of the same kind of the person it speaks of, and ordinary
+chat that says "wrong", "actually" or "back" replaces nothing. The messages are written for these tests,
+not taken from a measuring set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.nlp import SpacyPipeline
+from eval.corrections_report import Listed, replay
+from memory.embeddings import MiniLMEmbedder
+from memory.facts.grammar import GrammarFactExtractor
+from memory.facts.updates import UpdateReader, is_correction
+
+
+@pytest.fixture(scope="module")
+def nlp() -> SpacyPipeline:
+    return SpacyPipeline()
+
+
+@pytest.fixture(scope="module")
+def reader(nlp: SpacyPipeline) -> GrammarFactExtractor:
+    return GrammarFactExtractor(nlp)
+
+
+@pytest.fixture(scope="module")
+def updates(nlp: SpacyPipeline) -> UpdateReader:
+    return UpdateReader(nlp, MiniLMEmbedder(threads=1).embed)
+
+
+async def told(
+    reader: GrammarFactExtractor, updates: UpdateReader | None, folder: Path, first: str, later: str
+) -> Listed:
+    return await replay(reader, folder, first, later, updates)
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "old", "new"),
+    [
+        (
+            "My brother works at Siemens.",
+            "Correction about my brother's employer: he's at Bosch, I mixed them up.",
+            ("my brother", "works_at", "siemens"),
+            ("my brother", "works_at", "bosch"),
+        ),
+        (
+            "My aunt Greta lives in Bremen.",
+            "I got the city wrong before, it's in Hamburg that Greta lives.",
+            ("greta", "lives_in", "bremen"),
+            ("greta", "lives_in", "hamburg"),
+        ),
+        (
+            "My nephew Tom is 9.",
+            "oops, Tom's actually 10 now that I think of it",
+            ("tom", "age", "9"),
+            ("tom", "age", "10"),
+        ),
+        (
+            "I speak French and Italian.",
+            "typo earlier: it's Portuguese I speak, not Italian",
+            ("user", "speaks", "italian"),
+            ("user", "speaks", "portuguese"),
+        ),
+        (
+            "I play the trumpet in a brass band.",
+            "my mistake, it's the trombone, never the other one",
+            ("user", "plays", "trumpet"),
+            ("user", "plays", "trombone"),
+        ),
+        (
+            "I live in Leeds.",
+            "Settled in York for good now, the boxes are finally unpacked",
+            ("user", "lives_in", "leeds"),
+            ("user", "lives_in", "york"),
+        ),
+    ],
+)
+async def test_a_correction_replaces_the_fact_of_its_kind(
+    reader: GrammarFactExtractor,
+    updates: UpdateReader,
+    tmp_path: Path,
+    first: str,
+    later: str,
+    old: tuple[str, str, str],
+    new: tuple[str, str, str],
+) -> None:
+    alone = await told(reader, None, tmp_path / "alone", first, later)
+    assert alone.get(old) == "current" and new not in alone  # no sentence frame reads it
+    listed = await told(reader, updates, tmp_path / "read", first, later)
+    assert listed[old] == "superseded"
+    assert listed[new] == "current"
+
+
+async def test_a_correction_keeps_the_values_it_does_not_name(
+    reader: GrammarFactExtractor, updates: UpdateReader, tmp_path: Path
+) -> None:
+    listed = await told(
+        reader,
+        updates,
+        tmp_path,
+        "I speak French and Italian.",
+        "typo earlier: it's Portuguese I speak, not Italian",
+    )
+    assert listed[("user", "speaks", "french")] == "current"
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ("I live in Leeds.", "I went back to Paris for a week, back home on Sunday"),
+        ("I live in Leeds.", "Spending the holidays in Vienna, back on the 3rd"),
+        ("I work at Siemens.", "Sorry, my friend works at Bosch, I mixed up who I meant"),
+        ("I play the trumpet.", "something went wrong with my drum lesson booking"),
+        ("I play the trumpet.", "It was actually a great concert, the trombones were amazing"),
+        ("I speak French.", "I also speak German now, finally passed the exam"),
+        ("I live in Leeds.", "No, I haven't been to Madrid, is it worth a visit?"),
+    ],
+)
+async def test_ordinary_chat_replaces_nothing(
+    reader: GrammarFactExtractor, updates: UpdateReader, tmp_path: Path, first: str, later: str
+) -> None:
+    alone = await told(reader, None, tmp_path / "alone", first, later)
+    listed = await told(reader, updates, tmp_path / "read", first, later)
+    assert {f: s for f, s in listed.items() if s != "current"} == {
+        f: s for f, s in alone.items() if s != "current"
+    }
+
+
+def test_correction_markers_are_read_from_the_parse(nlp: SpacyPipeline) -> None:
+    assert is_correction(nlp("no idea why I said Leeds, it's York"))
+    assert is_correction(nlp("*Hamburg"))
+    assert is_correction(nlp("I got her age wrong"))
+    assert not is_correction(nlp("what went wrong with the order?"))
+    assert not is_correction(nlp("we all make mistakes"))
+    assert not is_correction(nlp("I started from scratch"))
