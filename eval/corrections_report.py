@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import time
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
