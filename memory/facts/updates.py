@@ -42,9 +42,9 @@ Embed = Callable[[Sequence[str]], "np.ndarray"]
 # Words that say an earlier statement was wrong (lemmas or forms); "I meant", "mixed up" and "why I said
 # that" are read from the parse.
 _CORRECTION_WORDS = frozenset("correction misspeak misspoke typo oops autocorrect".split())
-# "wrong" of a statement ("the wrong town", "I got that wrong"), not of events ("what went wrong")
-_GOT_WRONG = frozenset("get have say tell type write put give remember".split())
 _SAYING = frozenset("say tell type write put".split())
+# "wrong" of a statement ("the wrong town", "I got that wrong"), not of events ("what went wrong")
+_GOT_WRONG = _SAYING | {"get", "have", "give", "remember"}
 # Words that say a move is settled, not a visit: "back home in Dublin", "moved in", "for good"; and the
 # nouns of a stay with an end ("in London for a conference", "back in Paris for the weekend").
 _SETTLED = frozenset("moved move relocated relocate settled home back".split())
@@ -58,6 +58,7 @@ _ADDITIVE = frozenset("too also additionally another second".split())
 _FIRST_PERSON = frozenset("i me my mine myself we us our ours".split())
 _THIRD_PERSON = frozenset("he she they him her them his hers their theirs".split())
 _ANYONE = frozenset("it that this there which what who".split())  # "it's in Poole": the message says whose
+THIRD_PARTY = "he/she/they"  # a value's speaker named by a pronoun only
 # Nouns that name a slot or a statement, never a value ("the wrong one", "what I said").
 _NOT_VALUES = frozenset(
     """thing one bit part stuff time earlier before what name job place town city country model number age
@@ -88,7 +89,7 @@ MAX_AGE = 120
 @dataclass(frozen=True)
 class Value:
     """A value the message names: its text, spaCy's entity label (or ""), whether it is a proper name, and
-    whose it is by its clause's subject: `USER`, "he/she/they", "" (the message does not say) or a noun."""
+    whose it is by its clause's subject: `USER`, `THIRD_PARTY`, "" (the message does not say) or a noun."""
 
     text: str
     label: str
@@ -151,14 +152,11 @@ class UpdateReader:
         values = list({v.text: v for _, v in pairs}.values())
         texts = [v.text for v in values] + [f.object for f in facts] + list(topics)
         texts += [RELATION_QUESTIONS.get(f.relation, f.relation.replace("_", " ")) for f in facts]
-        vectors = self._embed(texts)
-        at_value = {v.text: vectors[i] for i, v in enumerate(values)}
-        offset = len(values)
-        at_fact = {f.id: vectors[offset + i] for i, f in enumerate(facts)}
-        offset += len(facts)
-        topic_vecs = vectors[offset : offset + len(topics)]
-        offset += len(topics)
-        at_question = {f.id: vectors[offset + i] for i, f in enumerate(facts)}
+        vectors = iter(self._embed(texts))  # in the order of `texts`
+        at_value = {v.text: next(vectors) for v in values}
+        at_fact = {f.id: next(vectors) for f in facts}
+        topic_vecs = [next(vectors) for _ in topics]
+        at_question = {f.id: next(vectors) for f in facts}
         best: Update | None = None
         for fact, value in pairs:
             if same_object(value.text, fact.object):
@@ -248,7 +246,7 @@ def _whose(value: Value, message: str, known: Sequence[StoredFact]) -> list[Stor
     mine = [f for f in known if subject_key(f.subject) == USER]
     if value.speaker == USER:
         return mine
-    if value.speaker and value.speaker != "he/she/they":  # a noun: someone known by that name or role
+    if value.speaker and value.speaker != THIRD_PARTY:  # a noun: someone known by that name or role
         said = f" {normalize(value.speaker)} "
         return [f for f in others if _mentions(said, f.subject)]
     said = f" {normalize(message)} "
@@ -256,7 +254,7 @@ def _whose(value: Value, message: str, known: Sequence[StoredFact]) -> list[Stor
     if named:
         return named
     words = set(said.split())
-    if value.speaker:
+    if value.speaker == THIRD_PARTY:
         return others
     if not words & (_FIRST_PERSON | _THIRD_PERSON):  # "*Houston, sorry": the kind of value says whose
         return list(known)
@@ -298,7 +296,7 @@ def _person(subject: Any) -> str:
     if word in _FIRST_PERSON:
         return USER
     if word in _THIRD_PERSON:
-        return "he/she/they"
+        return THIRD_PARTY
     if word in _ANYONE or subject.pos_ == "PRON":
         return ""
     owner = next((c for c in subject.children if c.dep_ == "poss"), None)
@@ -339,7 +337,7 @@ def _values(doc: Any, topics: Sequence[str]) -> list[Value]:
         text = " ".join(w for w in text.split() if any(c.isalnum() for c in w))  # "*Peppa 🙈" -> "Peppa"
         if key and key not in seen and key not in _NOT_VALUES and key not in topics:
             seen.add(key)
-            values.append(Value(text.strip(), label, proper, _speaker(root)))
+            values.append(Value(text, label, proper, _speaker(root)))
 
     for ent in doc.ents:
         if ent.label_ in _VALUE_LABELS:
