@@ -25,8 +25,9 @@ from typing import Any
 
 import yaml
 
-from core.ports import FactExtractor, TurnRecord
+from core.ports import ExtractedFact, FactExtractor, TurnRecord
 from core.relations import canonical_relation
+from memory.facts.model import StoredFact
 from memory.facts.updates import UpdateReader
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -103,55 +104,50 @@ async def measure(
     return held, strict, len(scenarios)
 
 
-async def locomo_updates(
-    reader: FactExtractor, updates: UpdateReader, path: Path, *, show: bool
-) -> tuple[int, int]:
-    """(turns, facts replaced by a correction read against what is known) over every speaker's turns of a
-    LoCoMo file, each speaker's facts in a store of their own: a replacement here is most likely a false
-    one, as these conversations tell few changes."""
+class TimedReader(UpdateReader):
+    """The reader as the app runs it, keeping each message's time (ms) and what it read from it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.times: list[float] = []
+        self.read_from: list[tuple[str, ExtractedFact]] = []
+
+    def read(self, message: str, known: Sequence[StoredFact]) -> list[ExtractedFact]:
+        start = time.perf_counter()
+        found = super().read(message, known)
+        self.times.append(1000 * (time.perf_counter() - start))
+        self.read_from += [(message, fact) for fact in found]
+        return found
+
+
+async def locomo_updates(reader: FactExtractor, updates: TimedReader, path: Path) -> int:
+    """Every speaker's turns of a LoCoMo file through the fact service with `updates`, as a live turn's
+    facts go, each speaker's facts in a store of their own; the number of turns. What `updates` read there is
+    most likely false: these conversations tell few changes."""
     import json
 
+    from eval.benchmarks.locomo import sessions_in_order
     from memory.facts.service import FactMemory
     from memory.facts.store import FactStore
     from memory.facts.verification import FactVerifier
 
-    turns = replaced = 0
-    times: list[float] = []
+    turns = 0
     for sample in json.loads(path.read_text(encoding="utf-8")):
         conversation = sample["conversation"]
-        sessions = sorted(
-            (
-                k
-                for k in conversation
-                if k.startswith("session_") and k.split("_")[1].isdigit() and "date" not in k
-            ),
-            key=lambda k: int(k.split("_")[1]),
-        )
+        sessions = sessions_in_order(conversation)
         for speaker in (conversation["speaker_a"], conversation["speaker_b"]):
+            said = [t["text"] for _, session in sessions for t in session if t["speaker"] == speaker]
             with tempfile.TemporaryDirectory() as folder:
                 store = FactStore(Path(folder) / "facts.sqlite3")
-                facts = FactMemory(store, FactVerifier())
                 try:
-                    said = [t["text"] for k in sessions for t in conversation[k] if t["speaker"] == speaker]
+                    facts = FactMemory(store, FactVerifier(), updates=updates)
                     for n, text in enumerate(said):
-                        known = [f for f in store.facts("current")]
-                        start = time.perf_counter()
-                        read = updates.read(text, known)
-                        times.append(1000 * (time.perf_counter() - start))
                         turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
                         await facts.record(reader.extract(text), turn)
-                        turns += 1
-                        replaced += len(read)
-                        for fact in read if show else ():
-                            print(
-                                f"- {speaker}: {text!r}\n    -> {fact.subject} {fact.predicate} {fact.object}"
-                                f" (was {fact.replaces})"
-                            )
                 finally:
                     store.close()
-    p50, p95 = statistics.median(times), statistics.quantiles(times, n=20)[-1]
-    print(f"reading a turn against what is known: {p50:.1f} ms p50, {p95:.1f} ms p95")
-    return turns, replaced
+            turns += len(said)
+    return turns
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,12 +159,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.nlp import SpacyPipeline
     from memory.embeddings import MiniLMEmbedder
     from memory.facts.grammar import GrammarFactExtractor
-    from memory.facts.updates import UpdateReader
 
-    nlp = SpacyPipeline()
-    reader, updates = GrammarFactExtractor(nlp), UpdateReader(nlp, MiniLMEmbedder(threads=1).embed)
+    nlp, embedder = SpacyPipeline(), MiniLMEmbedder(threads=1)
+    reader, updates = GrammarFactExtractor(nlp), UpdateReader(nlp, embedder.embed)
     if args.locomo:
-        turns, replaced = asyncio.run(locomo_updates(reader, updates, args.locomo, show=args.show))
+        timed = TimedReader(nlp, embedder.embed)
+        turns = asyncio.run(locomo_updates(reader, timed, args.locomo))
+        for message, fact in timed.read_from if args.show else ():
+            print(
+                f"- {message!r}\n    -> {fact.subject} {fact.predicate} {fact.object} (was {fact.replaces})"
+            )
+        p50, p95 = statistics.median(timed.times), statistics.quantiles(timed.times, n=20)[-1]
+        print(f"reading a turn against what is known: {p50:.1f} ms p50, {p95:.1f} ms p95")
+        replaced = len(timed.read_from)
         print(
             f"{turns} turns of {args.locomo.name}: {replaced} facts replaced by a correction read against"
             f" what is known ({1000 * replaced / max(turns, 1):.1f} per 1,000 turns)"

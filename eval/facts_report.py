@@ -117,14 +117,12 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|we|our)\b", re.I)
 
 def first_person_statements(path: Path) -> list[str]:
     """The sentences of a LoCoMo file's turns that speak of the speaker and do not ask."""
+    from eval.benchmarks.locomo import sessions_in_order
     from memory.facts.extraction_clauses import split_sentences
 
     sentences = []
     for sample in json.loads(path.read_text(encoding="utf-8")):
-        conversation = sample["conversation"]
-        for key, turns in conversation.items():
-            if not re.fullmatch(r"session_\d+", key):
-                continue
+        for _, turns in sessions_in_order(sample["conversation"]):
             for turn in turns:
                 sentences += [
                     s

@@ -89,11 +89,15 @@ def normalise_evidence(raw: Iterable[str], known: set[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def sessions_in_order(conv: dict[str, Any]) -> list[tuple[int, list[dict[str, Any]]]]:
+    """A raw conversation's sessions as (number, turns), in the order they happened."""
+    numbers = sorted(int(m.group(1)) for k in conv if (m := _SESSION_KEY.fullmatch(k)))
+    return [(number, conv[f"session_{number}"]) for number in numbers]
+
+
 def _session_units(conv: dict[str, Any]) -> list[TurnUnit]:
     units: list[TurnUnit] = []
-    numbers = sorted(int(m.group(1)) for k in conv if (m := _SESSION_KEY.fullmatch(k)))
-    for number in numbers:
-        turns = conv[f"session_{number}"]
+    for number, turns in sessions_in_order(conv):
         if not turns:
             continue
         stamp = parse_session_datetime(conv[f"session_{number}_date_time"])
