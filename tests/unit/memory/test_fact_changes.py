@@ -7,15 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.nlp import SpacyPipeline
 from core.relations import fact_sentence
 from eval.corrections_report import Listed, replay
 from memory.facts.grammar import GrammarFactExtractor
-
-
-@pytest.fixture(scope="module")
-def reader() -> GrammarFactExtractor:
-    return GrammarFactExtractor(SpacyPipeline())
 
 
 async def told(reader: GrammarFactExtractor, tmp_path: Path, first: str, later: str) -> Listed:

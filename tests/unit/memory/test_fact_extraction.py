@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from core.nlp import SpacyPipeline
 from core.ports import FACT_CATEGORIES, ExtractedFact, FactExtractor
 from core.relations import canonical_relation
 from eval.facts_report import load_items
@@ -27,11 +26,6 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 @pytest.fixture(scope="module")
 def extractor() -> RuleFactExtractor:
     return RuleFactExtractor()
-
-
-@pytest.fixture(scope="module")
-def reader() -> GrammarFactExtractor:
-    return GrammarFactExtractor(SpacyPipeline())
 
 
 def triples(extractor: FactExtractor, text: str) -> set[tuple[str, str, str]]:

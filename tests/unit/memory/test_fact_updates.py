@@ -10,31 +10,15 @@ from pathlib import Path
 import pytest
 
 from core.nlp import SpacyPipeline
-from eval.corrections_report import Listed, replay
+from eval.corrections_report import replay
 from memory.embeddings import MiniLMEmbedder
 from memory.facts.grammar import GrammarFactExtractor
 from memory.facts.updates import UpdateReader, is_correction
 
 
 @pytest.fixture(scope="module")
-def nlp() -> SpacyPipeline:
-    return SpacyPipeline()
-
-
-@pytest.fixture(scope="module")
-def reader(nlp: SpacyPipeline) -> GrammarFactExtractor:
-    return GrammarFactExtractor(nlp)
-
-
-@pytest.fixture(scope="module")
 def updates(nlp: SpacyPipeline) -> UpdateReader:
     return UpdateReader(nlp, MiniLMEmbedder(threads=1).embed)
-
-
-async def told(
-    reader: GrammarFactExtractor, updates: UpdateReader | None, folder: Path, first: str, later: str
-) -> Listed:
-    return await replay(reader, folder, first, later, updates)
 
 
 @pytest.mark.parametrize(
@@ -87,9 +71,9 @@ async def test_a_correction_replaces_the_fact_of_its_kind(
     old: tuple[str, str, str],
     new: tuple[str, str, str],
 ) -> None:
-    alone = await told(reader, None, tmp_path / "alone", first, later)
+    alone = await replay(reader, tmp_path / "alone", first, later)
     assert alone.get(old) == "current" and new not in alone  # no sentence frame reads it
-    listed = await told(reader, updates, tmp_path / "read", first, later)
+    listed = await replay(reader, tmp_path / "read", first, later, updates)
     assert listed[old] == "superseded"
     assert listed[new] == "current"
 
@@ -97,12 +81,12 @@ async def test_a_correction_replaces_the_fact_of_its_kind(
 async def test_a_correction_keeps_the_values_it_does_not_name(
     reader: GrammarFactExtractor, updates: UpdateReader, tmp_path: Path
 ) -> None:
-    listed = await told(
+    listed = await replay(
         reader,
-        updates,
         tmp_path,
         "I speak French and Italian.",
         "typo earlier: it's Portuguese I speak, not Italian",
+        updates,
     )
     assert listed[("user", "speaks", "french")] == "current"
 
@@ -122,8 +106,8 @@ async def test_a_correction_keeps_the_values_it_does_not_name(
 async def test_ordinary_chat_replaces_nothing(
     reader: GrammarFactExtractor, updates: UpdateReader, tmp_path: Path, first: str, later: str
 ) -> None:
-    alone = await told(reader, None, tmp_path / "alone", first, later)
-    listed = await told(reader, updates, tmp_path / "read", first, later)
+    alone = await replay(reader, tmp_path / "alone", first, later)
+    listed = await replay(reader, tmp_path / "read", first, later, updates)
     assert {f: s for f, s in listed.items() if s != "current"} == {
         f: s for f, s in alone.items() if s != "current"
     }

@@ -15,16 +15,6 @@ Quad = tuple[str, str, str, bool]
 
 
 @pytest.fixture(scope="module")
-def nlp() -> SpacyPipeline:
-    return SpacyPipeline()
-
-
-@pytest.fixture(scope="module")
-def reader(nlp: SpacyPipeline) -> GrammarFactExtractor:
-    return GrammarFactExtractor(nlp)
-
-
-@pytest.fixture(scope="module")
 def frames(nlp: SpacyPipeline) -> GrammarFactExtractor:
     return GrammarFactExtractor(nlp, rules=False)
 

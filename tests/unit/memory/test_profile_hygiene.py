@@ -21,11 +21,6 @@ from memory.facts.verification import FactVerifier, Verdict
 BLUEFIN = "I work as a sound engineer at a studio called Bluefin Audio."
 
 
-@pytest.fixture(scope="module")
-def nlp() -> SpacyPipeline:
-    return SpacyPipeline()
-
-
 class FakeGraph:
     """`core.ports.EntityTypes` with fixed answers."""
 
