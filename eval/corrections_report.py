@@ -2,7 +2,8 @@
 
     python -m eval.corrections_report                      # every tests/data/fact_corrections_*.yaml
     python -m eval.corrections_report FILE --show          # one file, each scenario that does not hold
-    python -m eval.corrections_report --locomo FILE [--show]  # what corrections read in real chat
+    python -m eval.corrections_report --chat FILE [--show]  # corrections read in real chat (LoCoMo JSON or
+                                                            # one utterance a line)
 
 Each scenario's two messages (`first`, then `later`) go through the grammar reader, the verification gate
 and the fact store, as a live turn's facts do with the embedded defaults. A scenario holds when every
@@ -120,41 +121,54 @@ class TimedReader(UpdateReader):
         return found
 
 
-async def locomo_updates(reader: FactExtractor, updates: TimedReader, path: Path) -> int:
-    """Every speaker's turns of a LoCoMo file through the fact service with `updates`, as a live turn's
-    facts go, each speaker's facts in a store of their own; the number of turns. What `updates` read there is
-    most likely false: these conversations tell few changes."""
+def speakers_turns(path: Path) -> list[list[str]]:
+    """Each speaker's turns, in order: per conversation and speaker of a LoCoMo JSON file; a text file is one
+    speaker saying each of its lines."""
     import json
 
     from eval.benchmarks.locomo import sessions_in_order
-    from memory.facts.service import FactMemory
-    from memory.facts.store import FactStore
-    from memory.facts.verification import FactVerifier
 
-    turns = 0
+    if path.suffix != ".json":
+        return [[line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]]
+    streams = []
     for sample in json.loads(path.read_text(encoding="utf-8")):
         conversation = sample["conversation"]
         sessions = sessions_in_order(conversation)
         for speaker in (conversation["speaker_a"], conversation["speaker_b"]):
-            said = [t["text"] for _, session in sessions for t in session if t["speaker"] == speaker]
-            with tempfile.TemporaryDirectory() as folder:
-                store = FactStore(Path(folder) / "facts.sqlite3")
-                try:
-                    facts = FactMemory(store, FactVerifier(), updates=updates)
-                    for n, text in enumerate(said):
-                        turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
-                        await facts.record(reader.extract(text), turn)
-                finally:
-                    store.close()
-            turns += len(said)
-    return turns
+            streams.append([t["text"] for _, session in sessions for t in session if t["speaker"] == speaker])
+    return streams
+
+
+async def chat_updates(reader: FactExtractor, updates: TimedReader, streams: Sequence[Sequence[str]]) -> int:
+    """Each speaker's turns through the fact service with `updates`, as a live turn's facts go, each speaker's
+    facts in a store of their own; the number of turns. What `updates` read in chat that tells few changes is
+    most likely false."""
+    from memory.facts.service import FactMemory
+    from memory.facts.store import FactStore
+    from memory.facts.verification import FactVerifier
+
+    for said in streams:
+        with tempfile.TemporaryDirectory() as folder:
+            store = FactStore(Path(folder) / "facts.sqlite3")
+            try:
+                facts = FactMemory(store, FactVerifier(), updates=updates)
+                for n, text in enumerate(said):
+                    turn = TurnRecord(f"t{n}", "s", text, "ok", 1_700_000_000.0 + 60 * n)
+                    await facts.record(reader.extract(text), turn)
+            finally:
+                store.close()
+    return sum(len(said) for said in streams)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="correction YAML files (default: every set)")
     parser.add_argument("--show", action="store_true", help="print each scenario that does not hold")
-    parser.add_argument("--locomo", type=Path, help="a LoCoMo JSON file: count the corrections read in it")
+    parser.add_argument(
+        "--chat",
+        type=Path,
+        help="real chat, a LoCoMo JSON file or one utterance a line: count the corrections read in it",
+    )
     args = parser.parse_args(argv)
     from core.nlp import SpacyPipeline
     from memory.embeddings import MiniLMEmbedder
@@ -162,9 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     nlp, embedder = SpacyPipeline(), MiniLMEmbedder(threads=1)
     reader, updates = GrammarFactExtractor(nlp), UpdateReader(nlp, embedder.embed)
-    if args.locomo:
+    if args.chat:
         timed = TimedReader(nlp, embedder.embed)
-        turns = asyncio.run(locomo_updates(reader, timed, args.locomo))
+        turns = asyncio.run(chat_updates(reader, timed, speakers_turns(args.chat)))
         for message, fact in timed.read_from if args.show else ():
             print(
                 f"- {message!r}\n    -> {fact.subject} {fact.predicate} {fact.object} (was {fact.replaces})"
@@ -173,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reading a turn against what is known: {p50:.1f} ms p50, {p95:.1f} ms p95")
         replaced = len(timed.read_from)
         print(
-            f"{turns} turns of {args.locomo.name}: {replaced} facts replaced by a correction read against"
+            f"{turns} turns of {args.chat.name}: {replaced} facts replaced by a correction read against"
             f" what is known ({1000 * replaced / max(turns, 1):.1f} per 1,000 turns)"
         )
         return 0
