@@ -17,8 +17,8 @@ Apple" is not the user's job). What the message calls the thing it corrects ("th
 Anika's job") names the old value, never a new one, and picks among the subject's facts.
 
 A move told without a correction ("we're fully moved in now", "Priya's back in Bangalore for good") is
-read the same way, for places only and only with a word of settling (`_SETTLED`): "I'm in London now for a
-conference" moves no one.
+read the same way, for where someone lives only and only with a verb of settling (`_SETTLING`), "back
+home", "back in/to" a place or "for good": "I'm in London now for a conference" moves no one.
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ _CORRECTION_WORDS = frozenset("correction misspeak misspoke typo oops autocorrec
 _SAYING = frozenset("say tell type write put".split())
 # "wrong" of a statement ("the wrong town", "I got that wrong"), not of events ("what went wrong")
 _GOT_WRONG = _SAYING | {"get", "have", "give", "remember"}
-# Words that say a move is settled, not a visit: "back home in Dublin", "moved in", "for good"; and the
-# nouns of a stay with an end ("in London for a conference", "back in Paris for the weekend").
-_SETTLED = frozenset("moved move relocated relocate settled home back".split())
+# Verbs that say a move is settled, not a visit ("moved in", "relocated to"; also "back home", "back in
+# Dublin", "for good"); and the words of a stay with an end ("in London for a conference", "back in Paris
+# for the weekend").
+_SETTLING = frozenset("move relocate settle".split())
 _SETTLED_PHRASES = ("for good",)
 _STAYS = frozenset(
     """trip visit holiday holidays vacation conference weekend week wedding funeral break spend
@@ -75,7 +76,9 @@ _KINDS = {
 }
 _ENTITY_KINDS = {
     "place": frozenset({"GPE", "LOC", "FAC"}),
-    "organisation": frozenset({"ORG", "FAC", "PERSON", "PRODUCT", "WORK_OF_ART"}),
+    "organisation": frozenset(
+        {"ORG", "FAC", "PERSON", "PRODUCT", "WORK_OF_ART"}
+    ),  # spaCy: "Capgemini" PERSON
     "name": frozenset({"PERSON", "ORG", "PRODUCT", "NORP", "GPE", ""}),
     "language": frozenset({"NORP", "LANGUAGE"}),
 }
@@ -125,8 +128,8 @@ class UpdateReader:
             return []
         topics = _topics(doc)
         values = [v for v in _values(doc, topics) if not _known_value(v.text, known)]
-        if not correcting:  # a settled move: only a place changes
-            known = [f for f in known if _KINDS.get(f.relation) == "place"]
+        if not correcting:  # a settled move changes where someone lives, never where they were born
+            known = [f for f in known if f.relation == "lives_in"]
         pairs = [(f, v) for v in values for f in _whose(v, message, known)]
         best = self._best(pairs, topics) if pairs else None
         if best is None:
@@ -182,7 +185,8 @@ class UpdateReader:
 
 def is_correction(doc: Any) -> bool:
     """Whether a parsed message says that something told before was wrong ("I got the town wrong",
-    "sorry, I meant", "I mixed it up", "Eli's actually 8", "no idea why I said that")."""
+    "sorry, I meant", "I mixed it up", "oops", "no idea why I said that"). Not "actually", "I mean" or "wrong"
+    of events: in real chat they are emphasis, fillers and opinions far more often than corrections."""
     if doc.text.lstrip().startswith("*"):
         return True  # "*Houston": the chat convention for a fix
     return any(_marks_correction(token) for token in doc)
@@ -194,19 +198,18 @@ def _marks_correction(token: Any) -> bool:
         return True
     if lower == "no":  # "wait no, piano and viola"; not "No, I haven't tried it" or "oh no"
         return token.i < 3 and any(t.lower_ == "wait" for t in doc[max(token.i - 1, 0) : token.i + 2])
-    if lower == "actually":  # "Actually Ella's 8", "Eli's actually 8"; not "it was actually pretty good"
-        return (
-            token.i == 0 or token.dep_ == "advmod" and token.head.lemma_ == "be" and _of_someone(token.head)
-        )
-    if lower == "wrong":  # "the wrong town", "I got that wrong"; not "what went wrong"
-        return token.dep_ == "amod" or token.head.lemma_ in _GOT_WRONG
+    if (
+        lower == "wrong"
+    ):  # "I told you the wrong town", "I got that wrong"; not "what went wrong", "the wrong call"
+        said = token.head.head if token.dep_ == "amod" and token.head.dep_ in ("dobj", "attr") else token.head
+        return said.lemma_ in _GOT_WRONG
     if lemma == "mistake":  # "my mistake", "mistake: it's Poole"; not "I make mistakes"
         return token.i < 3 or any(c.lower_ == "my" for c in token.children)
     if lemma == "scratch":  # "scratch what I said"; not "from scratch"
         return token.dep_ != "pobj" and token.i < 3
     said_by_me = any(c.lower_ == "i" for c in token.children)
-    if lemma == "mean":  # "sorry, I meant Tucson"; "I mean electrical!" opening a message (else a filler)
-        return said_by_me and (token.tag_ in ("VBD", "VBN") or token.i == 1)
+    if lemma == "mean":  # "sorry, I meant Tucson"; not "I mean, ..." (a filler)
+        return said_by_me and token.tag_ in ("VBD", "VBN")
     if lemma == "mix":
         return any(c.dep_ == "prt" and c.lower_ == "up" for c in token.children)
     return lemma in _SAYING and said_by_me and any(c.lower_ == "why" for c in token.children)
@@ -214,11 +217,6 @@ def _marks_correction(token: Any) -> bool:
 
 def _dated(preposition: Any) -> bool:
     return preposition.pos_ == "ADP" and any(c.ent_type_ in ("DATE", "TIME") for c in preposition.subtree)
-
-
-def _of_someone(verb: Any) -> bool:
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return subject is not None and subject.lower_ not in _ANYONE
 
 
 def is_settled_move(doc: Any) -> bool:
@@ -231,7 +229,24 @@ def is_settled_move(doc: Any) -> bool:
         _dated(t) and (t.lower_ in ("for", "until", "till") or t.i > 0 and doc[t.i - 1].lower_ == "back")
         for t in doc
     )
-    return not bounded and any(t.lower_ in _SETTLED for t in doc)
+    return not bounded and any(_moved(t) or _back_to_a_place(t) for t in doc)
+
+
+def _moved(token: Any) -> bool:
+    """ "we moved", "has relocated", "we're moved in"; not "moving next month", "should have moved"."""
+    if token.lemma_.lower() not in _SETTLING or token.tag_ not in ("VBD", "VBN"):
+        return False
+    return not any(c.tag_ == "MD" for c in token.children)
+
+
+def _back_to_a_place(token: Any) -> bool:
+    """ "back home", "back in Bangalore", "came back to Ottawa"; not "back in the 60s", "back to Hilary"."""
+    if token.lower_ != "back" or token.i + 1 >= len(token.doc):
+        return False
+    after = token.doc[token.i + 1]
+    if after.lower_ == "home":  # "back home in Dublin now"
+        return True
+    return after.lower_ in ("in", "to") and any(t.ent_type_ in ("GPE", "LOC") for t in after.subtree)
 
 
 def _additive(doc: Any) -> bool:
@@ -254,11 +269,22 @@ def _whose(value: Value, message: str, known: Sequence[StoredFact]) -> list[Stor
     if named:
         return named
     words = set(said.split())
+    theirs = _the_users_people(known)  # "he", "they" named by no one in the message: someone of the user's
     if value.speaker == THIRD_PARTY:
-        return others
+        return theirs
     if not words & (_FIRST_PERSON | _THIRD_PERSON):  # "*Houston, sorry": the kind of value says whose
-        return list(known)
-    return (mine if words & _FIRST_PERSON else []) + (others if words & _THIRD_PERSON else [])
+        return mine + theirs
+    return (mine if words & _FIRST_PERSON else []) + (theirs if words & _THIRD_PERSON else [])
+
+
+def _the_users_people(known: Sequence[StoredFact]) -> list[StoredFact]:
+    """The facts of the user's people: a role of theirs ("my parents") or whom a role names ("Anika")."""
+    names = {
+        subject_key(f.object)
+        for f in known
+        if f.relation == "named" and subject_key(f.subject).startswith("my ")
+    }
+    return [f for f in known if (key := subject_key(f.subject)).startswith("my ") or key in names]
 
 
 def _mentions(said: str, subject: str) -> bool:

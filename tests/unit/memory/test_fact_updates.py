@@ -101,6 +101,12 @@ async def test_a_correction_keeps_the_values_it_does_not_name(
         ("I play the trumpet.", "It was actually a great concert, the trombones were amazing"),
         ("I speak French.", "I also speak German now, finally passed the exam"),
         ("I live in Leeds.", "No, I haven't been to Madrid, is it worth a visit?"),
+        ("I live in Leeds.", "thinking about moving to Porto next year, the rent is so much lower"),
+        ("My brother Sam lives in Leeds.", "he should have moved to Spain ages ago, he loves the heat"),
+        ("I live in Leeds.", "that was back in the 90s, long before I met Ana in Madrid"),
+        ("I work at Siemens.", "I mean, it's only Monday, but Bosch already sent the new contracts"),
+        ("My nephew Tom is 9.", "Tom is actually pretty good at chess, he beat me 3 times"),
+        ("I live in Leeds.", "we took the wrong exit and ended up in Bradford for an hour"),
     ],
 )
 async def test_ordinary_chat_replaces_nothing(
