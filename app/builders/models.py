@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config import AppConfig
-    from core.generation.extractive import ExtractiveRecall
+    from core.generation.embedded import EmbeddedAnswers
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.linear_head import HeadSpec, LinearHead
@@ -102,12 +102,13 @@ def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
     return GrammarFactExtractor(nlp)
 
 
-def build_recall(nlp: SpacyPipeline, embedder: Embedder) -> ExtractiveRecall:
-    """Recall questions answered from memory, extractively, for the embedded model (which cannot); a
-    question meets a fact's relation by meaning through MiniLM."""
+def build_recall(nlp: SpacyPipeline, embedder: Embedder) -> EmbeddedAnswers:
+    """What answers for the embedded model where it cannot: the built-in tools directly, and recall
+    questions from memory, extractively (a question meets a fact's relation by meaning through MiniLM)."""
+    from core.generation.embedded import EmbeddedAnswers
     from core.generation.extractive import ExtractiveAnswerer, ExtractiveRecall
 
-    return ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed))
+    return EmbeddedAnswers(ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed)))
 
 
 def offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:

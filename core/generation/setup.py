@@ -99,13 +99,15 @@ def model_choices(
     guards: AgentGuards | None = None,
 ) -> list[ModelChoice]:
     """One choice per available model; the first (the default) wrapped in the configured generation mode.
-    Remote models also get the memory tools; the embedded one would call them for every "my". The embedded
-    one gets `recall` instead: it answers questions about the user's past from memory (it cannot). `guards`
+    Remote models get the tools and the memory tools. The embedded one gets none and `recall` instead: it
+    answers questions about the user's past from memory and tool questions with the tools directly. `guards`
     (the tool gate's judge, per-tool budgets, the tool groups) apply to every agent built here."""
 
     def agent_for(name: str, temperature: float | None = None) -> Agent:
         embedded = config.providers[name].kind == "local"
-        tools = toolset if embedded else toolset.merged(memory_tools)
+        # The embedded model calls whatever it is offered and prints the call as its answer: it gets no
+        # tools; `recall` answers time, unit and arithmetic questions with the tools directly.
+        tools = Toolset() if embedded else toolset.merged(memory_tools)
         provider = factory.for_chat(name)
         return build_agent(
             provider, tools, config.agent, embedded=embedded, temperature=temperature, guards=guards

@@ -1,4 +1,4 @@
-"""Stateless tools every agent can have: the current time and a calculator.
+"""Stateless tools every agent can have: the current time, a calculator and unit conversion.
 
 The calculator walks a whitelisted Python AST and never calls `eval`: model-written text is untrusted,
 and `eval` (even with empty builtins) can reach the interpreter through attribute chains.
@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from core.errors import ToolError, ToolRetry
 from core.tools.base import Tool, tool
 from core.tools.toolset import Toolset
+from core.tools.units import UNIT_PATTERN, convert, named_for, unit_named
 
 _MAX_EXPRESSION_CHARS = 500
 # Bounds that keep one expression from eating the CPU or memory: 2**100_000 is fine, 9**9**9 is not.
@@ -74,6 +75,9 @@ MATH_HINT = (
     r"\d\s*[-+*/^%x×÷]\s*\d|\b(calculate|compute|sqrt|square root|percent|sum of|product of|"
     r"times|divided|plus|minus|multiplied)\b"
 )
+UNITS_HINT = (
+    rf"\bconvert\b|\bhow many (?:{UNIT_PATTERN})\b|\d\s*(?:{UNIT_PATTERN})\s+(?:in|to|into)\s+(?:{UNIT_PATTERN})\b"
+)
 
 
 @tool(use_when=TIME_HINT)
@@ -81,8 +85,12 @@ def current_time(timezone: str = "UTC") -> str:
     """Tell the current date, time and weekday in a time zone.
 
     Args:
-        timezone: IANA time-zone name such as "UTC", "Europe/Paris" or "America/New_York".
+        timezone: IANA time-zone name such as "UTC", "Europe/Paris" or "America/New_York", or "local"
+            for this computer's own.
     """
+    if timezone.strip().lower() == "local":
+        now = datetime.now().astimezone()
+        return f"{now:%Y-%m-%d %H:%M:%S} {now.tzname()} ({now:%A}), UTC offset {now:%z}"
     try:
         zone = ZoneInfo(timezone.strip() or "UTC")
     except (ZoneInfoNotFoundError, ValueError) as exc:
@@ -107,9 +115,29 @@ def calculator(expression: str) -> str:
     return format_number(evaluate(expression))
 
 
+@tool(use_when=UNITS_HINT)
+def convert_units(value: float, from_unit: str, to_unit: str) -> str:
+    """Convert a quantity between units of length, mass, volume, speed, area, time or temperature.
+
+    Args:
+        value: The number to convert, for example 10.
+        from_unit: Its unit, by name or symbol: "miles", "km", "kg", "lb", "°F", "litres", "mph".
+        to_unit: The unit wanted, by name or symbol.
+    """
+    source, target = unit_named(from_unit), unit_named(to_unit)
+    result = convert(float(value), source, target)
+    before, after = _rounded(value), _rounded(result)
+    return f"{format_number(before)} {named_for(before, source)} = {format_number(after)} {named_for(after, target)}"
+
+
+def _rounded(value: float) -> float:
+    """A measurement to four significant decimals, as people quote one (16.0934 km, not 16.09344 km)."""
+    return round(value, max(0, 4 - len(str(int(abs(value))))) if abs(value) < 1e4 else 0)
+
+
 def builtin_tools() -> tuple[Tool, ...]:
     """The built-in stateless tools, in the order they are offered."""
-    return (current_time, calculator)
+    return (current_time, calculator, convert_units)
 
 
 BUILTIN_NAMES = frozenset(tool.name for tool in builtin_tools())
