@@ -23,6 +23,7 @@ from memory.payloads import Payloads
 from memory.profiles import IntentProfiles
 from memory.retrieval import CandidateSource, RetrievalResult, RetrievalSettings, Retriever
 from memory.scoring import score
+from memory.turn_index import searchable_text
 from memory.vector_store import Record, VectorStore
 
 logger = logging.getLogger(__name__)
@@ -128,7 +129,10 @@ class MemoryService:
             previous = previous_texts([(r.id, r.text, r.metadata) for r in records])
         for start in range(0, len(missing), batch):
             chunk = missing[start : start + batch]
-            self.lexical.add(name, ((r.id, r.text, previous.get(r.id)) for r in chunk))
+            if name == CONVERSATIONS:
+                self.lexical.add(name, ((r.id, *_found_by(r, previous.get(r.id))) for r in chunk))
+            else:
+                self.lexical.add(name, ((r.id, r.text, previous.get(r.id)) for r in chunk))
         return len(missing) + len(gone)
 
     # --- writes -------------------------------------------------------------------------------------
@@ -139,12 +143,12 @@ class MemoryService:
         if not records:
             return
         previous = self._previous_texts(records)
-        contexts = [contextual_text(previous[r.id], r.text) for r in records]
-        vectors = self.embedder.embed(contexts)
+        found_by = {r.id: _found_by(r, previous[r.id]) for r in records}  # a live turn: the user's words
+        vectors = self.embedder.embed([contextual_text(found_by[r.id][1], found_by[r.id][0]) for r in records])
         with self._writing():
             self.store.upsert(CONVERSATIONS, records, vectors)
             self.payloads.put(CONVERSATIONS, zip(records, vectors, strict=True))
-            self.lexical.add(CONVERSATIONS, ((r.id, r.text, previous[r.id]) for r in records))
+            self.lexical.add(CONVERSATIONS, ((r.id, *found_by[r.id]) for r in records))
 
     def _previous_texts(self, records: Sequence[Record]) -> dict[str, str | None]:
         """Previous turn of each record: from the batch itself, else the latest stored turn of its session."""
@@ -330,3 +334,9 @@ def factors_payload(item: ScoredMemory) -> dict[str, Any]:
         "factors": {name: round(value, 4) for name, value in item.factors.items()},
         "created_at": item.metadata.get("created_at"),
     }
+
+
+def _found_by(record: Record, previous: str | None) -> tuple[str, str | None]:
+    """(its text, its previous turn's text) as a conversation record is searched (`searchable_text`)."""
+    before = searchable_text(previous, record.metadata) if previous is not None else None
+    return searchable_text(record.text, record.metadata), before

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from core.ports import TurnRecord
 from memory.importance import turn_importance
@@ -27,8 +28,21 @@ def conversation_id(turn_id: str) -> str:
 def turn_text(turn: TurnRecord) -> str:
     """What is embedded and shown for a turn."""
     if turn.assistant:
-        return f"User: {turn.user}\nAssistant: {turn.assistant}"
+        return f"User: {turn.user}{_REPLY}{turn.assistant}"
     return f"User: {turn.user}"
+
+
+_REPLY = "\nAssistant: "
+IMPORTED = "import:"  # the `model` of an exchange imported from elsewhere: both speakers were people
+
+
+def searchable_text(text: str, metadata: Mapping[str, Any]) -> str:
+    """What a conversation record is found by: a live turn's user words only. Daemon's reply is stored and
+    shown with it, but a reply is not evidence: a wrong answer must never make the turn outrank what the
+    user said. An imported exchange (a chat export, a benchmark's conversation) is searched whole."""
+    if str(metadata.get("model", "")).startswith(IMPORTED):
+        return text
+    return text.split(_REPLY, 1)[0]
 
 
 def turn_record(turn: TurnRecord) -> Record:

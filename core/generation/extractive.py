@@ -37,7 +37,7 @@ from core.generation.attribution import AttributionChecked
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
-from core.relations import RELATION_QUESTIONS, USER_ID, fact_sentence
+from core.relations import RELATION_QUESTIONS, USER_ID, fact_sentence, normalize
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
 from core.turn_context import TurnContext
 from core.types import Message
@@ -284,12 +284,16 @@ class ExtractiveAnswerer:
         *,
         user_only: bool = True,
     ) -> Evidence | None:
-        """The highest-scoring candidate sentence or fact (None when nothing shares a content word)."""
-        if not asked.words:
+        """The highest-scoring candidate sentence or fact (None when nothing shares a content word and no
+        fact is of the relation the question means: "What's my name?" has no content word but means one)."""
+        if not asked.words and not asked.meant:
             return None
         by_id = {m.id: m for m in memories}
         candidates = list(self._from_memories(asked, memories, markers, user_only))
         candidates += self._from_facts(asked, facts, by_id, markers)
+        asked_kinds = _kinds(asked.words)
+        if asked_kinds:  # "my dog's name" is not answered by a cat's
+            candidates = [e for e in candidates if not _other_kind(asked_kinds, e, facts)]
         return max(candidates, key=lambda e: (e.score, e.kind == "fact"), default=None)
 
     def _from_memories(
@@ -415,6 +419,35 @@ class ExtractiveAnswerer:
         return min(1.0, max(0.0, best[0])), best[1], ""
 
 
+# the kinds of animal and person a question may ask about, by the class they share ("dog" and "cat": pets)
+_KIND_CLASSES = frozenset({"pet", "child", "partner"})
+
+
+def _kinds(words: Iterable[str]) -> set[str]:
+    """The animal and person kinds among `words` ("dog", "daughter"): those with a class in `_BROADER`."""
+    return {_singular(w) for w in words if _BROADER.get(_singular(w)) in _KIND_CLASSES}
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and word[:-1] in _BROADER else word
+
+
+def _other_kind(asked: set[str], evidence: Evidence, facts: Sequence[FactView]) -> bool:
+    """Whether `evidence` is about another kind of the same class than the one asked about: it names a cat
+    (or its answer is known to be a cat) and not a dog, when the dog was asked about."""
+    said = re.findall(r"[a-z]+", evidence.sentence.lower())
+    answer = normalize(evidence.span)
+    said += [
+        word
+        for fact in facts
+        if fact.status == "current" and fact.predicate == "is_a" and normalize(fact.subject) == answer
+        for word in re.findall(r"[a-z]+", fact.object.lower())
+    ]
+    known = _kinds(said)
+    classes = {_BROADER[k] for k in asked}
+    return bool(known) and not known & asked and any(_BROADER[k] in classes for k in known)
+
+
 def asks_about_user(question: str, user_names: Collection[str] = ()) -> bool:
     """Whether a question is asked about the user: in the first person, or by the user's own name."""
     return bool(_FIRST_PERSON.search(question.replace("\u2019", "'"))) or names_user(question, user_names)
@@ -446,6 +479,10 @@ def utterances(text: str) -> list[tuple[str, str]]:
     marks = list(_SPEAKER_LINE.finditer(text))
     if not marks:
         return [("User", _CAPTION.sub("", text).strip())]
+    # Everything after "Assistant:" is the reply, whatever it contains: a model that writes "User: I have
+    # a dog" in its reply has not made the user say so.
+    reply = next((i for i, mark in enumerate(marks) if mark.group(1) == _ASSISTANT), None)
+    marks = marks if reply is None else marks[: reply + 1]
     out = []
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
@@ -623,6 +660,7 @@ def _fact_in_second_person(sentence: str) -> str:
             base = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "oes")) else verb[:-1]
         replaced = f"you {base}{replaced[match.end() :]}"
     replaced = re.sub(r"\bthe user\b", "you", replaced)
+    replaced = re.sub(r"^you are named\b", "your name is", replaced)
     return second_person(replaced[:1].lower() + replaced[1:])
 
 

@@ -131,8 +131,8 @@ def convert_units(value: float, from_unit: str, to_unit: str) -> str:
 
 
 def _rounded(value: float) -> float:
-    """A measurement to four significant decimals, as people quote one (16.0934 km, not 16.09344 km)."""
-    return round(value, max(0, 4 - len(str(int(abs(value))))) if abs(value) < 1e4 else 0)
+    """A measurement to five significant digits, as people quote one (16.093 km, not 16.09344 km)."""
+    return float(f"{value:.5g}") if abs(value) < 1e5 else float(round(value))
 
 
 def builtin_tools() -> tuple[Tool, ...]:

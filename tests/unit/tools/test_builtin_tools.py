@@ -7,7 +7,14 @@ import re
 import pytest
 
 from core.errors import ToolError, ToolRetry
-from core.tools.builtin import builtin_tools, builtin_toolset, calculator, current_time, evaluate
+from core.tools.builtin import (
+    builtin_tools,
+    builtin_toolset,
+    calculator,
+    convert_units,
+    current_time,
+    evaluate,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,8 +84,8 @@ def test_current_time_format_and_unknown_zone() -> None:
 
 def test_builtin_toolset() -> None:
     tools = builtin_toolset()
-    assert tools.names() == ("current_time", "calculator")
-    assert builtin_tools() == (current_time, calculator)
+    assert tools.names() == ("current_time", "calculator", "convert_units")
+    assert builtin_tools() == (current_time, calculator, convert_units)
     calc = tools.get("calculator")
     assert calc is not None and calc.parameters["required"] == ["expression"]
 
@@ -95,3 +102,30 @@ def test_calculator_shows_an_integer_too_long_to_print_by_its_leading_digits() -
     assert calculator("-(3 ** 9000)").startswith("≈-")
     assert calculator("2 ** 10000") == str(2**10000)  # 3,011 digits: still exact
     assert calculator("7 ** 9999") == "≈1.36553269382e+8450 (8451 digits)"  # its first 12 digits
+
+
+def test_current_time_reads_this_computers_own_zone_as_local() -> None:
+    assert re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(\w+day\), UTC offset [+-]\d{4}$", current_time("local"))
+
+
+@pytest.mark.parametrize(
+    ("value", "source", "target", "expected"),
+    [
+        (10, "miles", "km", "10 miles = 16.093 kilometres"),
+        (100, "°F", "celsius", "100 degrees Fahrenheit = 37.778 degrees Celsius"),
+        (1, "litre", "cups", "1 litre = 4.2268 US cups"),
+        (1, "mile", "feet", "1 mile = 5280 feet"),
+        (30, "mph", "km/h", "30 miles per hour = 48.28 kilometres per hour"),
+        (0, "C", "K", "0 degrees Celsius = 273.15 kelvin"),
+        (2.5, "square feet", "m2", "2.5 square feet = 0.23226 square metres"),
+    ],
+)
+def test_convert_units_names_both_quantities(value: float, source: str, target: str, expected: str) -> None:
+    assert convert_units(value, source, target) == expected
+
+
+def test_convert_units_refuses_other_dimensions_and_unknown_units() -> None:
+    with pytest.raises(ToolRetry, match="cannot convert"):
+        convert_units(1, "kg", "km")
+    with pytest.raises(ToolRetry, match="unknown unit"):
+        convert_units(1, "furlongs", "km")
