@@ -212,6 +212,7 @@ _PHRASES: Mapping[str, str] = MappingProxyType(
 # A change kept as a fact ("no_longer_plays cello"), and an ending whose verb names no relation ("cancelled
 # Netflix", "put Biscuit down"): it ends whatever current fact names the same thing (memory/facts/changes.py).
 NO_LONGER = "no_longer_"
+_COUNT = "number_of_"
 ENDS_WHAT_IT_NAMES = "ended"
 ALL_WORK = "work"  # what an ending names when it is of work itself ("Retired at last!"): every work fact
 # A correction that names values only ("sorry, I meant Tucson"): the fact service finds the fact it corrects.
@@ -232,6 +233,10 @@ def fact_sentence(subject: str, relation: str, obj: str) -> str:
         ended = relation.startswith(NO_LONGER)  # a change: "no_longer_plays" -> "no longer plays"
         relation = relation.removeprefix(NO_LONGER)
         verb = _PHRASES.get(relation, relation.replace("_", " "))
+        if relation.startswith(_COUNT) and not ended:  # "number_of_sisters" 1 -> "has 1 sister"
+            noun = relation.removeprefix(_COUNT).replace("_", " ")
+            noun = noun.removesuffix("s") if what.strip() in ("1", "one") else noun
+            verb, what = "has", f"{what} {noun}"
         if relation == "is_a" and not re.match(r"(?i)(a|an|the)\s", what):
             verb = "is " + ("an" if what[:1].lower() in "aeiou" else "a")
         elif relation == "wants" and not re.match(r"(?i)(a|an|the|to)\s", what):

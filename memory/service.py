@@ -144,7 +144,9 @@ class MemoryService:
             return
         previous = self._previous_texts(records)
         found_by = {r.id: _found_by(r, previous[r.id]) for r in records}  # a live turn: the user's words
-        vectors = self.embedder.embed([contextual_text(found_by[r.id][1], found_by[r.id][0]) for r in records])
+        vectors = self.embedder.embed(
+            [contextual_text(found_by[r.id][1], found_by[r.id][0]) for r in records]
+        )
         with self._writing():
             self.store.upsert(CONVERSATIONS, records, vectors)
             self.payloads.put(CONVERSATIONS, zip(records, vectors, strict=True))

@@ -102,13 +102,14 @@ def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
     return GrammarFactExtractor(nlp)
 
 
-def build_recall(nlp: SpacyPipeline, embedder: Embedder) -> EmbeddedAnswers:
-    """What answers for the embedded model where it cannot: the built-in tools directly, and recall
-    questions from memory, extractively (a question meets a fact's relation by meaning through MiniLM)."""
+def build_recall(nlp: SpacyPipeline, embedder: Embedder, extractor: FactExtractor | None) -> EmbeddedAnswers:
+    """What answers for the embedded model where it cannot (core/generation/embedded.py): the built-in
+    tools directly, recall questions from memory (a question meets a fact's relation by meaning through
+    MiniLM), statements with the facts they told."""
     from core.generation.embedded import EmbeddedAnswers
     from core.generation.extractive import ExtractiveAnswerer, ExtractiveRecall
 
-    return EmbeddedAnswers(ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed)))
+    return EmbeddedAnswers(ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed)), extractor)
 
 
 def offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:

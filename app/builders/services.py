@@ -116,7 +116,7 @@ def _remembering_services(
         general,
         tuple(stores),
         side,
-        build_recall(parts.nlp, parts.embedder),
+        build_recall(parts.nlp, parts.embedder, parts.extractor),
         guards,
         lambda chosen, name: build_prompt(chosen, name, side, inventory),  # the budget follows the window
     )

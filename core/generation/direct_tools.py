@@ -45,7 +45,9 @@ _TIME = re.compile(
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _UNIT_VALUE = rf"(?P<value>-?(?:{_NUMBER})|\ban?\b|\bone\b)\s*(?P<source>{UNIT_PATTERN})"
 _UNIT_QUESTIONS = (
-    re.compile(rf"\bhow\s+many\s+(?P<target>{UNIT_PATTERN})\s+(?:is|are|in|make|makes)\s+{_UNIT_VALUE}\b", re.I),
+    re.compile(
+        rf"\bhow\s+many\s+(?P<target>{UNIT_PATTERN})\s+(?:is|are|in|make|makes)\s+{_UNIT_VALUE}\b", re.I
+    ),
     re.compile(rf"{_UNIT_VALUE}\s+(?:in|to|into|as)\s+(?P<target>{UNIT_PATTERN})\b", re.I),
     re.compile(rf"\bconvert\s+{_UNIT_VALUE}\s+(?:in|to|into)\s+(?P<target>{UNIT_PATTERN})\b", re.I),
 )
@@ -126,7 +128,9 @@ def _arithmetic(message: str) -> DirectCall | None:
 
 def _unary(tokens: list[re.Match[str]]) -> bool:
     """Whether a one-number expression still asks for a computation (squared, a square root, a percent)."""
-    return any(t["word"] and t["word"].lower().split()[0] in ("squared", "cubed", "square", "sqrt") for t in tokens)
+    return any(
+        t["word"] and t["word"].lower().split()[0] in ("squared", "cubed", "square", "sqrt") for t in tokens
+    )
 
 
 def _expression(tokens: list[re.Match[str]]) -> str | None:

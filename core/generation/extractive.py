@@ -25,7 +25,6 @@ the README reports the figures. spaCy comes in through `nlp` (the process's one 
 from __future__ import annotations
 
 import asyncio
-import functools
 import re
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from core.generation.attribution import AttributionChecked
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
-from core.relations import RELATION_QUESTIONS, USER_ID, fact_sentence, normalize
+from core.relations import RELATION_QUESTIONS, ROLES, USER_ID, fact_sentence, normalize
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
 from core.turn_context import TurnContext
 from core.types import Message
@@ -145,6 +144,9 @@ class Question:
     names: frozenset[str] = (
         frozenset()
     )  # its words that name whom it asks about ("sam" in "Where does Sam live?")
+    # the user's person or animal it asks about ("grandmother" in "What's my grandmother's name?"): then
+    # the user's own facts do not answer it, whatever relation it means
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,8 @@ class ExtractiveAnswerer:
             weight = 1.0 if token.pos_ in ("NOUN", "PROPN", "NUM") else 0.6
             words[lemma] = max(words.get(lemma, 0.0), weight)
         about_user = asks_about_user(text, user_names)
-        return Question(text, kind, words, _topic(doc), about_user, self._relations_meant(core), names)
+        meant = self._relations_meant(core)
+        return Question(text, kind, words, _topic(doc), about_user, meant, names, _owner(doc))
 
     def _relations_meant(self, question: str) -> frozenset[str]:
         """The relations whose description is nearest the question: at least `MEANT_AT` similar and within
@@ -374,7 +377,7 @@ class ExtractiveAnswerer:
         if fact.predicate not in asked.meant:
             return False
         if fact.subject == USER_ID:
-            return asked.about_user
+            return asked.about_user and not asked.owner
         return any(_fold_word(word) in asked.words for word in re.findall(r"[a-z]+", fact.subject.lower()))
 
     def _judge(
@@ -515,6 +518,25 @@ def _question_kind(text: str, doc: Any) -> str:
     return "what"
 
 
+_PEOPLE_NOUNS = frozenset({noun for nouns in ROLES.values() for noun in nouns} | set(_BROADER))
+
+
+def _owner(doc: Any) -> str:
+    """The user's person or animal a question asks about: the noun "my"/"our" belongs to, when it names a
+    person or an animal ("my dog's name", "What does my sister do?"); "" when it asks about the user."""
+    for token in doc:
+        if token.lower_ in ("my", "our") and token.head.pos_ == "NOUN":
+            noun = token.head.lemma_.lower()
+            together = any(c.lower_ in ("i", "me") for c in token.head.conjuncts)  # "my wife and I"
+            if (
+                noun in _PEOPLE_NOUNS
+                and _BROADER.get(noun) in (None, "pet", "child", "partner")
+                and not together
+            ):
+                return noun
+    return ""
+
+
 def _topic(doc: Any) -> str:
     """The noun phrase the question is about, in the second person ("your sister's name")."""
     for chunk in doc.noun_chunks:
@@ -524,8 +546,17 @@ def _topic(doc: Any) -> str:
             if len(following) == 2 and following[0].tag_ == "POS":
                 text = f"{text}'s {following[1].text}"
             return second_person(text)
-    content = [t.text for t in doc if not (t.is_stop or t.is_punct)]
-    return second_person(" ".join(content)) if content else "that"
+    # else a noun phrase as written ("a dog", "Sam", "your city" for "What city"); never loose words,
+    # which make no phrase ("city live")
+    for chunk in doc.noun_chunks:
+        first, root = chunk[0], chunk.root
+        if root.pos_ == "PRON" or root.tag_ in ("WP", "WDT"):
+            continue
+        if first.tag_ in ("WDT", "WP") and len(chunk) > 1:
+            return "your " + chunk[1:].text if asks_about_user(doc.text) else "that"
+        if first.lower_ in ("a", "an", "the", "any", "some") or root.pos_ == "PROPN":
+            return second_person(chunk.text)
+    return "that"
 
 
 def _candidates(sent: Any) -> list[Any]:
@@ -647,7 +678,7 @@ def second_person(text: str) -> str:
     return out
 
 
-def _fact_in_second_person(sentence: str) -> str:
+def fact_to_user(sentence: str) -> str:
     """A fact sentence about "the user" as said to them ("The user is a sound engineer." -> "you are a
     sound engineer.")."""
     replaced = re.sub(r"^The user's\b", "your", sentence)
@@ -661,7 +692,9 @@ def _fact_in_second_person(sentence: str) -> str:
         replaced = f"you {base}{replaced[match.end() :]}"
     replaced = re.sub(r"\bthe user\b", "you", replaced)
     replaced = re.sub(r"^you are named\b", "your name is", replaced)
-    return second_person(replaced[:1].lower() + replaced[1:])
+    if re.match(r"(?:The|My|Your|You)\b", replaced):  # a name stays capitalised ("Jo is a dentist")
+        replaced = replaced[:1].lower() + replaced[1:]
+    return second_person(replaced)
 
 
 def phrase(evidence: Evidence, *, now: datetime | None = None) -> str:
@@ -669,7 +702,7 @@ def phrase(evidence: Evidence, *, now: datetime | None = None) -> str:
     now = now or datetime.now()
     sentence = " ".join(evidence.sentence.split()).rstrip(".!;:, ")
     if evidence.kind == "fact":
-        stated = _fact_in_second_person(sentence)
+        stated = fact_to_user(sentence)
     elif evidence.speaker == "User":
         stated = second_person(sentence)
         stated = stated[:1].lower() + stated[1:] if not stated[:2].isupper() else stated
@@ -704,28 +737,36 @@ class ExtractiveRecall:
 
     def agent_for(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """The agent for this turn: one that gives the extractive reply, or `agent` with its reply checked."""
+        done = self.answered(context, prompt)
+        return AnsweredAgent(done) if done is not None else self.checked(context, prompt, agent)
+
+    def answered(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
+        """The extractive reply when the turn is a recall question memory answers, or one about the user
+        (then "not in my memory" when it does not); None when the model is to answer."""
         intent = context.analysis.intent if context.analysis else None
-        markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
-
-        @functools.cache  # worked out once: for the recall question, or for a reply found misattributed
-        def extractive() -> RecallAnswer:
-            return self._answerer.answer(context.text, context.memories, context.profile, markers)
-
         names = user_names(context.profile)
         # a question that names the user by their own name asks about them, whatever the analyzer (which
         # does not know the name) made of it: "What does Omar repair?" to Omar
         by_name = context.text.rstrip().endswith("?") and names_user(context.text, names)
-        if intent in RECALL_INTENTS or by_name:
-            reply = extractive()
-            if reply.found or by_name or self._answerer.applies(context.text, intent, names):
-                return AnsweredAgent(Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply)))
-            # not about the user and not in memory: general knowledge, the model's to answer
+        if intent not in RECALL_INTENTS and not by_name:
+            return None
+        reply = self._extractive(context, prompt)
+        if reply.found or by_name or self._answerer.applies(context.text, intent, names):
+            return Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply))
+        return None  # not about the user and not in memory: general knowledge, the model's to answer
+
+    def checked(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
+        """`agent` with its reply held back and checked for someone else's facts handed to the user."""
 
         def answer_or_none() -> str | None:
-            reply = extractive()
+            reply = self._extractive(context, prompt)
             return reply.text if reply.found else None
 
         return AttributionChecked(agent, context.profile, answer_or_none)
+
+    def _extractive(self, context: TurnContext, prompt: AssembledPrompt) -> RecallAnswer:
+        markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
+        return self._answerer.answer(context.text, context.memories, context.profile, markers)
 
 
 def _explained(reply: RecallAnswer) -> dict[str, Any]:

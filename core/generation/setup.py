@@ -19,6 +19,9 @@ from core.tools.base import Tool
 from core.tools.toolset import Toolset
 
 logger = logging.getLogger(__name__)
+# The embedded model wanders at the configured 0.7 ("Mmmmmm…", a god, condolences); at 0.2 it answers
+# "hello there" and "What is the capital of France?" plainly (docs/local_model_measurements.md).
+EMBEDDED_TEMPERATURE = 0.2
 
 
 def generation_agent(
@@ -109,6 +112,8 @@ def model_choices(
         # tools; `recall` answers time, unit and arithmetic questions with the tools directly.
         tools = Toolset() if embedded else toolset.merged(memory_tools)
         provider = factory.for_chat(name)
+        if embedded and temperature is None:
+            temperature = EMBEDDED_TEMPERATURE
         return build_agent(
             provider, tools, config.agent, embedded=embedded, temperature=temperature, guards=guards
         )

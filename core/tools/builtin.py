@@ -75,9 +75,7 @@ MATH_HINT = (
     r"\d\s*[-+*/^%x×÷]\s*\d|\b(calculate|compute|sqrt|square root|percent|sum of|product of|"
     r"times|divided|plus|minus|multiplied)\b"
 )
-UNITS_HINT = (
-    rf"\bconvert\b|\bhow many (?:{UNIT_PATTERN})\b|\d\s*(?:{UNIT_PATTERN})\s+(?:in|to|into)\s+(?:{UNIT_PATTERN})\b"
-)
+UNITS_HINT = rf"\bconvert\b|\bhow many (?:{UNIT_PATTERN})\b|\d\s*(?:{UNIT_PATTERN})\s+(?:in|to|into)\s+(?:{UNIT_PATTERN})\b"
 
 
 @tool(use_when=TIME_HINT)

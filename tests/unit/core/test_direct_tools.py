@@ -41,8 +41,14 @@ def test_a_message_that_is_an_arithmetic_or_unit_question_is_answered_by_the_too
 def test_the_time_is_read_from_this_computers_clock(question: str) -> None:
     done = DirectTools().answer(question)
     assert done is not None
-    assert re.fullmatch(r"It's \d\d:\d\d on \w+day, \d{1,2} \w+ \d{4} \(.+, this computer's clock\)\.", done.answer)
-    assert done.tool_calls[0] == {**done.tool_calls[0], "name": "current_time", "arguments": {"timezone": "local"}}
+    assert re.fullmatch(
+        r"It's \d\d:\d\d on \w+day, \d{1,2} \w+ \d{4} \(.+, this computer's clock\)\.", done.answer
+    )
+    assert done.tool_calls[0] == {
+        **done.tool_calls[0],
+        "name": "current_time",
+        "arguments": {"timezone": "local"},
+    }
 
 
 @pytest.mark.parametrize("question", ["What's the date today?", "what day is it", "What is today's date?"])

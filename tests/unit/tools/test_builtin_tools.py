@@ -105,7 +105,9 @@ def test_calculator_shows_an_integer_too_long_to_print_by_its_leading_digits() -
 
 
 def test_current_time_reads_this_computers_own_zone_as_local() -> None:
-    assert re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(\w+day\), UTC offset [+-]\d{4}$", current_time("local"))
+    assert re.match(
+        r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(\w+day\), UTC offset [+-]\d{4}$", current_time("local")
+    )
 
 
 @pytest.mark.parametrize(
