@@ -31,8 +31,10 @@ _OTHER = "Other"
 _USER_WORDS = {USER_ID, "i", "me", "myself"}
 SUMMARY_LIMIT = 16  # facts shown; the Memory tab and `facts list` show them all
 _ASKS_FOR_SUMMARY = re.compile(
-    r"^\W*(?:(?:so|ok|okay|hey|hi|daemon|and)\W+)*(?:what (?:do|did) you (?:remember|know|recall) (?:about|of) me"
-    r"|what have i told you(?: about (?:me|myself))?|tell me (?:what|everything) you (?:know|remember) about me"
+    r"^\W*(?:(?:so|ok|okay|hey|hi|daemon|and)\W+)*"
+    r"(?:what (?:do|did) you (?:remember|know|recall) (?:about|of) me"
+    r"|what have i told you(?: about (?:me|myself))?"
+    r"|tell me (?:what|everything) you (?:know|remember) about me"
     r"|what do you know|who am i|remind me (?:of )?what you know about me)(?: so far)?\W*$",
     re.I,
 )

@@ -75,7 +75,10 @@ MATH_HINT = (
     r"\d\s*[-+*/^%x×÷]\s*\d|\b(calculate|compute|sqrt|square root|percent|sum of|product of|"
     r"times|divided|plus|minus|multiplied)\b"
 )
-UNITS_HINT = rf"\bconvert\b|\bhow many (?:{UNIT_PATTERN})\b|\d\s*(?:{UNIT_PATTERN})\s+(?:in|to|into)\s+(?:{UNIT_PATTERN})\b"
+UNITS_HINT = (
+    rf"\bconvert\b|\bhow many (?:{UNIT_PATTERN})\b"
+    rf"|\d\s*(?:{UNIT_PATTERN})\s+(?:in|to|into)\s+(?:{UNIT_PATTERN})\b"
+)
 
 
 @tool(use_when=TIME_HINT)
@@ -123,9 +126,9 @@ def convert_units(value: float, from_unit: str, to_unit: str) -> str:
         to_unit: The unit wanted, by name or symbol.
     """
     source, target = unit_named(from_unit), unit_named(to_unit)
-    result = convert(float(value), source, target)
-    before, after = _rounded(value), _rounded(result)
-    return f"{format_number(before)} {named_for(before, source)} = {format_number(after)} {named_for(after, target)}"
+    before, after = _rounded(value), _rounded(convert(float(value), source, target))
+    quantity = f"{format_number(before)} {named_for(before, source)}"
+    return f"{quantity} = {format_number(after)} {named_for(after, target)}"
 
 
 def _rounded(value: float) -> float:

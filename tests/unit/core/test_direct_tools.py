@@ -1,4 +1,4 @@
-"""Time, unit and arithmetic questions answered by the built-in tools themselves (the embedded model's turns)."""
+"""Time, unit and arithmetic questions answered by the built-in tools themselves (the embedded model)."""
 
 from __future__ import annotations
 
