@@ -184,15 +184,16 @@ def test_acknowledged_turns_survive_kill_9(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_ask_answers_from_the_embedded_model_with_no_key_and_no_network(tmp_path: Path) -> None:
     """The acceptance path: no provider configured, the bundled SmolLM2 answers through the whole stack."""
-    result = run_main("ask", "hello", "--json", tmp_path=tmp_path, timeout=300)
+    question = "What is the capital of France?"  # general knowledge: the model's (a greeting is not)
+    result = run_main("ask", question, "--json", tmp_path=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     payload = json.loads(result.stdout)
     assert payload["answer"].strip()
     assert payload["model"].startswith("smollm2")
-    assert payload["tool_calls"] == []  # a greeting offers the tiny model no tools
+    assert payload["tool_calls"] == []  # the tiny model is offered no tools
     assert payload["usage"]["output_tokens"] > 0 and payload["usage"]["cost_usd"] == 0.0
     journal = Journal(tmp_path / "data" / "journal.sqlite3")
-    assert [(t.user, t.status) for t in journal.turns()] == [("hello", "complete")]
+    assert [(t.user, t.status) for t in journal.turns()] == [(question, "complete")]
     # The model's tokenizer was saved on load: the next prompt counts real tokens.
     cached = tmp_path / "data" / "cache" / "local-tokenizer.json"
     if "llama_cpp" not in result.stderr:  # only the transformers backend has a tokenizer.json to save
