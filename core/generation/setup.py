@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 # The embedded model wanders at the configured 0.7 ("Mmmmmm…", a god, condolences); at 0.2 it answers
 # "hello there" and "What is the capital of France?" plainly (docs/local_model_measurements.md).
 EMBEDDED_TEMPERATURE = 0.2
+EMBEDDED_LABEL = "SmolLM2 135M, built in"  # the embedded model as people see it (its config key is "local")
 
 
 def generation_agent(
@@ -138,7 +139,8 @@ def model_choices(
         rivals = {other: plain[other] for other in names if other != name}
         modes, unavailable = turn_modes(at, rivals, config.generation, judge)
         recall_here = recall if config.providers[name].kind == "local" else None
-        described = config.providers[name].model
+        provider = config.providers[name]
+        described = EMBEDDED_LABEL if provider.kind == "local" else f"{provider.model} via {name}"
         return ModelChoice(name, agent, described, recall_here, modes=modes, unavailable=unavailable)
 
     return [choice(main_name, main_agent)] + [choice(name, agent) for name, agent in others.items()]

@@ -51,6 +51,9 @@ class RecordingBackend:
     def model_names(self) -> list[str]:
         return self._backend.model_names
 
+    def describe_model(self, name: str) -> str:
+        return self._backend.describe_model(name)
+
     def new_session(self) -> str:
         return self._backend.new_session()
 
@@ -174,3 +177,9 @@ def attached_paths(value: str | dict[str, Any] | None) -> list[str]:
     if not isinstance(value, dict):
         return []
     return [str(path) for path in value.get("files") or [] if path]
+
+
+def model_options(backend: ChatBackend) -> list[tuple[str, str]]:
+    """The model selector's (label, name) pairs: each model as people know it ("SmolLM2 135M, built in",
+    "gpt-4o-mini via openai"), not by its config key."""
+    return [(backend.describe_model(name) or name, name) for name in backend.model_names]

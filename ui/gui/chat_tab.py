@@ -27,6 +27,7 @@ from ui.gui.chat_logic import (
     attached_paths,
     describe_proposal,
     history_messages,
+    model_options,
     source_choices,
     take_attachments,
 )
@@ -56,7 +57,7 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
     c["browser_id"] = gr.BrowserState("", storage_key=SESSION_KEY, secret=parts.browser_secret)
     with gr.Row(equal_height=True):
         c["model"] = gr.Dropdown(
-            choices=backend.model_names,
+            choices=model_options(backend),
             value=backend.default_model,
             elem_id="model",
             label="Model",
@@ -229,7 +230,7 @@ class _Handlers:
         answers from the next turn on), that model's mode selector, and the notice (hidden once the
         model it is about no longer answers by default)."""
         default = self.backend.default_model
-        models = self.gr.update(choices=self.backend.model_names, value=default)
+        models = self.gr.update(choices=model_options(self.backend), value=default)
         notice = self.gr.skip() if default == self.noticed_model else self.gr.update(visible=False)
         return models, self.modes_for(default), notice
 

@@ -79,6 +79,14 @@ def turn_payload(turn: TurnRecord) -> dict[str, Any]:
     }
 
 
+def session_end_line(report: dict[str, Any]) -> str:
+    """A session-end report as one sentence for people (the step-by-step report is `session end`'s)."""
+    failed = any(step.get("status") == "failed" for step in report.get("steps", []))
+    if failed or not report.get("complete"):
+        return "Saved the conversation; some of the tidying up will finish the next time Daemon starts."
+    return "Saved the conversation."
+
+
 def describe_session_end(report: dict[str, Any]) -> str:
     """One line per step of a session-end report (what ran, what was skipped and why, what failed)."""
     lines = [f"session {report.get('session_id')}: " + ("done" if report.get("complete") else "incomplete")]

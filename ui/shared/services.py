@@ -44,15 +44,17 @@ class Services:
         if self.main_provider != "local":
             return None
         return (
-            "Answering with the embedded offline model (SmolLM2-135M): it proves the whole pipeline works "
-            "with no key and no network, but it is tiny and unreliable on facts. Set DAEMON_PROVIDER and an "
-            "API key, or OPENAI_BASE_URL for a local server such as Ollama, for real answers."
+            "No AI service is connected, so Daemon is using its small built-in model. Questions about you, "
+            "your documents, the time, sums and units are answered from your memory and its tools; other "
+            "answers are short and may be wrong. Connect a model in Settings (or see Providers in the "
+            "README) for full answers."
         )
 
     def banner(self) -> str:
         notice = self.model_notice()
-        model, data = self.orchestrator.default_model, self.config.data_dir
-        head = f"Daemon {self.version} - model: {model} - data: {data}"
+        orchestrator = self.orchestrator
+        model = orchestrator.describe_model(orchestrator.default_model) or orchestrator.default_model
+        head = f"Daemon {self.version} - model: {model} - data: {self.config.data_dir}"
         return head + (f"\n{notice}" if notice else "")
 
     def close(self) -> None:

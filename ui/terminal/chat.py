@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sys
 from collections.abc import Callable
@@ -34,12 +35,15 @@ from ui.shared.payloads import (
     describe_call,
     describe_session_end,
     print_json,
+    session_end_line,
     turn_payload,
 )
 
 if TYPE_CHECKING:
     from ui.shared.tool_runner import ToolRunner
 
+
+logger = logging.getLogger(__name__)
 HELP = """Commands:
   /help            show this help
   /new             start a new session
@@ -209,7 +213,8 @@ class Repl:
         try:
             for session_id in dict.fromkeys(self._used):
                 report = self._loop.run_until_complete(self._sessions.end(session_id))
-                print(describe_session_end(report), file=sys.stderr)
+                logger.info("%s", describe_session_end(report))  # the steps, for the log
+                print(session_end_line(report), file=sys.stderr)
         except KeyboardInterrupt:
             print("skipped; it will finish at the next start", file=sys.stderr)
 

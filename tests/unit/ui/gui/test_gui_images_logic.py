@@ -100,6 +100,9 @@ class Seen:
     default_model = "m"
     model_names = ["m"]
 
+    def describe_model(self, name: str) -> str:
+        return "the m model"
+
     def __init__(self) -> None:
         self.options: list[dict[str, Any]] = []
 

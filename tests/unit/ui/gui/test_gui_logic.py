@@ -30,6 +30,7 @@ from ui.gui.chat_logic import (
     RecordingBackend,
     describe_proposal,
     history_messages,
+    model_options,
     source_choices,
 )
 from ui.gui.documents_tab import DocumentDesk
@@ -44,6 +45,9 @@ class Scripted:
 
     default_model = "m"
     model_names = ["m"]
+
+    def describe_model(self, name: str) -> str:
+        return "the m model"
 
     def new_session(self) -> str:
         return "s1"
@@ -253,3 +257,7 @@ def test_an_opened_web_source_links_only_http_and_renders_nothing_remote() -> No
         shown = asyncio.run(open_citation(None, {"title": "t", "url": bad}))
         last = shown.split("\n\n")[-1]
         assert last.startswith("`") and last.endswith("`") and last.count("`") == 2, shown  # code, not a link
+
+
+def test_the_model_selector_names_each_model_as_people_know_it() -> None:
+    assert model_options(Scripted()) == [("the m model", "m")]
