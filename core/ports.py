@@ -69,6 +69,7 @@ class RecalledMemory:
     created_at: float | None = None
     staleness: float = 0.0  # share of the facts it relied on that were superseded since (summaries)
     superseded: bool = False  # a fact that is no longer true (kept as history: "where did Sam live before?")
+    source: str = ""  # where it came from, for people: a document's file name ("pancakes.md")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
+from pathlib import PurePath
 from typing import Any
 
 from core.ports import GraphBoost, RecalledMemory, TurnRecord
@@ -86,4 +87,5 @@ def _recalled(
         _number(meta.get("created_at")),
         _number(meta.get("staleness_ratio")) or 0.0,
         is_superseded(meta),
+        PurePath(str(meta.get("file_path") or "")).name,
     )

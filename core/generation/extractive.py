@@ -36,6 +36,7 @@ from core.generation.attribution import AttributionChecked
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
+from core.prompt.sources import DOCUMENT_COLLECTIONS
 from core.relations import RELATION_QUESTIONS, ROLES, USER_ID, fact_sentence, normalize
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
 from core.turn_context import TurnContext
@@ -159,7 +160,7 @@ class Evidence:
     overlap: float
     fit: float
     source: str  # memory or fact id
-    kind: str  # "memory" | "fact"
+    kind: str  # "memory" | "fact" | "document"
     speaker: str = "User"
     marker: str = ""  # "[M2]": the prompt's citation marker for the memory
     at: float | None = None  # when it was said
@@ -293,6 +294,7 @@ class ExtractiveAnswerer:
             return None
         by_id = {m.id: m for m in memories}
         candidates = list(self._from_memories(asked, memories, markers, user_only))
+        candidates += self._from_documents(asked, memories, markers)
         candidates += self._from_facts(asked, facts, by_id, markers)
         asked_kinds = _kinds(asked.words)
         if asked_kinds:  # "my dog's name" is not answered by a cat's
@@ -329,6 +331,37 @@ class ExtractiveAnswerer:
                         markers.get(memory.id, ""),
                         memory.created_at,
                         resolved,
+                    )
+
+    def _from_documents(
+        self, asked: Question, memories: Sequence[RecalledMemory], markers: Mapping[str, str]
+    ) -> Iterable[Evidence]:
+        """Each line or sentence of the document passages recalled (a recipe's "250 g plain flour" is a
+        line, not a sentence); the document's name counts as its words ("the recipe" -> recipe.md)."""
+        for memory in memories:
+            if memory.collection not in DOCUMENT_COLLECTIONS:
+                continue
+            name = re.sub(r"[_\-.]+", " ", memory.source)
+            for line in memory.text.splitlines():
+                if not line.strip():
+                    continue
+                for sent in self._nlp(line.strip(" #*-\t")).sents:
+                    if len(sent) < 2:
+                        continue
+                    found = self._judge(asked, sent, about=name)
+                    if found is None:
+                        continue
+                    overlap, fit, span, resolved = found
+                    yield Evidence(
+                        sent.text.strip(),
+                        span,
+                        _score(overlap, fit, max(0.0, min(1.0, memory.score))),
+                        overlap,
+                        fit,
+                        memory.id,
+                        "document",
+                        memory.source or "a document",
+                        markers.get(memory.id, ""),
                     )
 
     def _from_facts(
@@ -381,17 +414,28 @@ class ExtractiveAnswerer:
         return any(_fold_word(word) in asked.words for word in re.findall(r"[a-z]+", fact.subject.lower()))
 
     def _judge(
-        self, asked: Question, sent: Any, *, extra: str = "", at: float | None = None, object_text: str = ""
+        self,
+        asked: Question,
+        sent: Any,
+        *,
+        extra: str = "",
+        at: float | None = None,
+        object_text: str = "",
+        about: str = "",
     ) -> tuple[float, float, str, str] | None:
-        """(overlap, type fit, answer span, resolved time) of one sentence; None when it shares no word."""
+        """(overlap, type fit, answer span, resolved time) of one sentence; None when it shares no word.
+        `extra` words count half ("who said it"); `about` words (a document's name: what every line of it
+        is about) count fully, but never alone."""
         lemmas = {_fold(t) for t in sent} | {_BROADER.get(_fold(t), "") for t in sent}
         extra_words = {w for w in re.findall(r"[a-z]+", extra.lower())}
+        about_words = {_fold_word(w) for w in re.findall(r"[a-z]+", about.lower())} - lemmas
         total = sum(asked.words.values())
-        matched = sum(
+        own = sum(
             w if lemma in lemmas else (0.5 * w if lemma in extra_words else 0.0)
             for lemma, w in asked.words.items()
         )
-        if matched <= 0 or all(lemma in asked.names for lemma in asked.words if lemma in lemmas):
+        matched = own + sum(w for lemma, w in asked.words.items() if lemma in about_words)
+        if own <= 0 or all(lemma in asked.names for lemma in asked.words if lemma in lemmas):
             return None  # nothing in common, or only the name of whom it asks about: not what it asks
         overlap = matched / total
         fit, span, resolved = self._span(asked, sent, at, object_text)
@@ -701,6 +745,9 @@ def phrase(evidence: Evidence, *, now: datetime | None = None) -> str:
     """The reply: one sentence stating the evidence in the second person, its date and its marker."""
     now = now or datetime.now()
     sentence = " ".join(evidence.sentence.split()).rstrip(".!;:, ")
+    if evidence.kind == "document":
+        marker = f" {evidence.marker}" if evidence.marker else ""
+        return f"Your document \u201c{evidence.speaker}\u201d says: \u201c{sentence}.\u201d{marker}"
     if evidence.kind == "fact":
         stated = fact_to_user(sentence)
     elif evidence.speaker == "User":
@@ -749,11 +796,22 @@ class ExtractiveRecall:
         # does not know the name) made of it: "What does Omar repair?" to Omar
         by_name = context.text.rstrip().endswith("?") and names_user(context.text, names)
         if intent not in RECALL_INTENTS and not by_name:
-            return None
+            return self._from_a_document(context, prompt)
         reply = self._extractive(context, prompt)
         if reply.found or by_name or self._answerer.applies(context.text, intent, names):
             return Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply))
         return None  # not about the user and not in memory: general knowledge, the model's to answer
+
+    def _from_a_document(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
+        """A question of another intent ("How much flour does the recipe need?") answered from a document
+        passage recalled for it, when one answers it; None: the model's."""
+        asking = context.text.rstrip().endswith("?")
+        if not asking or not any(m.collection in DOCUMENT_COLLECTIONS for m in context.memories):
+            return None
+        reply = self._extractive(context, prompt)
+        if reply.evidence is None or reply.evidence.kind != "document":
+            return None
+        return Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply))
 
     def checked(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """`agent` with its reply held back and checked for someone else's facts handed to the user."""
