@@ -9,6 +9,9 @@ A small model that cannot use its context often continues it instead ("he's curr
   middle of a line (never how a real answer writes one). The reply is cut there: what follows is the
   prompt's text, not an answer.
 - the **query marker** ("The user says:") that starts the user's words in the prompt: cut there too.
+- **tool-call text**: a call written out instead of made (`<tool_call …>`, `{"tool": "current_time",
+  "arguments": …}`), a tool result block, or the agent loop's own instruction to the model ("The tool-use
+  limit for this turn is reached…"): cut there.
 - an **item marker** (`[M2]`, `[f1]`) that names no item of this prompt: removed. Markers that do name an
   item stay; they are the reply's citations.
 
@@ -36,6 +39,12 @@ _OPEN_ITEM = re.compile(r"\[[A-Za-z]{0,2}\d{0,3}\Z")
 _LINE_HEADING = re.compile(r"[ \t]*#{2,6}(?:[ \t]|\Z)")
 _TRAILING_HASHES = re.compile(r"#+\Z")
 _HEADER_WORDS = re.compile(r"[a-z0-9]+")
+_TOOL_TEXT = re.compile(
+    r"</?tool_(?:call|result)\b|\[The tool[_ -]|The tool-use limit for this turn"
+    r"|\{\s*\"(?:tool|name|function|tool_name)\"\s*:\s*\"[\w.-]+\"\s*,\s*\"(?:arguments|parameters|args|input)\"\s*:",
+    re.I,
+)
+_OPEN_TOOL_TEXT = re.compile(r"[<{\[][^\n<{\[>}\]]{0,80}\Z")  # may still become tool-call text
 logger = logging.getLogger(__name__)
 NOTHING_LEFT = "I couldn't put together an answer to that from what I know."
 
@@ -85,6 +94,9 @@ def markup_cut(text: str, titles: Collection[str] = SECTION_TITLES) -> int | Non
     marker = text.find(QUERY_MARKER.strip())
     if marker >= 0 and not _inside(marker, code):
         cuts.append(marker)
+    tool = next((m.start() for m in _TOOL_TEXT.finditer(text) if not _inside(m.start(), code)), None)
+    if tool is not None:
+        cuts.append(tool)
     return min(cuts, default=None)
 
 
@@ -186,6 +198,10 @@ class MarkupFilter:
             end = backtick  # inline code may be opening: what follows it is code or not, once it closes
         if opened := _OPEN_ITEM.search(text, 0, end):
             end = opened.start()
+        if (opened_tool := _OPEN_TOOL_TEXT.search(text, 0, end)) and not _inside(
+            opened_tool.start(), _code_spans(text)
+        ):
+            end = opened_tool.start()
         for size in range(min(len(QUERY_MARKER), end), 0, -1):
             if QUERY_MARKER.startswith(text[end - size : end]):
                 end -= size

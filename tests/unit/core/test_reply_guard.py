@@ -120,3 +120,32 @@ def test_whatever_arrives_what_was_shown_is_always_the_start_of_the_cleaned_repl
     assert shown == streamed
     assert all(streamed.startswith(piece) for piece in pieces)
     assert squeezed(shown) == squeezed(clean_reply(text, {"M2"}).text)
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        (
+            "2026-12-06 23:52\nThe tool-use limit for this turn was reached. Do not call any more tools.",
+            "2026-12-06 23:52",
+        ),
+        ('{"tool": "current_time", "arguments": {"timezone": "UTC"}}', ""),
+        ('Let me check. <tool_call name="calculator">{"expression": "2+2"}</tool_call>', "Let me check."),
+        ('It is late. [The tool_result name="current_time" id="call_5_1" ok="true"]', "It is late."),
+        ('Call it so: {"name": "search_web", "parameters": {"q": "x"}}', "Call it so:"),
+    ],
+)
+def test_tool_call_text_never_reaches_the_user(reply: str, shown: str) -> None:
+    assert clean_reply(reply, set()).text == shown
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The set {1, 2} has two items.",
+        'Write it as `{"tool": "x", "arguments": {}}` in the file.',
+        "Use <b> for bold.",
+    ],
+)
+def test_braces_and_code_that_are_not_tool_calls_stay(reply: str) -> None:
+    assert clean_reply(reply, set()).text == reply
