@@ -22,7 +22,7 @@ from core.generation.reply_guard import without_markup
 from core.pipeline.tone import support_addendum
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
 from core.prompt.assembly import AssembledPrompt
-from core.prompt.builder import PromptBuilder, citation_map, cited
+from core.prompt.builder import PromptBuilder, citation_map
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
 from core.turn_images import ImageSource, turn_images, with_images
 from core.types import ImageData, Message
@@ -156,7 +156,7 @@ class Orchestrator:
             # without_markup: no prompt markup reaches the user (core/generation/reply_guard.py).
             run = without_markup(
                 with_signals(agent.run(messages, cancel=cancel, **budget), signals_from(context)),
-                frozenset(citation_map(prompt)),
+                citation_map(prompt),
             )
             async with aclosing(run) as events:
                 async for event in events:
@@ -166,8 +166,6 @@ class Orchestrator:
                         if addendum := support_addendum(event.answer, support):
                             yield TextDelta(addendum)
                             event = replace(event, answer=event.answer + addendum)
-                        cites = (*event.citations, *cited(event.answer, citation_map(prompt)))
-                        event = replace(event, citations=cites)  # markers the answer used -> their items
                         yield await self._commit(turn_id, session_id, event, context, remember)
                         return
                     if isinstance(event, RunError):

@@ -13,7 +13,8 @@ A small model that cannot use its context often continues it instead ("he's curr
   "arguments": …}`), a tool result block, or the agent loop's own instruction to the model ("The tool-use
   limit for this turn is reached…"): cut there.
 - an **item marker** (`[M2]`, `[f1]`) that names no item of this prompt: removed. Markers that do name an
-  item stay; they are the reply's citations.
+  item are the reply's citations: at the output boundary (`without_markup`) they become numbered sources,
+  "[1]", "[2]" in the order the reply first cites them, each with its item in `Done.citations`.
 
 Code (fenced blocks and inline backticks) is left alone. `MarkupFilter` applies the same rules to a stream
 of text deltas: it holds back only what could still turn into markup (a heading until its line ends, an open
@@ -25,11 +26,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncGenerator, Collection, Iterable
+from collections.abc import AsyncGenerator, Collection, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 
 from core.events import Done, RunEvent, TextDelta
+from core.prompt.assembly import PromptItem
 from core.prompt.sections import QUERY_MARKER, SECTIONS
 
 _HEADING = re.compile(r"(?P<hashes>#{2,6})[ \t]+(?P<title>[^\n]*)")
@@ -63,6 +65,7 @@ class Cleaned:
     text: str
     cut_at: int | None = None  # where a copied heading or the query marker started (None: no cut)
     removed_markers: tuple[str, ...] = ()
+    cited: tuple[str, ...] = ()  # the markers naming an item, in the order first cited ("[1]": the first)
 
     @property
     def changed(self) -> bool:
@@ -121,25 +124,36 @@ def _in_prompt_style(title: str) -> bool:
 
 
 def clean_reply(
-    text: str, markers: Collection[str], titles: Collection[str] = SECTION_TITLES, *, streamed: bool = False
+    text: str,
+    markers: Collection[str],
+    titles: Collection[str] = SECTION_TITLES,
+    *,
+    streamed: bool = False,
+    numbered: bool = False,
 ) -> Cleaned:
     """`text` without copied headings (cut there), the query marker (cut there) and item markers that name
     no item of the prompt (`markers`: the names that do, "M2", "F1"). The whitespace a cut or a removed
-    marker leaves goes too, unless `streamed` (it may have been shown already: `MarkupFilter`)."""
+    marker leaves goes too, unless `streamed` (it may have been shown already: `MarkupFilter`). `numbered`:
+    the markers that stay are written as numbered sources ("[M2]" first cited -> "[1]")."""
     cut = markup_cut(text, titles)
     kept = text if cut is None else text[:cut]
     kept = kept if streamed else kept.rstrip()
     code = _code_spans(kept)
     removed: list[str] = []
+    order: dict[str, int] = {}
 
     def drop(match: re.Match[str]) -> str:
-        if match.group("name") in markers or _inside(match.start("name"), code):
+        name = match.group("name")
+        if _inside(match.start("name"), code):
             return match.group(0)
-        removed.append(match.group("name"))
+        if name in markers:
+            number = order.setdefault(name, len(order) + 1)
+            return f"{match.group('space')}[{number}]" if numbered else match.group(0)
+        removed.append(name)
         return match.group("space") if streamed else ""
 
     kept = ITEM_MARKER.sub(drop, kept)
-    return Cleaned(kept, cut, tuple(removed))
+    return Cleaned(kept, cut, tuple(removed), tuple(order))
 
 
 def _open_backtick(text: str, position: int) -> int | None:
@@ -160,6 +174,7 @@ class MarkupFilter:
 
     markers: Collection[str]
     titles: Collection[str] = SECTION_TITLES
+    numbered: bool = False
     _text: str = ""
     _shown: int = 0
     _cut: bool = field(default=False)
@@ -169,7 +184,7 @@ class MarkupFilter:
         if self._cut:
             return ""
         self._text += delta
-        cleaned = clean_reply(self._text, self.markers, self.titles, streamed=True)
+        cleaned = clean_reply(self._text, self.markers, self.titles, streamed=True, numbered=self.numbered)
         # a cut is final once its line has ended: "## M2#M" reads as a heading, "## M2#M2word" does not
         cut = cleaned.cut_at
         if cut is not None and "\n" in self._text[cut:] and _open_backtick(self._text, cut) is None:
@@ -179,7 +194,8 @@ class MarkupFilter:
 
     def close(self) -> str:
         """The rest of the cleaned reply, once the stream has ended."""
-        return self._advance(clean_reply(self._text, self.markers, self.titles, streamed=True).text)
+        cleaned = clean_reply(self._text, self.markers, self.titles, streamed=True, numbered=self.numbered)
+        return self._advance(cleaned.text)
 
     def _advance(self, text: str) -> str:
         new = text[self._shown :]
@@ -210,11 +226,12 @@ class MarkupFilter:
 
 
 async def without_markup(
-    events: AsyncGenerator[RunEvent, None], markers: Collection[str]
+    events: AsyncGenerator[RunEvent, None], items: Mapping[str, PromptItem]
 ) -> AsyncGenerator[RunEvent, None]:
     """`events` with the prompt's markup taken out of their text: deltas through a `MarkupFilter`, the
-    final answer through `clean_reply`. A reply that was nothing but markup says so plainly instead."""
-    markup = MarkupFilter(markers)
+    final answer through `clean_reply`, the prompt items it cites (`items`: marker -> item) numbered in
+    its text and listed first in its citations. A reply that was nothing but markup says so plainly."""
+    markup = MarkupFilter(frozenset(items), numbered=True)
     async with aclosing(events) as stream:
         async for event in stream:
             if isinstance(event, TextDelta):
@@ -224,16 +241,19 @@ async def without_markup(
             if isinstance(event, Done):
                 if rest := markup.close():
                     yield TextDelta(rest)
-                event = replace(event, answer=_answer_without_markup(event.answer, markers))
+                event = _done_without_markup(event, items)
             yield event
 
 
-def _answer_without_markup(answer: str, markers: Collection[str]) -> str:
-    cleaned = clean_reply(answer, markers)
+def _done_without_markup(done: Done, items: Mapping[str, PromptItem]) -> Done:
+    cleaned = clean_reply(done.answer, frozenset(items), numbered=True)
     if cleaned.changed:  # what was cut is not logged: it may quote the user's memories
         logger.info(
             "reply cleaned: cut at %s, %d stray markers", cleaned.cut_at, len(cleaned.removed_markers)
         )
-    if answer.strip() and not cleaned.text.strip():
-        return NOTHING_LEFT
-    return cleaned.text
+    answer = NOTHING_LEFT if done.answer.strip() and not cleaned.text.strip() else cleaned.text
+    sources = tuple(
+        {"marker": str(number), "source": name, "id": items[name].id, "text": items[name].text[:300]}
+        for number, name in enumerate(cleaned.cited, start=1)
+    )
+    return replace(done, answer=answer, citations=(*sources, *done.citations))

@@ -10,9 +10,8 @@ the current query.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from core.prompt.assembly import AssembledPrompt, Assembler, PromptItem, SectionContent
 from core.prompt.compression import ModelCompressor
@@ -142,18 +141,6 @@ class PromptBuilder:
 def citation_map(prompt: AssembledPrompt) -> dict[str, PromptItem]:
     """Marker -> the item it names, for every cited item the prompt actually contains."""
     return {item.cite.strip("[]"): item for s in prompt.sections for item in s.items if item.cite}
-
-
-def cited(answer: str, markers: Mapping[str, PromptItem]) -> list[dict[str, Any]]:
-    """The citations an answer uses: each marker found in the text that names a real item, in order."""
-    import re
-
-    found = dict.fromkeys(re.findall(r"\[([MWF]\d+)\]", answer))
-    return [
-        {"marker": marker, "id": markers[marker].id, "text": markers[marker].text[:300]}
-        for marker in found
-        if marker in markers
-    ]
 
 
 def _lines(key: str, lines: Sequence[str], why: str) -> SectionContent:

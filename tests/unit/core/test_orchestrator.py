@@ -346,7 +346,8 @@ async def test_citations_in_the_answer_map_to_the_items_the_prompt_showed(tmp_pa
     orchestrator = Orchestrator([ModelChoice("rec", agent)], journal, context, builder(), memory=memory)
     done = (await collect(orchestrator, "what is my dog called?"))[-1]
     assert isinstance(done, Done)
-    assert [(c["marker"], c["id"]) for c in done.citations] == [("M1", "conv_1")]  # M9 names nothing
+    assert done.answer == "Your dog is Rex [1]. Also and [1] again."  # M9 names nothing: removed
+    assert [(c["marker"], c["source"], c["id"]) for c in done.citations] == [("1", "M1", "conv_1")]
     stored = journal.turn(done.turn_id)
     assert stored is not None and stored.citations == list(done.citations)
 
@@ -376,8 +377,8 @@ async def test_prompt_markup_never_reaches_the_user_streamed_or_stored(tmp_path:
     streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
     done = events[-1]
     assert isinstance(done, Done)
-    assert done.answer == "Your tortoise is Sir Reginald [M1]."
-    assert streamed == "Your tortoise is Sir Reginald [M1] . "  # shown before the cut: spaces only differ
+    assert done.answer == "Your tortoise is Sir Reginald [1]."  # a numbered source
+    assert streamed == "Your tortoise is Sir Reginald [1] . "  # shown before the cut: spaces only differ
     stored = journal.turn(done.turn_id)
     assert stored is not None and stored.assistant == done.answer
 

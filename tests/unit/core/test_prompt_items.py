@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+
+from core.events import Done, RunEvent
+from core.generation.reply_guard import without_markup
 from core.ports import FactView, RecalledMemory
-from core.prompt.builder import PromptBuilder, citation_map, cited
+from core.prompt.builder import PromptBuilder, citation_map
 from core.prompt.tokens import EstimateCounter
 from core.turn_context import TurnContext
 
@@ -23,7 +27,13 @@ async def test_prompt_json_sections_carry_their_items_with_marker_source_and_col
     assert set(remembered) == {"marker", "text", "source", "collection"}  # --explain adds id, cite, why
 
 
-async def test_an_answer_citing_a_profile_fact_names_it() -> None:
+async def test_an_answer_citing_a_profile_fact_names_it_as_a_numbered_source() -> None:
     fact = FactView("fact_1", "user", "lives_in", "Oslo", "current", 0.8, "location")
     prompt = await PromptBuilder("S", EstimateCounter(), 4000).build(TurnContext("hi", profile=(fact,)))
-    assert [c["id"] for c in cited("You live in Oslo [F1].", citation_map(prompt))] == ["fact_1"]
+
+    async def events() -> AsyncGenerator[RunEvent, None]:
+        yield Done(answer="You live in Oslo [F1]. Not [F9].")
+
+    [done] = [event async for event in without_markup(events(), citation_map(prompt))]
+    assert isinstance(done, Done) and done.answer == "You live in Oslo [1]. Not."
+    assert [(c["marker"], c["source"], c["id"]) for c in done.citations] == [("1", "F1", "fact_1")]
