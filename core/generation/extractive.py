@@ -37,7 +37,15 @@ from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
 from core.prompt.sources import DOCUMENT_COLLECTIONS
-from core.relations import RELATION_QUESTIONS, ROLES, USER_ID, fact_sentence, normalize
+from core.relations import (
+    RELATION_QUESTIONS,
+    ROLES,
+    USER_ID,
+    fact_sentence,
+    fact_to_user,
+    normalize,
+    second_person,
+)
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
 from core.turn_context import TurnContext
 from core.types import Message
@@ -116,20 +124,6 @@ _BROADER = {
 }
 _PLACE_PREPS = frozenset({"in", "at", "to", "from", "near", "for", "into", "outside"})
 _NAME_VERBS = frozenset({"name", "call", "named", "called"})
-_SECOND_PERSON = (
-    (r"\bI'm\b", "you're"),
-    (r"\bI am\b", "you are"),
-    (r"\bI was\b", "you were"),
-    (r"\bI've\b", "you've"),
-    (r"\bI'd\b", "you'd"),
-    (r"\bI'll\b", "you'll"),
-    (r"\bI\b", "you"),
-    (r"\bmyself\b", "yourself"),
-    (r"\bmine\b", "yours"),
-    (r"\bmy\b", "your"),
-    (r"\bme\b", "you"),
-    (r"\bam\b", "are"),
-)
 
 
 @dataclass(frozen=True)
@@ -712,33 +706,6 @@ def day_text(moment: datetime, *, now: datetime | None = None) -> str:
     if now is not None and now.year == moment.year:
         return f"{moment.day} {moment:%b}"
     return f"{moment.day} {moment:%B} {moment.year}"
-
-
-def second_person(text: str) -> str:
-    """The user's first-person words addressed back to them ("I work at X" -> "you work at X")."""
-    out = text
-    for pattern, replacement in _SECOND_PERSON:
-        out = re.sub(pattern, replacement, out, flags=re.IGNORECASE if pattern != r"\bI\b" else 0)
-    return out
-
-
-def fact_to_user(sentence: str) -> str:
-    """A fact sentence about "the user" as said to them ("The user is a sound engineer." -> "you are a
-    sound engineer.")."""
-    replaced = re.sub(r"^The user's\b", "your", sentence)
-    replaced = re.sub(r"\bthe user's\b", "your", replaced)
-    match = re.match(r"^The user (is|has|was|\w+s)\b", replaced)
-    if match:
-        verb = match.group(1)
-        base = {"is": "are", "has": "have", "was": "were"}.get(verb)
-        if base is None:
-            base = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "oes")) else verb[:-1]
-        replaced = f"you {base}{replaced[match.end() :]}"
-    replaced = re.sub(r"\bthe user\b", "you", replaced)
-    replaced = re.sub(r"^you are named\b", "your name is", replaced)
-    if re.match(r"(?:The|My|Your|You)\b", replaced):  # a name stays capitalised ("Jo is a dentist")
-        replaced = replaced[:1].lower() + replaced[1:]
-    return second_person(replaced)
 
 
 def phrase(evidence: Evidence, *, now: datetime | None = None) -> str:

@@ -253,7 +253,13 @@ def _done_without_markup(done: Done, items: Mapping[str, PromptItem]) -> Done:
         )
     answer = NOTHING_LEFT if done.answer.strip() and not cleaned.text.strip() else cleaned.text
     sources = tuple(
-        {"marker": str(number), "source": name, "id": items[name].id, "text": items[name].text[:300]}
+        {
+            "marker": str(number),
+            "source": name,
+            "id": items[name].id,
+            "text": items[name].text[:300],
+            "label": items[name].label or items[name].text[:300],
+        }
         for number, name in enumerate(cleaned.cited, start=1)
     )
     return replace(done, answer=answer, citations=(*sources, *done.citations))

@@ -12,8 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from core.generation.extractive import fact_to_user
-from core.relations import NO_LONGER, USER_ID, canonical_relation, fact_sentence, normalize
+from core.relations import NO_LONGER, USER_ID, canonical_relation, fact_sentence, fact_to_user, normalize
 
 # The summary's groups, in order: category -> its label. Facts of the user's people go under "People".
 _GROUPS = {

@@ -36,6 +36,7 @@ class PromptItem:
     cite: str = ""
     pinned: bool = False  # part of a floor: cut to fit, never dropped while anything else can go
     collection: str = ""  # the store it came from ("conversations", "facts", "journal"; "" for none)
+    label: str = ""  # where it came from, for people: a reply's numbered source shows this ("" -> text)
 
 
 @dataclass(frozen=True)

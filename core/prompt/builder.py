@@ -18,7 +18,7 @@ from core.prompt.compression import ModelCompressor
 from core.prompt.sections import QUERY, RECENT, SECTIONS, item_limit, sections_for
 from core.prompt.sources import inventory_items, memory_sections, query_item, time_items, turn_item
 from core.prompt.tokens import TokenCounter
-from core.relations import fact_sentence
+from core.relations import fact_sentence, fact_to_user
 from core.turn_context import TurnContext
 
 CITATION_PROTOCOL = (
@@ -100,6 +100,7 @@ class PromptBuilder:
                     why=f"current fact, truth {f.truth:.2f}",
                     cite=f"[F{n}]",
                     collection="facts",
+                    label=f"You told me: {fact_to_user(fact_sentence(f.subject, f.predicate, f.object))}",
                 )
                 for n, f in enumerate(context.profile, start=1)
             ),

@@ -88,7 +88,37 @@ def _memory_item(memory: RecalledMemory, number: int, why: str) -> PromptItem:
         why=reason,
         cite=cite,
         collection=memory.collection,
+        label=memory_label(memory),
     )
+
+
+_KINDS = MappingProxyType(  # a collection as the sources list names what came from it
+    {
+        "summaries": "A summary of an earlier conversation",
+        "reflections": "A reflection on an earlier conversation",
+        "threads": "An open thread",
+        "facts": "Something you told me",
+        "visual_memories": "An image",
+    }
+)
+_LABEL_CHARS = 200
+
+
+def memory_label(memory: RecalledMemory) -> str:
+    """A recalled memory as a reply's source list shows it: the user's own words with their day ("You said
+    on 7 Dec 2026: “…”": never Daemon's reply), a document's name and passage, or its kind and text."""
+    day = f" on {datetime.fromtimestamp(memory.created_at):%-d %b %Y}" if memory.created_at else ""
+    text = " ".join(memory.text.split())
+    if memory.collection == "conversations":
+        said = text.split(" Assistant: ", 1)[0].removeprefix("User: ")
+        return f"You said{day}: \u201c{_clip(said)}\u201d"
+    if memory.collection in DOCUMENT_COLLECTIONS:
+        return f"{memory.source or 'A document'}: \u201c{_clip(text)}\u201d"
+    return f"{_KINDS.get(memory.collection, 'A memory')}{day}: {_clip(text)}"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1].rstrip() + "\u2026"
 
 
 UNANSWERED_NOTE = "(Not answered: Daemon stopped before replying to this message.)"

@@ -80,7 +80,8 @@ def render_citations(citations: Sequence[Mapping[str, Any]]) -> str:
     for number, citation in enumerate(citations, start=1):
         marker = citation.get("marker")
         if marker:
-            lines.append(f"[{marker}] {clip(str(citation.get('text', '')), 160, one_line=True)}")
+            shown = citation.get("label") or citation.get("text", "")
+            lines.append(f"[{marker}] {clip(str(shown), 220, one_line=True)}")
             continue
         label = _citation_label(citation)
         url = citation.get("url")

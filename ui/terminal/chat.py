@@ -38,6 +38,7 @@ from ui.shared.payloads import (
     session_end_line,
     turn_payload,
 )
+from ui.shared.render import render_citations
 
 if TYPE_CHECKING:
     from ui.shared.tool_runner import ToolRunner
@@ -89,6 +90,8 @@ class TurnPrinter:
             if event.extra.get("answered_by") == "memory":  # not the model: say so (the GUI shows the model)
                 self.err.write("\n  [answered from memory, not by the model]")
             self.out.write("\n")
+            if sources := render_citations(event.citations):  # the footnote the answer's [1] points to
+                self.out.write(f"Sources:\n{sources}\n")
             self.out.flush()
         elif isinstance(event, RunError):
             self.error = event
