@@ -19,6 +19,7 @@ from core.agent.turn_signals import signals_from, with_signals
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunError, RunEvent, TextDelta
 from core.generation.reply_guard import without_markup
+from core.learning import FactLearning
 from core.pipeline.tone import support_addendum
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
 from core.prompt.assembly import AssembledPrompt
@@ -90,9 +91,8 @@ class Orchestrator:
         self._context = context
         self._prompt = prompt
         self._memory = memory
-        self._knowledge = knowledge
         self._extractor = extractor
-        self._facts = facts
+        self._learning = FactLearning(facts, knowledge)  # the Memory tab's edits take the same path
         self._images = images
 
     @property
@@ -269,13 +269,7 @@ class Orchestrator:
         previous = context.history[-1].assistant if context.history else ""
         try:
             learned = await asyncio.to_thread(self._extractor.extract, turn.user)
-            if self._facts is not None:
-                outcome = await self._facts.record(
-                    learned, turn, correcting=correcting, previous_reply=previous
-                )
-                learned = list(outcome.learned)
-            if learned and self._knowledge is not None:
-                await asyncio.to_thread(self._knowledge.learn, learned, turn.turn_id, turn.created_at)
+            await self._learning.record(learned, turn, correcting=correcting, previous_reply=previous)
         except Exception:  # noqa: BLE001 - never fail an answered turn over what it teaches memory
             logger.exception("could not learn facts from turn %s", turn.turn_id)
 

@@ -293,7 +293,14 @@ class ExtractiveAnswerer:
         asked_kinds = _kinds(asked.words)
         if asked_kinds:  # "my dog's name" is not answered by a cat's
             candidates = [e for e in candidates if not _other_kind(asked_kinds, e, facts)]
-        return max(candidates, key=lambda e: (e.score, e.kind == "fact"), default=None)
+        # A current fact of the relation the question means is the verified truth now: it answers before
+        # any sentence, which may state what was true before a correction ("I live in Gothenburg").
+        meant = [
+            e
+            for e in candidates
+            if e.kind == "fact" and e.overlap >= MEANT_OVERLAP and e.score >= self.threshold
+        ]
+        return max(meant or candidates, key=lambda e: (e.score, e.kind == "fact"), default=None)
 
     def _from_memories(
         self, asked: Question, memories: Sequence[RecalledMemory], markers: Mapping[str, str], user_only: bool

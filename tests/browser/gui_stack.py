@@ -21,6 +21,7 @@ from core.agent.call_guard import ToolPolicy
 from core.config import GenerationConfig, load_config
 from core.events import Done, RunEvent, TextDelta, ToolProposal
 from core.generation.setup import turn_modes
+from core.learning import FactLearning
 from core.orchestrator import ModelChoice, Orchestrator
 from core.ports import ExtractedFact, TurnRecord
 from core.prompt.builder import PromptBuilder
@@ -173,6 +174,7 @@ def build_stack(data: Path) -> Stack:
     backends = GuiBackends(
         memory=memory,
         facts=facts,
+        learning=FactLearning(facts, knowledge),
         review=review,
         sessions=sessions,
         tools=_tools(notes),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from core.learning import FactLearning
     from core.ports import FactPort, SessionLifecycle
     from memory.review import ReviewQueue
     from memory.service import MemoryService
@@ -28,6 +29,7 @@ class GuiBackends:
 
     memory: MemoryService | None = None
     facts: FactPort | None = None
+    learning: FactLearning | None = None  # the one path fact edits take (the fact store, then the graph)
     review: ReviewQueue | None = None
     sessions: SessionLifecycle | None = None
     tools: ToolRunner | None = None  # runs an approved proposal through the REPL's guards
@@ -44,6 +46,7 @@ class GuiBackends:
 def from_services(services: Services) -> GuiBackends:
     """The GUI's back ends from the services the composition root built; the document desk shares their memory
     store."""
+    from core.learning import FactLearning
     from ui.gui.documents_tab import open_document_desk
     from ui.gui.images_tab import open_image_desk
     from ui.gui.wizard import open_setup_desk
@@ -56,6 +59,7 @@ def from_services(services: Services) -> GuiBackends:
     return GuiBackends(
         memory=services.memory,
         facts=services.facts,
+        learning=FactLearning(services.facts, services.knowledge) if services.facts is not None else None,
         review=services.review,
         sessions=services.sessions,
         tools=services.tools,

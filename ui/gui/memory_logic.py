@@ -10,6 +10,7 @@ from typing import Any
 
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
 from core.errors import UserInputError
+from core.learning import FactLearning
 from core.ports import ExtractedFact, FactPort, FactView, TurnRecord
 from core.text import clip
 from memory.candidates import QueryContext
@@ -83,9 +84,10 @@ class EditResult:
     new_ids: tuple[str, ...] = ()
 
 
-async def correct_fact(facts: FactPort, fact_id: str, new_value: str) -> EditResult:
-    """Replace a fact's value the way a spoken correction does ("…, not X"): the new value passes the
-    verification gate as a correction and the old fact is superseded, kept as history, never overwritten."""
+async def correct_fact(facts: FactPort, learning: FactLearning, fact_id: str, new_value: str) -> EditResult:
+    """Replace a fact's value the way a spoken correction does ("…, not X"), through the same path
+    (`FactLearning`): the new value passes the verification gate as a correction, the old fact is
+    superseded, kept as history, never overwritten, and the knowledge graph follows."""
     new_value = new_value.strip()
     old = _current(facts, fact_id)
     if not new_value or new_value == old.object:
@@ -104,25 +106,27 @@ async def correct_fact(facts: FactPort, fact_id: str, new_value: str) -> EditRes
     )
     before = {f.id for f in facts.list_facts("current")}
     turn = TurnRecord(f"gui-edit-{uuid.uuid4().hex[:12]}", EDIT_SESSION, said, "", time.time())
-    await facts.record([fact], turn, correcting=True)
+    await learning.record([fact], turn, correcting=True)
     added = tuple(f.id for f in facts.list_facts("current") if f.id not in before)
     if not added:
         raise UserInputError(f"the correction was not accepted: {said!r} did not pass verification")
     if old.id in {f.id for f in facts.list_facts("current")}:  # a relation that holds several values
-        facts.set_current(old.id, False, f"corrected by you to {new_value!r}")
+        await learning.set_current(old, False, f"corrected by you to {new_value!r}")
     return EditResult(f"{old.object} → {new_value} (the old value is kept as history)", added)
 
 
-def retire_fact(facts: FactPort, fact_id: str) -> str:
-    """Soft-delete: the fact stops being current (kept, and `restore_fact` undoes it)."""
+async def retire_fact(facts: FactPort, learning: FactLearning, fact_id: str) -> str:
+    """Soft-delete: the fact stops being current, in the profile and the graph (kept, and `restore_fact`
+    undoes it)."""
     fact = _current(facts, fact_id)
-    facts.set_current(fact.id, False, RETIRED_REASON)
+    await learning.set_current(fact, False, RETIRED_REASON)
     return f"removed {fact.subject} {fact.predicate.replace('_', ' ')} {fact.object} (Undo restores it)"
 
 
-def restore_fact(facts: FactPort, fact_id: str) -> str:
-    """Undo a removal made here: the fact is current again."""
-    if not fact_id or not facts.set_current(fact_id, True, "restored by you in the GUI"):
+async def restore_fact(facts: FactPort, learning: FactLearning, fact_id: str) -> str:
+    """Undo a removal made here: the fact is current again, in the profile and the graph."""
+    fact = next((f for f in facts.list_facts(None) if f.id == fact_id), None) if fact_id else None
+    if fact is None or not await learning.set_current(fact, True, "restored by you in the GUI"):
         raise UserInputError("nothing to undo")
     return "restored"
 

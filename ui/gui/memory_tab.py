@@ -5,7 +5,7 @@ Every action goes through `ui.gui.memory_logic`, which calls the services the CL
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.errors import DaemonError
@@ -67,9 +67,17 @@ def _guarded(action: Callable[[], str]) -> str:
         return f"⚠ {error}"
 
 
+async def _guarded_async(action: Awaitable[str]) -> str:
+    """`_guarded` for an action that is awaited."""
+    try:
+        return await action
+    except DaemonError as error:
+        return f"⚠ {error}"
+
+
 def _wire(gr: Any, parts: GuiBackends, c: dict[str, Any]) -> None:
-    memory, facts, review = parts.memory, parts.facts, parts.review
-    assert memory is not None and facts is not None
+    memory, facts, review, learning = parts.memory, parts.facts, parts.review, parts.learning
+    assert memory is not None and facts is not None and learning is not None
 
     async def search(query: str, collection: str, intent: str) -> Any:
         try:
@@ -86,18 +94,19 @@ def _wire(gr: Any, parts: GuiBackends, c: dict[str, Any]) -> None:
 
     async def save(fact_id: str, value: str, show_history: bool) -> tuple[Any, ...]:
         try:
-            message = (await logic.correct_fact(facts, fact_id, value)).message
+            message = (await logic.correct_fact(facts, learning, fact_id, value)).message
         except DaemonError as error:
             message = f"⚠ {error}"
         return message, facts_table(show_history), ""
 
-    def remove(fact_id: str, show_history: bool) -> tuple[Any, ...]:
-        message = _guarded(lambda: logic.retire_fact(facts, fact_id))
+    async def remove(fact_id: str, show_history: bool) -> tuple[Any, ...]:
+        message = await _guarded_async(logic.retire_fact(facts, learning, fact_id))
         undo = fact_id if not message.startswith("⚠") else gr.skip()
         return message, facts_table(show_history), undo
 
-    def undo(undo_id: str, show_history: bool) -> tuple[Any, ...]:
-        return _guarded(lambda: logic.restore_fact(facts, undo_id)), facts_table(show_history), ""
+    async def undo(undo_id: str, show_history: bool) -> tuple[Any, ...]:
+        message = await _guarded_async(logic.restore_fact(facts, learning, undo_id))
+        return message, facts_table(show_history), ""
 
     def decide(item: str, approve: bool) -> tuple[Any, ...]:
         if review is None:

@@ -12,8 +12,11 @@ import pytest
 
 from core.errors import DaemonError, UserInputError
 from core.events import Done, RunEvent, TextDelta, ToolProposal
+from core.learning import FactLearning
 from core.ports import ExtractedFact, TurnRecord
 from core.types import ToolCall
+from knowledge.graph_store import GraphStore
+from knowledge.service import KnowledgeService
 from memory.dedup import DedupScanner, DedupSettings
 from memory.embeddings import HashingEmbedder
 from memory.facts.service import FactMemory, open_fact_memory
@@ -104,11 +107,22 @@ def _say(facts: Any, subject: str, predicate: str, value: str, turn: str) -> Non
     asyncio.run(facts.record([fact], TurnRecord(turn, "s", f"I {predicate} {value}", "", T0)))
 
 
-def test_editing_a_fact_supersedes_it_through_the_correction_path(stores: tuple[MemoryService, Any]) -> None:
+def _homes(graph: KnowledgeService) -> list[str]:
+    """Where the graph says the user lives now."""
+    return graph.edit(lambda g: sorted(e.target for e in g.edges(g.ensure_user(), "lives_in")))
+
+
+def test_editing_a_fact_supersedes_it_through_the_correction_path(
+    stores: tuple[MemoryService, Any], tmp_path: Path
+) -> None:
     memory, facts = stores
-    _say(facts, "user", "lives in", "Lyon", "t1")
+    graph = KnowledgeService(GraphStore(tmp_path / "graph.json"))
+    learning = FactLearning(facts, graph)
+    fact = ExtractedFact("user", "lives in", "Lyon", "location", "user", "I live in Lyon", 0.95)
+    asyncio.run(learning.record([fact], TurnRecord("t1", "s", "I live in Lyon", "", T0)))  # as a turn does
+    assert _homes(graph) == ["lyon"]
     [lyon] = facts.list_facts("current")
-    result = asyncio.run(logic.correct_fact(facts, lyon.id, "Paris"))
+    result = asyncio.run(logic.correct_fact(facts, learning, lyon.id, "Paris"))
     assert "Lyon → Paris" in result.message
     by_value = {f.object: f for f in facts.list_facts()}
     assert by_value["Lyon"].status == "superseded" and by_value["Paris"].status == "current"
@@ -116,21 +130,27 @@ def test_editing_a_fact_supersedes_it_through_the_correction_path(stores: tuple[
     rows = asyncio.run(logic.search_rows(memory, "Lyon", logic.ALL, "general"))
     lyon_row = next(r for r in rows if "Lyon" in r[3])
     assert lyon_row[4] == "superseded" and "superseded -" in lyon_row[5]
+    assert _homes(graph) == ["paris"]  # the graph follows the edit, as it follows a correction in chat
     with pytest.raises(UserInputError):
-        asyncio.run(logic.correct_fact(facts, lyon.id, "Berlin"))  # no longer current: nothing to edit
+        asyncio.run(logic.correct_fact(facts, learning, lyon.id, "Berlin"))  # no longer current
 
 
-def test_remove_is_soft_and_undo_restores(stores: tuple[MemoryService, Any]) -> None:
+def test_remove_is_soft_and_undo_restores(stores: tuple[MemoryService, Any], tmp_path: Path) -> None:
     _, facts = stores
-    _say(facts, "user", "lives in", "Lyon", "t1")
+    graph = KnowledgeService(GraphStore(tmp_path / "graph.json"))
+    learning = FactLearning(facts, graph)
+    fact = ExtractedFact("user", "lives in", "Lyon", "location", "user", "I live in Lyon", 0.95)
+    asyncio.run(learning.record([fact], TurnRecord("t1", "s", "I live in Lyon", "", T0)))
     [lyon] = facts.list_facts("current")
-    assert "removed" in logic.retire_fact(facts, lyon.id)
+    assert "removed" in asyncio.run(logic.retire_fact(facts, learning, lyon.id))
     assert facts.list_facts("current") == [] and facts.list_facts()[0].reason == logic.RETIRED_REASON
     assert logic.fact_rows(facts, show_history=True)[0][4] == "superseded"
-    logic.restore_fact(facts, lyon.id)
+    assert _homes(graph) == []  # the graph's edge ended with it
+    asyncio.run(logic.restore_fact(facts, learning, lyon.id))
     assert [f.object for f in facts.list_facts("current")] == ["Lyon"]
+    assert _homes(graph) == ["lyon"]
     with pytest.raises(UserInputError):
-        logic.restore_fact(facts, "")
+        asyncio.run(logic.restore_fact(facts, learning, ""))
 
 
 def test_approving_a_contradiction_in_the_gui_retires_the_fact_like_the_cli(tmp_path: Path) -> None:
