@@ -144,6 +144,10 @@ def test_first_run_wizard_completes(page: Any, gui: Gui, ollama: OllamaListing) 
     expect(wizard).to_be_hidden()
     expect(page.locator("#model input")).to_have_value(re.compile(r"^qwen2\.5:7b"))  # after a reload too
     expect(page.locator("#notice")).to_be_hidden()
+    page.get_by_role("tab", name="Settings").click()
+    page.click("#settings-rerun")  # a fresh page: the wizard starts from the saved settings, not empty
+    expect(page.locator("#wiz-name input, #wiz-name textarea").first).to_have_value("Ada")
+    expect(page.get_by_label("Concise: short answers")).to_be_checked()
 
 
 def test_settings_tab_edits_the_personality_and_reopens_the_wizard(page: Any, gui: Gui) -> None:

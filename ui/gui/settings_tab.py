@@ -125,9 +125,12 @@ def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk |
     if "rerun" in c:  # the Settings tab's "Run the setup wizard again"
 
         async def rerun(current: str) -> tuple[Any, ...]:
-            return (gr.update(visible=True), "", *await scan(current))
+            saved = wizard.saved_answers(desk.data_dir)  # starts from what was saved, never from empty
+            fields = (saved.name, saved.style, saved.vault, saved.repos)
+            return (gr.update(visible=True), "", *fields, *await scan(current))
 
-        c["rerun"].click(rerun, [c["provider"]], [c["box"], c["result"], *scan_outputs])
+        saved_fields = [c["name"], c["style"], c["vault"], c["repos"]]
+        c["rerun"].click(rerun, [c["provider"]], [c["box"], c["result"], *saved_fields, *scan_outputs])
     c["provider"].change(lambda p: gr.update(visible=p == CLOUD_LABEL), [c["provider"]], [c["cloud"]])
     cloud = [c["cloud_name"], c["cloud_model"], c["cloud_key"], c["cloud_url"]]
 

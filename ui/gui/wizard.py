@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import ProviderConfig
-from core.config_user import ANSWER_STYLES, save_settings, setup_complete
+from core.config_user import ANSWER_STYLES, read_settings, save_settings, setup_complete
 from core.generation.main_model import UseModel  # the composition root's model switcher
 from core.providers.discovery import LocalServer, discover, provider_entry
 from core.secrets import SecretStore, mask
@@ -199,6 +199,22 @@ class Answers:
     repos: str = ""
 
 
+def saved_answers(data_dir: Path) -> Answers:
+    """The answers the saved settings hold (the wizard opened again starts from them, never from empty
+    fields): name, style, notes folder and repositories. Keys are never read back into the page."""
+    saved = read_settings(data_dir)
+    user = saved.get("user") or {}
+    style = user.get("style") if user.get("style") in ANSWER_STYLES else "balanced"
+    vault = (saved.get("obsidian") or {}).get("vault") or ""
+    repos = (saved.get("session") or {}).get("git_repos") or []
+    return Answers(
+        name=str(user.get("name") or ""),
+        style=str(style),
+        vault=str(vault),
+        repos="\n".join(str(r) for r in repos) if isinstance(repos, list) else "",
+    )
+
+
 async def finish(desk: SetupDesk, answers: Answers) -> Outcome:
     """Check everything (paths, then one call to the chosen model); save only when all is well."""
     if answers.style not in ANSWER_STYLES:
@@ -243,10 +259,10 @@ async def _switch(desk: SetupDesk, choice: ProviderChoice) -> str:
 
 def _settings(answers: Answers, vault: str | None, repos: list[str]) -> dict[str, Any]:
     choice = answers.choice
-    settings: dict[str, Any] = {
-        "user": {"name": answers.name.strip(), "style": answers.style, "setup_complete": True},
-        "models": {"main": choice.name},
-    }
+    user: dict[str, Any] = {"style": answers.style, "setup_complete": True}
+    if answers.name.strip():  # an empty field never erases the saved name
+        user["name"] = answers.name.strip()
+    settings: dict[str, Any] = {"user": user, "models": {"main": choice.name}}
     if choice.entry is not None:
         settings["providers"] = {choice.name: choice.entry}
     if vault is not None:

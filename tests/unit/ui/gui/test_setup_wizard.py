@@ -24,6 +24,7 @@ from ui.gui.wizard import (
     finish,
     local_choice,
     local_labels,
+    saved_answers,
     skip,
     validate,
 )
@@ -212,3 +213,14 @@ def test_a_model_that_cannot_be_built_keeps_the_old_one_and_says_so(
     assert "next start" in outcome.message
     assert load_config(settings_file=settings_path(tmp_path)).models.main == "openai"  # saved all the same
     assert desk.current_provider == "local"
+
+
+def test_the_wizard_opened_again_starts_from_the_saved_settings_and_never_erases_them(tmp_path: Path) -> None:
+    desk = _desk(tmp_path)
+    assert asyncio.run(finish(desk, Answers(name="Maya", style="concise"))).ok
+    again = saved_answers(tmp_path)
+    assert (again.name, again.style, again.vault, again.repos) == ("Maya", "concise", "", "")
+
+    assert asyncio.run(finish(desk, Answers(name="  ", style="detailed"))).ok  # the name field left empty
+    config = load_config(settings_file=settings_path(tmp_path))
+    assert (config.user.name, config.user.style) == ("Maya", "detailed")
