@@ -773,7 +773,7 @@ class ExtractiveRecall:
             return self._from_a_document(context, prompt)
         reply = self._extractive(context, prompt)
         if reply.found or by_name or self._answerer.applies(context.text, intent, names):
-            return Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply))
+            return _recall_done(reply)
         return None  # not about the user and not in memory: general knowledge, the model's to answer
 
     def _from_a_document(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
@@ -785,7 +785,7 @@ class ExtractiveRecall:
         reply = self._extractive(context, prompt)
         if reply.evidence is None or reply.evidence.kind != "document":
             return None
-        return Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply))
+        return _recall_done(reply)
 
     def checked(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """`agent` with its reply held back and checked for someone else's facts handed to the user."""
@@ -799,6 +799,35 @@ class ExtractiveRecall:
     def _extractive(self, context: TurnContext, prompt: AssembledPrompt) -> RecallAnswer:
         markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
         return self._answerer.answer(context.text, context.memories, context.profile, markers)
+
+
+def _recall_done(reply: RecallAnswer) -> Done:
+    """The extractive reply as a finished run. Evidence the prompt had no room for has no marker to cite:
+    the reply then names it as its one source itself, "[1]", with a label people can read."""
+    evidence = reply.evidence
+    if evidence is None or evidence.marker:
+        return Done(answer=reply.text, model=EXTRACTIVE_MODEL, extra=_explained(reply))
+    source = {
+        "marker": "1",
+        "id": evidence.source,
+        "text": evidence.sentence,
+        "label": source_label(evidence),
+    }
+    return Done(
+        answer=f"{reply.text} [1]", model=EXTRACTIVE_MODEL, citations=(source,), extra=_explained(reply)
+    )
+
+
+def source_label(evidence: Evidence) -> str:
+    """Where the evidence came from, for a sources list: a document and its line, the user's words and
+    day, or the fact as told."""
+    if evidence.kind == "document":
+        return f"{evidence.speaker}: \u201c{evidence.sentence}\u201d"
+    if evidence.kind == "fact":
+        return f"You told me: {fact_to_user(evidence.sentence)}"
+    day = f" on {day_text(datetime.fromtimestamp(evidence.at))}" if evidence.at else ""
+    who = "You said" if evidence.speaker == "User" else f"{evidence.speaker} said"
+    return f"{who}{day}: \u201c{evidence.sentence}\u201d"
 
 
 def _explained(reply: RecallAnswer) -> dict[str, Any]:

@@ -5,7 +5,7 @@ conversations are among them: the tortoise's name (not the user's), and a job as
 and no reply, the model's own included, shows the prompt's markup.
 
 Slow: the embedded model answers the eight telling turns (about 3 minutes on 2 shared cores); the questions
-are answered from memory, without it.
+are answered from memory, without it. The eval's objective checks run over every reply.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from core.generation.reply_guard import markup_cut
+from core.ports import FactView
+from eval.objective_checks import check_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +45,8 @@ TOLD = (
     "I've been a pharmacist at the Kelsey Street clinic for about eight years.",  # asked in other words
 )
 ASKED = (
-    ("Where do I work?", "Bluefin Audio"),
+    # told last, the clinic is the current employer (one employer at a time): the verified fact answers
+    ("Where do I work?", "Kelsey Street clinic"),
     ("What is my daughter's name?", "Marisol"),
     ("What is my favourite dish?", "mushroom risotto"),
     ("What is my parrot called?", "Captain Biscuit"),
@@ -84,6 +86,8 @@ def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in
     assert asking.returncode == 0, asking.stderr[-2000:]
 
     turns = json.loads(run_main("history", "--json", tmp_path=tmp_path).stdout)["turns"]
+    listed = json.loads(run_main("facts", "list", "--json", tmp_path=tmp_path).stdout)["facts"]
+    facts = [FactView(**f) for f in listed]
     replies = {t["user"]: t for t in turns if t["user"] in questions}
     assert len(replies) == len(questions)
     sessions = {t["session_id"] for t in turns if t["user"] in TOLD}
@@ -91,12 +95,18 @@ def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in
     for question, value in ASKED:
         reply = replies[question]
         assert value.lower() in reply["assistant"].lower(), (question, reply["assistant"])
-        # the marker of the turn it was told in, or of its profile line when that turn was not recalled
-        assert re.search(r"\[[MF]\d+\]$", reply["assistant"]), (question, reply["assistant"])
+        # a numbered source: the turn it was told in, or its profile line when that turn was not recalled
+        assert re.search(r"\[\d+\]$", reply["assistant"]), (question, reply["assistant"])
         assert reply["assistant"].startswith("You told me on "), (question, reply["assistant"])  # dated
         assert reply["model"].startswith("daemon-memory"), (question, reply["model"])
-    for turn in turns:  # no reply, the model's included, shows the prompt's markup
-        assert markup_cut(turn["assistant"]) is None, turn["assistant"]
+    said = "\n".join(t["user"] for t in turns)
+    for turn in turns:  # the objective checks on every reply, the model's included
+        answer, question = turn["assistant"], turn["user"]
+        checked = {"markup_leak", "citations", "attribution"} | (
+            set() if turn["model"].startswith("smollm2") else {"grounding"}  # memory names what was said
+        )
+        results = check_answer(answer, question=question, prompt_text=said, markers=(), facts=facts)
+        assert all(r.passed for r in results if r.name in checked), (answer, results)
     never = replies[NEVER_SAID]
     assert never["assistant"].startswith("That's not in my memory"), never["assistant"]
     assert never["model"].startswith("daemon-memory")
