@@ -117,6 +117,27 @@ RELATION_QUESTIONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+# relation -> what a question about the user's own fact of it asks about, as the not-in-memory reply names it
+RELATION_TOPICS: Mapping[str, str] = MappingProxyType(
+    {
+        "is_a": "your work",
+        "works_at": "where you work",
+        "works_on": "what you are working on",
+        "studies_at": "where you study",
+        "lives_in": "where you live",
+        "born_in": "where you come from",
+        "named": "your name",
+        "likes": "what you like",
+        "dislikes": "what you dislike",
+        "has_pet": "your pets",
+        "spouse_of": "your partner",
+        "speaks": "the languages you speak",
+        "interested_in": "your interests",
+        "skilled_at": "your skills",
+        "wants": "your plans",
+    }
+)
+
 # relation -> (subject type, object type) to type entities first seen through it; None = no evidence.
 RELATION_TYPES: Mapping[str, tuple[str | None, str | None]] = MappingProxyType(
     {

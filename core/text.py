@@ -59,3 +59,8 @@ def fence(tag: str, text: str, *, limit: int | None = None, **attrs: str) -> str
 
 def _attr(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in the right number: (1, "session") -> "1 session"; (2, "turn") -> "2 turns"."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"

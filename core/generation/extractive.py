@@ -39,6 +39,7 @@ from core.prompt.builder import citation_map
 from core.prompt.sources import DOCUMENT_COLLECTIONS
 from core.relations import (
     RELATION_QUESTIONS,
+    RELATION_TOPICS,
     ROLES,
     USER_ID,
     fact_sentence,
@@ -234,23 +235,29 @@ class ExtractiveAnswerer:
             weight = 1.0 if token.pos_ in ("NOUN", "PROPN", "NUM") else 0.6
             words[lemma] = max(words.get(lemma, 0.0), weight)
         about_user = asks_about_user(text, user_names)
-        meant = self._relations_meant(core)
-        return Question(text, kind, words, _topic(doc), about_user, meant, names, _owner(doc))
+        meant, nearest = self._relations_meant(core)
+        owner = _owner(doc)
+        topic = _topic(doc)
+        if nearest in RELATION_TOPICS and about_user and not owner and not topic.startswith("your "):
+            topic = RELATION_TOPICS[nearest]  # "What do I do for a living?" -> your work, not "a living"
+        return Question(text, kind, words, topic, about_user, meant, names, owner)
 
-    def _relations_meant(self, question: str) -> frozenset[str]:
+    def _relations_meant(self, question: str) -> tuple[frozenset[str], str]:
         """The relations whose description is nearest the question: at least `MEANT_AT` similar and within
-        `MEANT_MARGIN` of the best (a question about where someone works is not one about their home)."""
+        `MEANT_MARGIN` of the best (a question about where someone works is not one about their home);
+        and the nearest of them ("" for none)."""
         if self._meaning is None:
-            return frozenset()
+            return frozenset(), ""
         if self._relation_vectors is None:
             self._relation_vectors = self._meaning(list(RELATION_QUESTIONS.values()))
         similarity = self._relation_vectors @ self._meaning([question])[0]
         best = float(similarity.max())
-        return frozenset(
-            relation
+        meant = [
+            (float(value), relation)
             for relation, value in zip(RELATION_QUESTIONS, similarity, strict=True)
             if value >= MEANT_AT and value >= best - MEANT_MARGIN
-        )
+        ]
+        return frozenset(relation for _, relation in meant), max(meant, default=(0.0, ""))[1]
 
     def answer(
         self,

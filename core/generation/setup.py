@@ -84,9 +84,9 @@ def turn_modes(
     unavailable: dict[str, str] = {}
     for mode in TURN_MODES[1:]:
         if judge is None:
-            unavailable[mode] = "needs a judge model (models.judge or models.fast, not the embedded one)"
+            unavailable[mode] = "needs a second, capable model to judge the answers (connect one in Settings)"
         elif mode == "duel" and not others:
-            unavailable[mode] = "needs a second configured model"
+            unavailable[mode] = "needs a second model to answer beside this one (connect one in Settings)"
         else:
             modes[mode] = _panel(agent_at, others, cfg.model_copy(update={"mode": mode}), judge)
     return modes, unavailable

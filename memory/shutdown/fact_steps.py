@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from core.ports import ExtractedFact, FactExtractor, TurnRecord
+from core.text import counted
 from memory.facts.service import FactMemory
 from memory.shutdown.processor import StepContext, StepSkipped
 
@@ -96,7 +97,7 @@ class BehaviouralPatternsStep:
         turns = await asyncio.to_thread(self._all_turns)
         sessions = {t.session_id for t in turns}
         if len(sessions) < 3 or len(turns) < 10:
-            history = f"{len(sessions)} sessions, {len(turns)} turns"
+            history = f"{counted(len(sessions), 'session')}, {counted(len(turns), 'turn')}"
             raise StepSkipped(f"too little history for a pattern ({history})")
         parts = Counter(_part_of_day(t.created_at) for t in turns)
         part, count = parts.most_common(1)[0]

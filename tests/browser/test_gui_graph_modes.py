@@ -85,7 +85,9 @@ def test_best_of_for_one_turn_in_one_browser_while_another_stays_on_stream(brows
     try:
         a, b = open_page(first, gui), open_page(second, gui)
         modes = a.locator("#mode")
-        expect(modes).to_contain_text("duel (unavailable: needs a second configured model)")
+        expect(modes).to_contain_text(
+            "duel (unavailable: needs a second model to answer beside this one (connect one in Settings))"
+        )
         modes.get_by_label("best-of", exact=True).check()
         send(a, "pick the best")
         expect(a.locator("#chatbot")).to_contain_text("answered in best-of mode by scripted")
@@ -103,12 +105,16 @@ def test_best_of_for_one_turn_in_one_browser_while_another_stays_on_stream(brows
         expect(a.locator("#chatbot")).to_contain_text("Echo: and now plain")
         expect(a.locator("#status")).to_contain_text("mode: stream")
 
-        duel = modes.get_by_label("duel (unavailable: needs a second configured model)")
+        duel = modes.get_by_label(
+            "duel (unavailable: needs a second model to answer beside this one (connect one in Settings))"
+        )
         label = modes.locator('label[data-testid*="(unavailable:"]')
         assert label.evaluate("e => getComputedStyle(e).pointerEvents") == "none"  # shown disabled
         duel.evaluate("e => e.click()")  # as a keyboard could still pick it: the server refuses
         send(a, "duel anyway")
-        expect(a.locator("#status")).to_contain_text("needs a second configured model")
+        expect(a.locator("#status")).to_contain_text(
+            "needs a second model to answer beside this one (connect one in Settings)"
+        )
         assert not [t for t in gui.stack.journal.turns() if t.user == "duel anyway"]  # nothing ran
     finally:
         first.close()

@@ -65,8 +65,11 @@ class SourceDesk:
         """Each source and where it is (or which setting configures it)."""
         repos = ", ".join(str(r) for r in self.repos)
         return [
-            [SOURCE_LABELS["obsidian"], str(self.vault) if self.vault else "not configured (obsidian.vault)"],
-            [SOURCE_LABELS["git"], repos or "not configured (session.git_repos)"],
+            [
+                SOURCE_LABELS["obsidian"],
+                str(self.vault) if self.vault else "not set up yet (Settings → setup wizard)",
+            ],
+            [SOURCE_LABELS["git"], repos or "not set up yet (Settings → setup wizard)"],
         ]
 
     def start(self, source: str) -> str:

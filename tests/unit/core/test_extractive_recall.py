@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
@@ -389,3 +390,59 @@ async def test_a_question_naming_the_user_is_taken_on_whatever_its_intent(
     weather = TurnContext("Will it rain tomorrow?", analysis=analysis, memories=memories, profile=(will,))
     prompt = await PromptBuilder("S", EstimateCounter(), 8000).build(weather)
     assert isinstance(ExtractiveRecall(answerer).agent_for(weather, prompt, NeverAgent()), AttributionChecked)
+
+
+NEVER_TOLD = (
+    "What's my name?",
+    "What city do I live in?",
+    "Do I have a dog?",
+    "What is my dog's name?",
+    "What do I do for a living?",
+    "Where do I work?",
+    "When is my birthday?",
+    "How many kids do I have?",
+    "What's my favourite food?",
+    "Which school did I go to?",
+    "Who is my dentist?",
+    "What did I eat yesterday?",
+    "What was that book I mentioned?",
+    "Where does Sam live?",
+    "What car do I drive?",
+    "Do I speak any other languages?",
+    "What are my hobbies?",
+    "Have I ever been to Japan?",
+    "What's my sister's job?",
+    "How old am I?",
+)
+
+
+@pytest.mark.parametrize("question", NEVER_TOLD)
+def test_the_not_in_memory_reply_names_a_whole_phrase_for_every_question(
+    answerer: ExtractiveAnswerer, question: str
+) -> None:
+    reply = answerer.answer(question).text
+    topic = reply.removeprefix("That's not in my memory: I found nothing you told me about ").split(". If")[0]
+    assert reply.startswith("That's not in my memory: ") and reply.endswith(
+        "If you tell me, I'll remember it."
+    )
+    # a noun phrase as a person would say it, never loose words ("city live", "living")
+    assert re.fullmatch(r"that|(?:your|a|an|the|any|some) [\w' ]+|[A-Z]\w*(?: [A-Z]\w*)*", topic), topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What do I do for a living?", "your work"),
+        ("What city do I live in?", "your city"),
+        ("What's my name?", "your name"),
+        ("What is my dog's name?", "your dog's name"),  # someone else's: the phrase, not the user's name
+    ],
+)
+def test_the_not_in_memory_reply_names_what_a_question_means(
+    meaning_answerer: ExtractiveAnswerer, question: str, topic: str
+) -> None:
+    reply = meaning_answerer.answer(question).text
+    assert (
+        reply
+        == f"That's not in my memory: I found nothing you told me about {topic}. If you tell me, I'll remember it."
+    )

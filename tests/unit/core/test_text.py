@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.text import clip, fence
+from core.text import clip, counted, fence
 
 
 def test_short_text_is_returned_as_written() -> None:
@@ -54,3 +54,9 @@ def test_fence_defangs_the_judging_tags_and_clips_to_the_limit() -> None:
 def test_fence_refuses_a_tag_it_would_not_defang() -> None:
     with pytest.raises(ValueError, match="_OWN_TAGS"):
         fence("note", "text")
+
+
+def test_a_count_takes_its_noun_in_the_right_number() -> None:
+    assert counted(1, "session") == "1 session"
+    assert counted(0, "turn") == "0 turns"
+    assert counted(3, "child", "children") == "3 children"

@@ -72,7 +72,9 @@ def orchestrator(journal: Journal, *choices: ModelChoice) -> Orchestrator:
 def test_each_mode_needs_what_it_needs() -> None:
     lone = choice(Echo())
     assert isinstance(lone.modes["best_of"], BestOfN) and set(lone.modes) == {"stream", "best_of"}
-    assert lone.unavailable == {"duel": "needs a second configured model"}
+    assert lone.unavailable == {
+        "duel": "needs a second model to answer beside this one (connect one in Settings)"
+    }
     paired = choice(Echo(), rivals={"other": Echo("other")})
     assert isinstance(paired.modes["duel"], Duel)
     no_judge = choice(Echo(), judge=None, rivals={"other": Echo("other")})
@@ -86,22 +88,33 @@ def test_options_list_every_mode_and_refuse_the_unavailable_ones(journal: Journa
     assert options == [
         ModeOption("stream"),
         ModeOption("best_of"),
-        ModeOption("duel", "needs a second configured model"),
+        ModeOption("duel", "needs a second model to answer beside this one (connect one in Settings)"),
     ]
     labels = dict(mode_choices(options))
     assert labels["as configured"] == CONFIGURED
-    assert labels["duel (unavailable: needs a second configured model)"] == "duel"
+    assert (
+        labels["duel (unavailable: needs a second model to answer beside this one (connect one in Settings))"]
+        == "duel"
+    )
     assert requested_mode(CONFIGURED, options) == (None, None)
     assert requested_mode("best_of", options) == ("best_of", None)
     asked, refusal = requested_mode("duel", options)
-    assert asked is None and refusal is not None and "needs a second configured model" in refusal
+    assert (
+        asked is None
+        and refusal is not None
+        and "needs a second model to answer beside this one (connect one in Settings)" in refusal
+    )
     assert requested_mode("ensemble", options)[1] == "unknown mode 'ensemble'."
     assert mode_options(object(), None) == []  # a backend without modes offers no selector
 
 
 async def test_the_orchestrator_refuses_an_unavailable_mode_before_storing_anything(journal: Journal) -> None:
     daemon = orchestrator(journal, choice(Echo()))
-    assert daemon.turn_modes() == {"stream": "", "best_of": "", "duel": "needs a second configured model"}
+    assert daemon.turn_modes() == {
+        "stream": "",
+        "best_of": "",
+        "duel": "needs a second model to answer beside this one (connect one in Settings)",
+    }
     with pytest.raises(UserInputError, match="second configured model"):
         _ = [event async for event in daemon.run_turn("hi", mode="duel")]
     assert journal.turns() == []

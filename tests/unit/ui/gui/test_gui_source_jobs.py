@@ -115,7 +115,7 @@ def test_cancel_job_stops_a_running_sync_between_notes(
 def test_an_unconfigured_source_says_which_setting_to_set(ledger: JobLedger, tmp_path: Path) -> None:
     desk = desk_for(None, ledger, tmp_path, CountingSink(open_memory()))
     assert desk.sources is not None
-    assert desk.sources.rows()[0][1] == "not configured (obsidian.vault)"
+    assert desk.sources.rows()[0][1] == "not set up yet (Settings → setup wizard)"
     with pytest.raises(UserInputError, match="obsidian.vault"):
         desk.sources.start("obsidian")
     with pytest.raises(UserInputError, match="session.git_repos"):
