@@ -442,7 +442,5 @@ def test_the_not_in_memory_reply_names_what_a_question_means(
     meaning_answerer: ExtractiveAnswerer, question: str, topic: str
 ) -> None:
     reply = meaning_answerer.answer(question).text
-    assert (
-        reply
-        == f"That's not in my memory: I found nothing you told me about {topic}. If you tell me, I'll remember it."
-    )
+    found_nothing = "That's not in my memory: I found nothing you told me about"
+    assert reply == f"{found_nothing} {topic}. If you tell me, I'll remember it."
