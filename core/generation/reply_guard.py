@@ -46,7 +46,12 @@ _TOOL_TEXT = re.compile(
     r"|\{\s*\"(?:tool|name|function|tool_name)\"\s*:\s*\"[\w.-]+\"\s*,\s*\"(?:arguments|parameters|args|input)\"\s*:",
     re.I,
 )
-_OPEN_TOOL_TEXT = re.compile(r"[<{\[][^\n<{\[>}\]]{0,80}\Z")  # may still become tool-call text
+# What may still become tool-call text at the end of a stream: a prefix of a tag or of the loop's words, or
+# a JSON object's opening key and value ('{"tool": "current_ti').
+_TOOL_STARTS = ("<tool_call", "<tool_result", "</tool_", "[The tool", "The tool-use limit")
+_OPEN_TOOL_JSON = re.compile(
+    r'\{\s*(?:"\w*(?:"\s*(?::\s*(?:"[\w.-]*(?:"\s*,?\s*(?:"\w*"?\s*:?\s*)?)?)?)?)?)?\Z'
+)
 logger = logging.getLogger(__name__)
 NOTHING_LEFT = "I couldn't put together an answer to that from what I know."
 
@@ -214,15 +219,25 @@ class MarkupFilter:
             end = backtick  # inline code may be opening: what follows it is code or not, once it closes
         if opened := _OPEN_ITEM.search(text, 0, end):
             end = opened.start()
-        if (opened_tool := _OPEN_TOOL_TEXT.search(text, 0, end)) and not _inside(
-            opened_tool.start(), _code_spans(text)
-        ):
-            end = opened_tool.start()
+        end = _before_open_tool_text(text, end)
         for size in range(min(len(QUERY_MARKER), end), 0, -1):
             if QUERY_MARKER.startswith(text[end - size : end]):
                 end -= size
                 break
         return end
+
+
+def _before_open_tool_text(text: str, end: int) -> int:
+    """`end`, or where tool-call text may be starting before it (held back until it is known)."""
+    for start in _TOOL_STARTS:
+        for size in range(min(len(start), end), 0, -1):
+            if start.startswith(text[end - size : end]) and (size > 1 or start[0] in "<["):
+                if not _inside(end - size, _code_spans(text)):
+                    return end - size
+                break
+    if (opened := _OPEN_TOOL_JSON.search(text, 0, end)) and not _inside(opened.start(), _code_spans(text)):
+        return opened.start()
+    return end
 
 
 async def without_markup(

@@ -94,12 +94,17 @@ def source_choices(citations: Sequence[dict[str, Any]]) -> list[tuple[str, str]]
     return choices
 
 
+CUT_SHORT = "This reply was cut short before it finished."
+
+
 def history_messages(turns: Sequence[TurnRecord]) -> list[dict[str, Any]]:
     """A stored session as Chatbot messages (rendered as safely as a live turn)."""
     messages: list[dict[str, Any]] = []
     for turn in turns:
         messages.append({"role": "user", "content": render.neutralize_remote_media(turn.user)})
         answer = turn.assistant or f"_{render.exit_notice(turn.status) or 'No answer.'}_"
+        if turn.assistant and turn.status in ("cancelled", "interrupted"):  # cut short: never as if finished
+            answer = f"{turn.assistant}\n\n_{CUT_SHORT}_"
         messages.append({"role": "assistant", "content": render.neutralize_remote_media(answer)})
     return messages
 

@@ -281,3 +281,13 @@ def test_an_opened_web_source_links_only_http_and_renders_nothing_remote() -> No
 
 def test_the_model_selector_names_each_model_as_people_know_it() -> None:
     assert model_options(Scripted()) == [("the m model", "m")]
+
+
+def test_a_reply_cut_short_comes_back_saying_so() -> None:
+    turns = [
+        TurnRecord("t1", "s", "tell me a story", "Once upon a time", T0, status="cancelled"),
+        TurnRecord("t2", "s", "thanks", "You're welcome!", T0 + 1),
+    ]
+    cut, finished = history_messages(turns)[1], history_messages(turns)[3]
+    assert cut["content"] == "Once upon a time\n\n_This reply was cut short before it finished._"
+    assert finished["content"] == "You're welcome!"
