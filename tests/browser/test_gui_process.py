@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from core.config_user import save_settings
 from tests.browser.gui_page import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.integration]
@@ -31,6 +32,7 @@ def gui_process(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -
     folder = tmp_path_factory.mktemp("gui-process")
     (folder / "echo.yaml").write_text(ECHO_CONFIG)
     data, port = folder / "data", free_port()
+    save_settings(data, {"user": {"setup_complete": True}})  # the wizard done: the chat shows at once
     env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
     env.pop("GRADIO_TEMP_DIR", None)  # `gui` puts it inside the data dir
     log = (folder / "gui.log").open("w")

@@ -57,7 +57,8 @@ def build_app(
     with gr.Blocks(title=title, analytics_enabled=False, fill_height=True) as app:
         gr.Markdown(f"# {title}", elem_id="title")
         wizard = build_wizard(gr, parts.setup)  # above the tabs: shown on load until setup is done
-        with gr.Tabs(elem_id="tabs"):
+        # with a wizard, the page load shows either it or the tabs (never both, never one then the other)
+        with gr.Tabs(elem_id="tabs", visible=wizard is None) as tabs:
             with gr.Tab("Chat", id="chat", elem_id="tab-chat"):
                 chat = build_chat_tab(gr, orchestrator, parts, model_notice)
             with gr.Tab("Memory", id="memory", elem_id="tab-memory") as memory_tab:
@@ -95,6 +96,8 @@ def build_app(
         app.load(on_load, [chat.browser_id, chat.session], [chat.chatbot], show_progress="hidden")
         # the models answering now: a model picked in the wizard is the default from its next turn on
         app.load(chat.models_now, None, list(chat.selectors), show_progress="hidden", queue=False)
+        if wizard is not None:
+            wizard["tabs"] = tabs  # hidden while the wizard shows: it stands alone until done or skipped
         finished = attach_wizard(gr, app, wizard, parts.setup)
         if finished is not None:
             finished.then(chat.models_now, None, list(chat.selectors), show_progress="hidden", queue=False)

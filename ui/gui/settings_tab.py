@@ -116,21 +116,22 @@ def attach_wizard(gr: Any, app: Any, c: dict[str, Any] | None, desk: SetupDesk |
 
     async def on_load(current: str) -> tuple[Any, ...]:
         if not desk.needs_setup():
-            return gr.update(visible=False), gr.skip(), gr.skip(), gr.skip()
-        return (gr.update(visible=True), *await scan(current))
+            return (*_wizard_shown(gr, False), gr.skip(), gr.skip(), gr.skip())
+        return (*_wizard_shown(gr, True), *await scan(current))
 
     scan_outputs = [c["provider"], c["found"], c["servers"]]
-    app.load(on_load, [c["provider"]], [c["box"], *scan_outputs], show_progress="hidden")
+    app.load(on_load, [c["provider"]], [c["box"], c["tabs"], *scan_outputs], show_progress="hidden")
     c["rescan"].click(scan, [c["provider"]], scan_outputs)
     if "rerun" in c:  # the Settings tab's "Run the setup wizard again"
 
         async def rerun(current: str) -> tuple[Any, ...]:
             saved = wizard.saved_answers(desk.data_dir)  # starts from what was saved, never from empty
             fields = (saved.name, saved.style, saved.vault, saved.repos)
-            return (gr.update(visible=True), "", *fields, *await scan(current))
+            return (*_wizard_shown(gr, True), "", *fields, *await scan(current))
 
         saved_fields = [c["name"], c["style"], c["vault"], c["repos"]]
-        c["rerun"].click(rerun, [c["provider"]], [c["box"], c["result"], *saved_fields, *scan_outputs])
+        outputs = [c["box"], c["tabs"], c["result"], *saved_fields, *scan_outputs]
+        c["rerun"].click(rerun, [c["provider"]], outputs)
     c["provider"].change(lambda p: gr.update(visible=p == CLOUD_LABEL), [c["provider"]], [c["cloud"]])
     cloud = [c["cloud_name"], c["cloud_model"], c["cloud_key"], c["cloud_url"]]
 
@@ -159,17 +160,22 @@ def _wire_finish(gr: Any, c: dict[str, Any], desk: SetupDesk, cloud: list[Any]) 
         )
         outcome = await wizard.finish(desk, answers)
         if not outcome.ok:
-            return (gr.skip(), outcome.message, *[gr.skip()] * len(secret_fields))
-        return (gr.update(visible=False), outcome.message, *cleared)
+            return (gr.skip(), gr.skip(), outcome.message, *[gr.skip()] * len(secret_fields))
+        return (*_wizard_shown(gr, False), outcome.message, *cleared)
 
     inputs = [c["name"], c["style"], c["provider"], c["found"], *cloud, *c["keys"], c["vault"], c["repos"]]
-    finished = c["finish"].click(done, inputs, [c["box"], c["result"], *secret_fields])
+    finished = c["finish"].click(done, inputs, [c["box"], c["tabs"], c["result"], *secret_fields])
 
-    def skipped() -> tuple[Any, str]:
-        return gr.update(visible=False), wizard.skip(desk).message
+    def skipped() -> tuple[Any, ...]:
+        return (*_wizard_shown(gr, False), wizard.skip(desk).message)
 
-    c["skip"].click(skipped, None, [c["box"], c["result"]])
+    c["skip"].click(skipped, None, [c["box"], c["tabs"], c["result"]])
     return finished
+
+
+def _wizard_shown(gr: Any, shown: bool) -> tuple[Any, Any]:
+    """The wizard's box and the tabs: the wizard stands alone until it is finished or skipped."""
+    return gr.update(visible=shown), gr.update(visible=not shown)
 
 
 def build_settings_tab(
