@@ -26,7 +26,7 @@ from core.text import clip
 from knowledge.documents.catalogue import list_documents, reingest_document, remove_document
 from knowledge.jobs import RUNNING, ItemOutcome, JobItem, JobLedger, JobRunner, Progress
 from ui.gui.backends import GuiBackends
-from ui.gui.widgets import row_picker
+from ui.gui.widgets import empty_note, row_picker
 
 if TYPE_CHECKING:
     from core.config import AppConfig
@@ -309,6 +309,12 @@ def build_documents_tab(gr: Any, parts: GuiBackends) -> dict[str, Any] | None:
     )
     c["status"] = gr.Markdown("", elem_id="doc-status")
     c["table"] = gr.Dataframe(headers=DOC_HEADERS, elem_id="docs", interactive=False, wrap=True)
+    empty_note(
+        gr,
+        c["table"],
+        "No documents yet. Add files above (or attach them in the chat) and Daemon answers from them.",
+        "docs-empty",
+    )
     with gr.Row(equal_height=True):
         c["doc_id"] = gr.Textbox(label="Document (click a row)", elem_id="doc-id", interactive=False, scale=3)
         c["reingest"] = gr.Button("Re-ingest", elem_id="doc-reingest", scale=1)
@@ -317,6 +323,12 @@ def build_documents_tab(gr: Any, parts: GuiBackends) -> dict[str, Any] | None:
     _sources_and_jobs(gr, desk, c)
     gr.Markdown("### Images (visual memory)")
     c["images"] = gr.Dataframe(headers=IMAGE_HEADERS, elem_id="images", interactive=False, wrap=True)
+    empty_note(
+        gr,
+        c["images"],
+        "No images yet. Add them in the Images tab or attach them in the chat.",
+        "images-empty",
+    )
     _wire(gr, desk, c)
     _wire_jobs(gr, desk, c)
     return c
@@ -341,6 +353,9 @@ def _sources_and_jobs(gr: Any, desk: DocumentDesk, c: dict[str, Any]) -> None:
         c["sync_status"] = gr.Markdown("", elem_id="sync-status")
     gr.Markdown("### Jobs")
     c["jobs"] = gr.Dataframe(headers=JOB_HEADERS, elem_id="jobs", interactive=False, wrap=True)
+    empty_note(
+        gr, c["jobs"], "No jobs running. Large files and syncs run here in the background.", "jobs-empty"
+    )
     with gr.Row(equal_height=True):
         c["job_id"] = gr.Textbox(label="Job (click a row)", elem_id="job-id", interactive=False, scale=3)
         c["job_cancel"] = gr.Button("Cancel job", elem_id="job-cancel", variant="stop", scale=1)

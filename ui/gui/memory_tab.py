@@ -11,7 +11,7 @@ from typing import Any
 from core.errors import DaemonError
 from ui.gui import memory_logic as logic
 from ui.gui.backends import GuiBackends
-from ui.gui.widgets import row_picker
+from ui.gui.widgets import empty_note, row_picker
 
 MISSING = "Memory is not loaded in this GUI."
 
@@ -41,6 +41,13 @@ def build_memory_tab(gr: Any, parts: GuiBackends) -> Any:
         c["history"] = gr.Checkbox(label="Show superseded (history)", value=False, elem_id="facts-history")
         c["refresh"] = gr.Button("Refresh", elem_id="facts-refresh", size="sm")
     c["facts"] = gr.Dataframe(headers=logic.FACT_HEADERS, elem_id="facts", interactive=False, wrap=True)
+    empty_note(
+        gr,
+        c["facts"],
+        'No facts yet. Tell Daemon about yourself in the Chat tab ("I live in Lyon", "my sister is '
+        'called Jo"): what it learns shows here, and you can correct or remove it.',
+        "facts-empty",
+    )
     with gr.Row(equal_height=True):
         c["fact_id"] = gr.Textbox(label="Fact (click a row)", elem_id="fact-id", interactive=False, scale=3)
         c["value"] = gr.Textbox(label="New value", elem_id="fact-value", scale=3)
@@ -50,6 +57,12 @@ def build_memory_tab(gr: Any, parts: GuiBackends) -> Any:
     c["fact_status"] = gr.Markdown("", elem_id="fact-status")
     gr.Markdown("### Review queue (duplicates and contradictions)")
     c["review"] = gr.Dataframe(headers=logic.REVIEW_HEADERS, elem_id="review", interactive=False, wrap=True)
+    empty_note(
+        gr,
+        c["review"],
+        "Nothing to review. When two memories repeat or contradict each other, Daemon asks you here.",
+        "review-empty",
+    )
     with gr.Row(equal_height=True):
         c["item"] = gr.Textbox(label="Item (click a row)", elem_id="review-item", interactive=False, scale=3)
         c["approve"] = gr.Button("Approve", elem_id="review-approve", scale=1)

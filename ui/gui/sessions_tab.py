@@ -12,7 +12,7 @@ from core.text import clip
 from ui.gui.backends import GuiBackends
 from ui.gui.chat_logic import GuiChatSession, history_messages
 from ui.gui.chat_tab import ChatTab
-from ui.gui.widgets import row_picker
+from ui.gui.widgets import empty_note, row_picker
 
 SESSION_HEADERS = ["session", "last active", "turns", "first message", "summary"]
 HISTORY_LIMIT = 5000  # turns read to list sessions (newest first)
@@ -55,6 +55,12 @@ def build_sessions_tab(gr: Any, backend: Any, parts: GuiBackends, chat: ChatTab)
         interactive=False,
         wrap=True,
         column_widths=["18%", "15%", "7%", "25%", "35%"],
+    )
+    empty_note(
+        gr,
+        c["table"],
+        "No conversations yet. Each chat you have shows here, to reopen later.",
+        "sessions-empty",
     )
     with gr.Row(equal_height=True):
         c["picked"] = gr.Textbox(

@@ -18,3 +18,18 @@ def row_picker(gr: Any) -> Callable[..., str]:
 
     pick.__annotations__["evt"] = gr.SelectData
     return pick
+
+
+def empty_note(gr: Any, table: Any, text: str, elem_id: str) -> Any:
+    """A line under `table` that says what will appear there and how, shown only while the table is empty
+    (a bare row of headers tells a new user nothing)."""
+    note = gr.Markdown(f"_{text}_", elem_id=elem_id, visible=True)
+    table.change(lambda rows: gr.update(visible=not has_rows(rows)), [table], [note], show_progress="hidden")
+    return note
+
+
+def has_rows(rows: Any) -> bool:
+    """Whether a table's value holds a row with anything in it (Gradio shows an empty table as one blank
+    row; its value may be a list of rows or a pandas DataFrame)."""
+    values = rows.values.tolist() if hasattr(rows, "values") and hasattr(rows, "columns") else rows or []
+    return any(any(str(cell).strip() for cell in row) for row in values)

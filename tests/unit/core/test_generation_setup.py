@@ -105,7 +105,9 @@ async def test_every_configured_model_offers_the_turn_modes_and_a_duel_names_bot
     ]
     lone = echo_config("a")
     (only,) = model_choices(lone, ProviderFactory(lone, {}, CostLedger()), ["a"], Toolset())
-    assert only.unavailable == {"duel": "needs a second configured model"}
+    assert only.unavailable == {
+        "duel": "needs a second model to answer beside this one (connect one in Settings)"
+    }
 
     journal = Journal(tmp_path / "j.sqlite3")
     try:

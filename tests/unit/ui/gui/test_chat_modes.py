@@ -115,7 +115,7 @@ async def test_the_orchestrator_refuses_an_unavailable_mode_before_storing_anyth
         "best_of": "",
         "duel": "needs a second model to answer beside this one (connect one in Settings)",
     }
-    with pytest.raises(UserInputError, match="second configured model"):
+    with pytest.raises(UserInputError, match="second model to answer beside this one"):
         _ = [event async for event in daemon.run_turn("hi", mode="duel")]
     assert journal.turns() == []
 
@@ -153,5 +153,5 @@ async def test_an_unavailable_mode_shows_the_reason_and_runs_nothing(journal: Jo
     agent = Echo()
     controller = ChatController(orchestrator(journal, choice(agent)), min_interval_s=0)
     status, _ = await run(controller, ChatSession(), "duel me", "duel")
-    assert status.startswith("⚠") and "second configured model" in status
+    assert status.startswith("⚠") and "second model to answer beside this one" in status
     assert agent.runs == 0

@@ -39,6 +39,7 @@ from ui.gui.chat_logic import (
 from ui.gui.documents_tab import DocumentDesk
 from ui.gui.sessions_tab import session_rows
 from ui.gui.status_tab import health_payload, status_report
+from ui.gui.widgets import has_rows
 
 T0 = 1_700_000_000.0
 
@@ -291,3 +292,12 @@ def test_a_reply_cut_short_comes_back_saying_so() -> None:
     cut, finished = history_messages(turns)[1], history_messages(turns)[3]
     assert cut["content"] == "Once upon a time\n\n_This reply was cut short before it finished._"
     assert finished["content"] == "You're welcome!"
+
+
+def test_an_empty_table_is_told_apart_from_one_with_rows() -> None:
+    import pandas as pd
+
+    assert not has_rows([]) and not has_rows(None) and not has_rows([["", ""]])
+    assert has_rows([["fact_1", "user"]])
+    assert not has_rows(pd.DataFrame([["", ""]], columns=["a", "b"]))
+    assert has_rows(pd.DataFrame([["x", ""]], columns=["a", "b"]))
