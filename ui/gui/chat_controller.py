@@ -88,6 +88,23 @@ MODE_LABELS = {
 }
 
 
+# The status line of a reply no model wrote (Done.extra["mode"]): what answered, in words.
+ANSWERED_WITHOUT_MODEL = {
+    "extractive_recall": "answered from your memory",
+    "summary": "answered from your memory",
+    "acknowledgement": "noted in your memory",
+    "direct_tool": "answered by a built-in tool",
+    "social": "a built-in reply",
+    "care": "a built-in reply",
+}
+
+
+def offers_a_choice(options: Sequence[ModeOption]) -> bool:
+    """Whether the mode selector has anything to offer: a mode besides plain streaming that can run (a
+    list of modes that all say "unavailable" is clutter for someone with one small model)."""
+    return any(option.mode != "stream" and not option.reason for option in options)
+
+
 def mode_label(mode: str) -> str:
     """A mode's name for people (`best_of` -> `best-of`)."""
     return MODE_LABELS.get(mode, mode.replace("_", " "))
@@ -415,6 +432,8 @@ class ChatController:
             )
         usage = render.format_usage(done.usage, model=done.model, elapsed_s=elapsed_s)
         parts = (render.exit_notice(done.exit_reason), f"mode: {mode}", usage)
+        if (without := ANSWERED_WITHOUT_MODEL.get(str(done.extra.get("mode", "")))) is not None:
+            parts = (render.exit_notice(done.exit_reason), without, f"{elapsed_s:.1f} s")
         return ChatUpdate(turn.before + view.messages(), None, " · ".join(part for part in parts if part))
 
     def stop(self, session: ChatSession) -> bool:

@@ -85,11 +85,18 @@ def describe_proposal(proposal: ToolProposal) -> str:
 
 
 def source_choices(citations: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    """(label, value) pairs for the Sources list: the marker and the cited text, or the link's title."""
+    """(label, value) pairs for the Sources list: the number and where it came from, in words (the user's
+    own sentence and day, a document's name), else the cited text or the link's title."""
     choices = []
     for number, citation in enumerate(citations, start=1):
         marker = citation.get("marker") or str(number)
-        label = citation.get("text") or citation.get("title") or citation.get("url") or citation.get("id")
+        label = (
+            citation.get("label")
+            or citation.get("text")
+            or citation.get("title")
+            or citation.get("url")
+            or citation.get("id")
+        )
         choices.append((f"[{marker}] {clip(str(label or 'source'), 90, one_line=True)}", str(number - 1)))
     return choices
 

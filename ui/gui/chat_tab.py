@@ -19,6 +19,7 @@ from ui.gui.chat_controller import (
     ChatUpdate,
     mode_choices,
     mode_options,
+    offers_a_choice,
     requested_mode,
 )
 from ui.gui.chat_logic import (
@@ -73,7 +74,7 @@ def build_chat_tab(gr: Any, backend: ChatBackend, parts: GuiBackends, model_noti
         label="Mode for the next message",
         info="best-of and duel write answers out of sight and show the one a judge picks",
         elem_id="mode",
-        visible=bool(options),
+        visible=offers_a_choice(options),
     )
     c["chatbot"] = gr.Chatbot(
         elem_id="chatbot",
@@ -223,7 +224,9 @@ class _Handlers:
     def modes_for(self, model: str | None) -> Any:
         """The mode selector for another model (a duel needs a rival, best-of a judge)."""
         options = mode_options(self.backend, model)
-        return self.gr.update(choices=mode_choices(options), value=CONFIGURED, visible=bool(options))
+        return self.gr.update(
+            choices=mode_choices(options), value=CONFIGURED, visible=offers_a_choice(options)
+        )
 
     def models_now(self) -> tuple[Any, Any, Any]:
         """The model selector as the backend has it now, on its default (a model picked in the wizard

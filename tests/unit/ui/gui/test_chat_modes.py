@@ -29,6 +29,7 @@ from ui.gui.chat_controller import (
     ModeOption,
     mode_choices,
     mode_options,
+    offers_a_choice,
     requested_mode,
 )
 
@@ -155,3 +156,9 @@ async def test_an_unavailable_mode_shows_the_reason_and_runs_nothing(journal: Jo
     status, _ = await run(controller, ChatSession(), "duel me", "duel")
     assert status.startswith("⚠") and "second model to answer beside this one" in status
     assert agent.runs == 0
+
+
+def test_the_mode_selector_shows_only_when_it_offers_a_choice() -> None:
+    unavailable = "needs a second model to answer beside this one (connect one in Settings)"
+    assert not offers_a_choice([ModeOption("stream"), ModeOption("duel", unavailable)])
+    assert offers_a_choice([ModeOption("stream"), ModeOption("best_of"), ModeOption("duel", unavailable)])
