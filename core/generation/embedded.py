@@ -186,7 +186,7 @@ def trimmed(reply: str, said: str) -> str:
         sentence = " ".join(match.group().split())
         if not sentence or sentence.lower() in (k.lower() for k in kept) or sentence[-1] not in ".!?":
             continue  # a repeat, or cut off mid-sentence by the budget
-        names = {name for name in _NAME.findall(" " + sentence) if name not in _OWN_WORDS}
+        names = {name for name in _NAME.findall(sentence) if name not in _OWN_WORDS}  # not its first word
         personal = bool(_PERSONAL.search(sentence))  # of the user, or the model speaking as a person
         if personal and any(name.lower() not in said.lower() for name in names):
             continue
