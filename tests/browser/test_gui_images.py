@@ -149,7 +149,7 @@ def test_attach_a_document_in_the_message_box_then_ask_about_it(
     send(page, "cite where does the walrus plan meet?")
     chat = page.locator("#chatbot")
     expect(chat).to_contain_text("document walrus.md: added to your documents", timeout=30_000)
-    expect(chat).to_contain_text("From your documents [M1]")
+    expect(chat).to_contain_text("From your documents [1]")
     expect(page.locator("#sources")).to_contain_text("pier 17")
     assert (gui.data / "uploads" / "walrus.md").is_file()  # where the Documents tab keeps its uploads
 

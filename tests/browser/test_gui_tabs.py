@@ -120,10 +120,10 @@ def test_upload_a_document_then_ask_and_open_its_citation(context: Any, gui: Gui
 
     tab(page, "Chat")
     send(page, "cite which port does the zebra protocol use?")
-    expect(page.locator("#chatbot")).to_contain_text("From your documents [M1]")
+    expect(page.locator("#chatbot")).to_contain_text("From your documents [1]")
     sources = page.locator("#sources")
     expect(sources).to_contain_text("port 4242")
-    sources.get_by_text("[M1]", exact=False).click()
+    sources.get_by_text("[1]", exact=False).click()
     view = page.locator("#source-view")
     expect(view).to_contain_text("reference_docs")
     expect(view).to_contain_text("zebra.md")

@@ -76,6 +76,9 @@ def test_sigterm_to_the_entrypoint_runs_session_end_then_exits_cleanly(tmp_path:
         pass
     assert_is_python(proc.pid)
     proc.send_signal(signal.SIGTERM)  # what tini forwards on `docker stop`
+    # stdin stays open until it has exited: communicate() would close it, and an end of input read before
+    # the signal lands ends the REPL normally (exit 0), which is not what this test asks
+    proc.wait(timeout=START_TIMEOUT_S)
     _, stderr = proc.communicate(timeout=START_TIMEOUT_S)
     assert proc.returncode == SIGTERM_EXIT, stderr[-2000:]
     assert "Saving what this session taught me" in stderr

@@ -160,6 +160,7 @@ def test_sigterm_ends_the_repl_and_its_session_end_steps_run_first(tmp_path: Pat
     while time.monotonic() < deadline and "daemon> I live in Boston" not in proc.stdout.readline():
         pass
     proc.send_signal(signal.SIGTERM)  # the stdin pipe stays open: the REPL is waiting for input
+    proc.wait(timeout=120)  # before communicate() closes stdin: an end of input would end the REPL normally
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signal.SIGTERM, stderr[-2000:]
     assert "Saving what this session taught me" in stderr
