@@ -17,7 +17,16 @@ from typing import Any, Protocol, TypeVar
 
 from core.relations import USER_ID
 from knowledge.graph import KnowledgeGraph
-from ui.gui.graph_view import GraphView, layout, legend, neighbourhood, relation_rows, render_svg, suggestions
+from ui.gui.graph_view import (
+    GraphView,
+    layout,
+    legend,
+    neighbourhood,
+    relation_rows,
+    render_svg,
+    shown_name,
+    suggestions,
+)
 
 T = TypeVar("T")
 RELATION_HEADERS = ["subject", "relation", "object", "truth", "since", "source"]
@@ -111,7 +120,7 @@ def _picture(view: GraphView) -> str:
 
 def _info(view: GraphView) -> str:
     centre = view.node(view.centre)
-    name = _markdown_text(centre.name if centre else view.centre)
+    name = _markdown_text(shown_name(centre.id, centre.name) if centre else view.centre)
     count, links = len(view.nodes) - 1, len(view.edges)
     entities = "entity" if count == 1 else "entities"
     line = f"**{name}**: {count} related {entities}, {links} relation{'' if links == 1 else 's'}"
@@ -127,7 +136,7 @@ def _with(choices: list[tuple[str, str]], view: GraphView) -> list[tuple[str, st
     if any(eid == view.centre for _, eid in choices):
         return choices
     centre = view.node(view.centre)
-    label = f"{centre.name} ({centre.type})" if centre else view.centre
+    label = f"{shown_name(centre.id, centre.name)} ({centre.type})" if centre else view.centre
     return [(label, view.centre), *choices]
 
 

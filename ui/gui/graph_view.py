@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from core.relations import USER_ID
 from knowledge.graph import Edge, KnowledgeGraph
 
 SEED = 7  # the layout's seed: a picture is a function of the graph alone
@@ -114,9 +115,14 @@ def neighbourhood(graph: KnowledgeGraph, centre: str, *, depth: int = 1, max_nod
     return GraphView(centre, nodes, ordered, left_out=len(reached) - len(kept))
 
 
+def shown_name(entity_id: str, name: str) -> str:
+    """An entity's name on the page: the user is "you" (the graph's own name for them is for prompts)."""
+    return "you" if entity_id == USER_ID else name
+
+
 def _node(graph: KnowledgeGraph, entity_id: str, hops: int) -> ViewNode:
     entity = graph.entity(entity_id)
-    name = entity.name if entity else entity_id
+    name = shown_name(entity_id, entity.name if entity else entity_id)
     return ViewNode(entity_id, name, entity.type if entity else "other", hops)
 
 
@@ -134,7 +140,7 @@ def suggestions(graph: KnowledgeGraph, query: str, limit: int = 20) -> list[tupl
         if not needle or any(needle in name.lower() for name in (e.name, *e.aliases, e.id))
     ]
     matches.sort(key=lambda e: (not e.name.lower().startswith(needle), -e.mentions, e.id))
-    return [(f"{e.name} ({e.type})", e.id) for e in matches[:limit]]
+    return [(f"{shown_name(e.id, e.name)} ({e.type})", e.id) for e in matches[:limit]]
 
 
 def layout(view: GraphView) -> dict[str, tuple[float, float]]:

@@ -108,7 +108,7 @@ def test_relation_rows_name_both_ends_and_the_source() -> None:
     view = neighbourhood(family(), "anna")
     rows = relation_rows(view)
     assert ["Anna", "lives in", "Lisbon", "0.80", "2023-11-14", "doc:notes.md"] in rows
-    assert ["Anna", "sister of", "the user", "0.80", "2023-11-14", "t-1"] in rows
+    assert ["Anna", "sister of", "you", "0.80", "2023-11-14", "t-1"] in rows
 
 
 def test_the_search_box_resolves_names_aliases_and_partial_text() -> None:
