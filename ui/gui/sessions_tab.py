@@ -91,9 +91,12 @@ def build_sessions_tab(gr: Any, backend: Any, parts: GuiBackends, chat: ChatTab)
             report = await parts.sessions.end(session_id)
         except DaemonError as error:
             return f"⚠ {error}"
-        from ui.shared.payloads import describe_session_end
+        from ui.shared.payloads import describe_session_end, session_end_line
 
-        return report.get("note") or describe_session_end(report).replace("\n", "  \n")
+        if report.get("note"):
+            return str(report["note"])
+        steps = describe_session_end(report).replace("\n", "  \n")  # the steps, for whoever wants them
+        return f"{session_end_line(report)}\n\n<details><summary>Details</summary>\n\n{steps}\n\n</details>"
 
     c["refresh"].click(reload, None, [c["table"]])
     c["table"].select(row_picker(gr), None, [c["picked"]])
