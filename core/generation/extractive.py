@@ -580,11 +580,8 @@ def _owner(doc: Any) -> str:
         if token.lower_ in ("my", "our") and token.head.pos_ == "NOUN":
             noun = token.head.lemma_.lower()
             together = any(c.lower_ in ("i", "me") for c in token.head.conjuncts)  # "my wife and I"
-            if (
-                noun in _PEOPLE_NOUNS
-                and _BROADER.get(noun) in (None, "pet", "child", "partner")
-                and not together
-            ):
+            kind = _BROADER.get(noun)  # a role noun has none; "dog" is a pet, "trip" no one
+            if noun in _PEOPLE_NOUNS and (kind is None or kind in _KIND_CLASSES) and not together:
                 return noun
     return ""
 
