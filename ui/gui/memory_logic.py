@@ -20,7 +20,7 @@ from memory.service import MemoryService, factors_payload
 from ui.shared.review_decisions import approve_item, review_rows
 
 ALL = "all collections"
-SEARCH_HEADERS = ["#", "collection", "score", "text", "stale", "why (score factors)", "id"]
+SEARCH_HEADERS = ["#", "kind", "score", "text", "stale", "why it ranks here (score factors)", "id"]
 FACT_HEADERS = ["id", "subject", "relation", "value", "status", "truth", "note"]
 REVIEW_HEADERS = ["id", "kind", "collection", "why", "score", "records"]
 EDIT_SESSION = "gui-edits"  # the pseudo-session a fact edited in the GUI is recorded under
@@ -48,7 +48,7 @@ async def search_rows(
         rows.append(
             [
                 rank,
-                item.collection,
+                collection_label(item.collection),
                 payload["score"],
                 clip(item.text, 300),
                 staleness(item.metadata),
@@ -160,6 +160,29 @@ def decide_review(
     return f"dismissed {item_id}"
 
 
-def choices() -> tuple[list[str], list[str]]:
-    """The collection and intent choices of the search box."""
-    return [ALL, *MEMORY_COLLECTION_NAMES], list(INTENT_NAMES)
+# What each kind of memory is called on the page (its collection name is for the Status tab and the docs).
+COLLECTION_LABELS = {
+    "conversations": "conversations",
+    "facts": "facts",
+    "wiki_knowledge": "Wikipedia articles",
+    "git_commits": "code history",
+    "procedural_skills": "how-tos",
+    "summaries": "conversation summaries",
+    "reflections": "reflections",
+    "threads": "open threads",
+    "proposals": "proposals",
+    "synthesis_results": "connections found",
+    "reference_docs": "documents",
+    "obsidian_notes": "notes",
+    "visual_memories": "images",
+}
+
+
+def collection_label(name: str) -> str:
+    return COLLECTION_LABELS.get(name, name.replace("_", " "))
+
+
+def choices() -> tuple[list[tuple[str, str]], list[str]]:
+    """The search box's choices: the kinds of memory as (label, collection) pairs, and the intents."""
+    kinds = [(collection_label(name), name) for name in MEMORY_COLLECTION_NAMES]
+    return [("everything", ALL), *kinds], list(INTENT_NAMES)
