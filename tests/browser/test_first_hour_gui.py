@@ -91,9 +91,7 @@ def _ask(page: Any, text: str, expected: str) -> None:
     expect(page.locator("#chatbot")).to_contain_text(re.compile(expected), timeout=120_000)
     # the turn is over once its status names how long it took: a message sent before is refused as busy
     expect(page.locator("#status")).to_contain_text(re.compile(r"\d s\b"), timeout=60_000)
-    page.wait_for_timeout(
-        300
-    )  # the run's generator closes (and frees the session) just after its last update
+    page.wait_for_timeout(300)  # the run frees the session just after its last update
 
 
 def test_the_first_hour_in_the_browser_answers_from_evidence(gui: Gui, browser: Any, tmp_path: Path) -> None:
