@@ -7,16 +7,17 @@ prompt, it answers about someone's daughter), so when it is the answering model 
 1. The question is read with spaCy: its type (who / where / when / what / name / how many) and its content
    words (lemmas, with a few synonyms folded: job -> work, kid -> child, favorite -> favourite).
 2. Every sentence the user said in a recalled conversation memory (their own lines only; questions
-   skipped) and every current profile fact is a candidate. Its evidence score weighs how many of the
-   question's content words it contains (`overlap`, the decisive part: a sentence about a daughter does
-   not answer a question about a sister), whether it holds a span of the question's type (`fit`: a place
-   for where, a date or a time expression for when, a name after "named/called" for name...) and the
-   retrieval relevance of its memory.
+   skipped), every line of a recalled document passage and every current profile fact is a candidate
+   (a current fact of the relation the question means goes first: it is the truth after a correction).
+   Its evidence score weighs how many of the question's content words it contains (`overlap`, the
+   decisive part: a sentence about a daughter does not answer a question about a sister), whether it
+   holds a span of the question's type (`fit`: a place for where, a date or a time expression for when, a
+   name after "named/called" for name...) and the retrieval relevance of its memory.
 3. The best candidate at or above `threshold` is the answer: one sentence that states it in the user's
    second person, with its date and its citation marker from the prompt ("You told me on 3 Dec: you
-   work as a sound engineer at a studio called Bluefin Audio. [M2]"). A relative time in it is resolved
-   against the memory's date ("yesterday" said on 8 May 2023 -> 7 May 2023). Below the threshold the
-   reply says plainly that it is not in memory.
+   work as a sound engineer at a studio called Bluefin Audio. [M2]"; the output boundary numbers it [1]).
+   A relative time in it is resolved against the memory's date ("yesterday" said on 8 May 2023 -> 7 May
+   2023). Below the threshold the reply says plainly that it is not in memory.
 
 The threshold was calibrated on the LoCoMo dev questions (`bench answers`) and the scenario of issue 19;
 the README reports the figures. spaCy comes in through `nlp` (the process's one pipeline).
