@@ -102,7 +102,9 @@ def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
     return GrammarFactExtractor(nlp)
 
 
-def build_recall(nlp: SpacyPipeline, embedder: Embedder, extractor: FactExtractor | None) -> EmbeddedAnswers:
+def build_embedded_answers(
+    nlp: SpacyPipeline, embedder: Embedder, extractor: FactExtractor | None
+) -> EmbeddedAnswers:
     """What answers for the embedded model where it cannot (core/generation/embedded.py): the built-in
     tools directly, recall questions from memory (a question meets a fact's relation by meaning through
     MiniLM), statements with the facts they told."""

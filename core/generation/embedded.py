@@ -26,11 +26,16 @@ from typing import TYPE_CHECKING
 
 from core.events import Done, RunEvent, TextDelta
 from core.generation.direct_tools import DirectToolAgent, DirectTools
-from core.generation.extractive import EXTRACTIVE_MODEL, AnsweredAgent, ExtractiveRecall, user_names
+from core.generation.extractive import (
+    EXTRACTIVE_MODEL,
+    AnsweredAgent,
+    ExtractiveRecall,
+    prompt_markers,
+    user_names,
+)
 from core.generation.told import Told, acknowledgement, asks_for_summary, summary, told_from_extracted
 from core.ports import FactExtractor, FactView
 from core.prompt.assembly import AssembledPrompt
-from core.prompt.builder import citation_map
 from core.turn_context import TurnContext
 from core.types import Message
 
@@ -76,7 +81,9 @@ class EmbeddedAnswers:
         if (done := self._tools.answer(context.text)) is not None:
             return DirectToolAgent(done)
         if asks_for_summary(context.text):
-            return AnsweredAgent(_memory_done(summary(_told(context.profile), _markers(prompt)), "summary"))
+            return AnsweredAgent(
+                _memory_done(summary(_told(context.profile), prompt_markers(prompt)), "summary")
+            )
         if (done := self._recall.answered(context, prompt)) is not None:
             return AnsweredAgent(done)
         asking = context.text.rstrip().endswith("?") or (
@@ -107,10 +114,6 @@ def _told(profile: Sequence[FactView]) -> list[Told]:
     return [
         Told(f.subject, f.predicate, f.object, f.category, f.id) for f in profile if f.status == "current"
     ]
-
-
-def _markers(prompt: AssembledPrompt) -> dict[str, str]:
-    return {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
 
 
 def _memory_done(text: str, mode: str) -> Done:

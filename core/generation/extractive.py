@@ -802,8 +802,13 @@ class ExtractiveRecall:
         return AttributionChecked(agent, context.profile, answer_or_none)
 
     def _extractive(self, context: TurnContext, prompt: AssembledPrompt) -> RecallAnswer:
-        markers = {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
+        markers = prompt_markers(prompt)
         return self._answerer.answer(context.text, context.memories, context.profile, markers)
+
+
+def prompt_markers(prompt: AssembledPrompt) -> dict[str, str]:
+    """Item id -> its citation marker in the prompt ("fact_1" -> "[F1]")."""
+    return {item.id: f"[{marker}]" for marker, item in citation_map(prompt).items() if item.id}
 
 
 def _recall_done(reply: RecallAnswer) -> Done:
