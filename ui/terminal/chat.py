@@ -10,9 +10,9 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from core.errors import DaemonError
 from core.events import (
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 HELP = """Commands:
   /help            show this help
   /new             start a new session
@@ -274,20 +275,42 @@ class Repl:
         coro = run_turn(
             self.orchestrator, text, printer, session_id=self.session_id, model=self.model, cancel=cancel
         )
-        installed = _install_sigint(self._loop, cancel)
         try:
-            self._loop.run_until_complete(coro)
+            self._run(coro, cancel)
         except DaemonError as error:
             print(f"\nerror: {error}", file=sys.stderr)
         except KeyboardInterrupt:
             print("\n[stopped]", file=sys.stderr)
         except Exception as error:  # noqa: BLE001 - one bad turn must not end the conversation
             print(f"\nerror: {describe_unexpected(error, 'this turn')}", file=sys.stderr)
-        finally:
-            if installed:
-                self._loop.remove_signal_handler(signal.SIGINT)
         for proposal in printer.proposals:
             self._decide(proposal)
+
+    def _run(self, work: Coroutine[Any, Any, T], cancel: asyncio.Event) -> T:
+        """Run `work` on the REPL's loop with Ctrl-C and SIGTERM setting `cancel` rather than raising.
+
+        A signal that raises inside the loop can land just after the work's last step, before the loop has
+        run the callback that stops it; that callback stays queued and stops the next run on this loop (the
+        session-end steps) at once ("Event loop stopped before Future completed"). Here the work ends by its
+        own cancel path, and a SIGTERM then exits after it. The handlers are Python's, not the loop's: the
+        loop reads its signals in a later step, so one that arrives in the work's last step would be lost.
+        """
+        received: list[int] = []
+        loop = self._loop
+
+        def on_signal(signum: int, frame: object) -> None:
+            received.append(signum)
+            loop.call_soon_threadsafe(cancel.set)  # never touch the loop's state from inside a handler
+
+        previous = _replace_handlers(on_signal)
+        try:
+            result = loop.run_until_complete(work)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        if signal.SIGTERM in received:
+            raise SystemExit(128 + signal.SIGTERM)
+        return result
 
     def _decide(self, proposal: ToolProposal) -> None:
         """Ask the user about one proposed call; run it through the guards only on an explicit yes."""
@@ -301,14 +324,19 @@ class Repl:
         if answer not in ("y", "yes"):
             print("  not run", file=sys.stderr)
             return
-        outcome = self._loop.run_until_complete(self._tools.run(proposal.call, approved=True))
+        outcome = self._run(self._tools.run(proposal.call, approved=True), asyncio.Event())  # it finishes
         print(f"  [{proposal.call.name} {'ok' if outcome.ok else 'failed'}] {outcome.output}")
 
 
-def _install_sigint(loop: asyncio.AbstractEventLoop, cancel: asyncio.Event) -> bool:
-    """While a turn runs, Ctrl-C sets the cancel event instead of killing the process."""
-    try:
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return False  # not the main thread, or a platform without loop signal handlers
-    return True
+CANCELLING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _replace_handlers(handler: Callable[[int, object], None]) -> dict[int, Any]:
+    """Handle Ctrl-C and SIGTERM with `handler`; the handlers it replaced, to put back."""
+    previous: dict[int, Any] = {}
+    for signum in CANCELLING_SIGNALS:
+        try:
+            previous[signum] = signal.signal(signum, handler)
+        except ValueError:  # not the main thread: signals go to the main thread's own handlers
+            break
+    return previous
