@@ -348,6 +348,25 @@ class KnowledgeGraph:
             ids.discard(drop)
         self.revision += 1
 
+    def absorb(self, other: KnowledgeGraph) -> int:
+        """Add the entities and relations of `other` this graph lacks (an imported graph), by id; where both
+        hold one, this graph's version stays. The number added."""
+        added = 0
+        for node_id, data in other.nx.nodes(data=True):
+            if node_id not in self._g:
+                self._g.add_node(node_id, **data)
+                for name in [data.get("name", ""), *data.get("aliases", ())]:
+                    self._names.setdefault(normalize(str(name)), set()).add(node_id)
+                added += 1
+        for u, v, key, data in other.nx.edges(keys=True, data=True):
+            if not self._g.has_edge(u, v, key):
+                self._g.add_edge(u, v, key=key, **data)
+                added += 1
+        theirs = int(other.nx.graph.get("edge_seq", 0))
+        self._g.graph["edge_seq"] = max(int(self._g.graph.get("edge_seq", 0)), theirs)
+        self.revision += 1 if added else 0
+        return added
+
     # --- serialisation ------------------------------------------------------------------------------------
     def to_node_link(self) -> dict[str, Any]:
         """The graph as networkx node-link data (JSON-serialisable)."""

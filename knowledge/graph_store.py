@@ -148,3 +148,14 @@ def _migrate(data: Any, version: int) -> Any:
     if version == SCHEMA_VERSION:
         return data
     raise ValueError(f"no migration from schema {version}")  # pragma: no cover - unreachable until v2
+
+
+def merge_graph_file(archived: Path, target: Path) -> int:
+    """Merge the graph saved at `archived` (an import's copy) into the one saved at `target`; the number of
+    entities and relations added."""
+    store = GraphStore(target)
+    graph = store.load()
+    added = graph.absorb(GraphStore(archived).load())
+    if added:
+        store.save(graph)
+    return added

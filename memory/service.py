@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.candidates import Candidate, GatedCandidate, QueryContext, ScoredMemory
 from memory.collections import COLLECTION_NAMES, COLLECTIONS, CONVERSATIONS
@@ -25,6 +25,9 @@ from memory.retrieval import CandidateSource, RetrievalResult, RetrievalSettings
 from memory.scoring import score
 from memory.turn_index import searchable_text
 from memory.vector_store import Record, VectorStore
+
+if TYPE_CHECKING:
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +186,21 @@ class MemoryService:
             self.store.upsert(collection, records, vectors)
             self.payloads.put(collection, zip(records, vectors, strict=True))
             self.lexical.add(collection, ((r.id, r.text, None) for r in records))
+
+    def restore(self, collection: str, records: Sequence[Record], vectors: np.ndarray | None) -> None:
+        """Store exported records as they were (idempotent by id): with their own `vectors` when the same
+        embedding model made them, else embedded now as a live write would embed them."""
+        if vectors is None:
+            self.add(collection, records)
+            return
+        previous = self._previous_texts(records) if collection == CONVERSATIONS else {}
+        with self._writing():
+            self.store.upsert(collection, records, vectors)
+            self.payloads.put(collection, zip(records, vectors, strict=True))
+            if collection == CONVERSATIONS:
+                self.lexical.add(CONVERSATIONS, ((r.id, *_found_by(r, previous[r.id])) for r in records))
+            else:
+                self.lexical.add(collection, ((r.id, r.text, None) for r in records))
 
     def update_metadata(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> int:
         """Merge metadata changes into stored records (text and vector unchanged); returns how many."""

@@ -12,6 +12,7 @@ from app.commands import (
     ask,
     bench,
     cli,
+    data,
     doctor,
     documents,
     evaluate,
@@ -50,6 +51,8 @@ COMMANDS: tuple[Command, ...] = (
     mcp.COMMAND,
     api.COMMAND,
     tool.COMMAND,
+    data.EXPORT,
+    data.IMPORT,
 )
 DEFAULT = gui.COMMAND
 

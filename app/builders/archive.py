@@ -1,0 +1,63 @@
+"""What `export` and `import` work on: the archive layout of a data dir (memory and knowledge each name
+their own files here, since neither imports the other) and the data dir's memory store, held alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+    from memory.archive.layout import ArchiveLayout
+    from memory.service import MemoryService
+
+
+def archive_layout() -> ArchiveLayout:
+    """Every database and file of the data dir that is the user's. Left out: derived data (the lexical
+    index, the visual index, caches, the web cache and credits), the lock and endpoint files, tokens,
+    `secrets.json` and the log."""
+    from core.config_user import SETTINGS_FILE
+    from core.system_prompt import PERSONALITY_FILE
+    from knowledge.graph_store import GRAPH_FILE, merge_graph_file
+    from knowledge.jobs import JOBS_FILE
+    from memory.archive.layout import ArchiveLayout
+    from memory.facts.claims import CLAIMS_FILE
+    from memory.facts.store import FACTS_FILE
+    from memory.journal import JOURNAL_FILE
+    from memory.review import REVIEW_FILE
+    from memory.session_state_store import SESSION_STATE_FILE
+    from memory.shutdown.session_end import JOBS_FILE as SESSION_JOBS_FILE
+    from ui.gui.documents_tab import UPLOADS
+
+    return ArchiveLayout(
+        databases=(
+            JOURNAL_FILE,
+            FACTS_FILE,
+            CLAIMS_FILE,
+            REVIEW_FILE,
+            SESSION_STATE_FILE,
+            SESSION_JOBS_FILE,
+            JOBS_FILE,
+        ),
+        files=(GRAPH_FILE, PERSONALITY_FILE, SETTINGS_FILE),
+        folders=(UPLOADS,),
+        merges={GRAPH_FILE: merge_graph_file},
+    )
+
+
+@contextmanager
+def sole_memory(config: AppConfig) -> Iterator[MemoryService]:
+    """The data dir's lock, then its memory store, for as long as an export or an import runs (a running
+    Daemon on the same folder gets the lock's clear error instead)."""
+    from app.builders.memory import build_memory_service, chroma_dir
+    from memory.embeddings import MiniLMEmbedder
+    from memory.lock import DataDirLock
+
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    with DataDirLock(config.data_dir):
+        memory = build_memory_service(config, MiniLMEmbedder(threads=1), chroma_dir(config))
+        try:
+            yield memory
+        finally:
+            memory.close()

@@ -1,0 +1,62 @@
+"""`export` and `import` in the terminal: a progress line while they run, then what they did."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from typing import TYPE_CHECKING, TextIO
+
+from ui.shared.payloads import print_json
+
+if TYPE_CHECKING:
+    from memory.archive.restore import ImportReport
+    from memory.archive.writer import ExportReport
+
+
+class ProgressLine:
+    """One line on stderr rewritten in place ("databases 3/7") on a terminal; silent otherwise, so logs
+    and pipes get the final report only."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self._stream = stream
+        self._live = stream.isatty()
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if not self._live:
+            return
+        width = 24
+        filled = width * done // max(total, 1)
+        self._stream.write(f"\r  {what:<12} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            self._stream.write("\n")
+        self._stream.flush()
+
+
+def show_export(report: ExportReport, *, as_json: bool) -> int:
+    """What `export` wrote."""
+    if as_json:
+        payload = {**asdict(report), "path": str(report.path)}
+        print_json(payload)
+        return 0
+    turns = report.databases.get("journal.sqlite3", {}).get("turns", 0)
+    records = sum(report.collections.values())
+    print(f"Exported {turns} turns, {records} memory records and {report.files} files to {report.path}")
+    print(f"({report.bytes / 1e6:.1f} MB; `python main.py import {report.path}` brings it back)")
+    return 0
+
+
+def show_import(report: ImportReport, *, as_json: bool) -> int:
+    """What `import` added."""
+    if as_json:
+        print_json(asdict(report))
+        return 0
+    rows, records = sum(report.rows.values()), sum(report.records.values())
+    copied = len(report.files_copied)
+    print(f"Imported {rows} database rows and {records} memory records; {copied} files copied.")
+    if report.files_merged:
+        print(f"Merged with what was here: {', '.join(report.files_merged)}")
+    if report.files_kept:
+        print(f"Kept this folder's own copy of: {', '.join(report.files_kept)}")
+    if report.reembedded:
+        print("The archive was made with another embedding model: its memories were embedded again.")
+    return 0
