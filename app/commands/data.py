@@ -49,13 +49,12 @@ def _import(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) ->
     from app.builders.archive import archive_layout, sole_memory
     from memory.archive.reader import unpack
     from memory.archive.restore import check_fits, restore
-    from memory.collections import COLLECTION_NAMES
     from ui.terminal.data import ProgressLine, show_import
 
     layout = archive_layout()
     with tempfile.TemporaryDirectory(prefix="daemon-import-") as scratch:
         unpacked = unpack(args.path, Path(scratch), app_version=VERSION)  # checked whole before any write
-        check_fits(unpacked, layout, COLLECTION_NAMES)
+        check_fits(unpacked, layout)
         with sole_memory(config) as memory:
             report = restore(unpacked, config.data_dir, layout, memory, progress=ProgressLine())
     return show_import(report, as_json=args.json)

@@ -67,9 +67,10 @@ class UnpackedArchive:
 
 
 def unpack(path: Path, root: Path, *, app_version: str) -> UnpackedArchive:
-    """Check the archive at `path` and unpack it into the empty folder `root`."""
+    """Check the archive at `path` and unpack it into `root` (an empty or new folder)."""
     if not path.is_file():
         raise ArchiveError(f"no archive at {path}")
+    root.mkdir(parents=True, exist_ok=True)
     try:
         with zipfile.ZipFile(path) as zf:
             manifest = _manifest(zf, path, app_version)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from memory.archive.databases import merge_database
 from memory.archive.layout import ArchiveError, ArchiveLayout
 from memory.archive.reader import UnpackedArchive
+from memory.collections import COLLECTIONS, MetadataError, validate_metadata
 
 if TYPE_CHECKING:
     from memory.service import MemoryService
@@ -40,14 +41,21 @@ class ImportReport:
     reembedded: bool = False
 
 
-def check_fits(unpacked: UnpackedArchive, layout: ArchiveLayout, collections: Sequence[str]) -> None:
+def check_fits(unpacked: UnpackedArchive, layout: ArchiveLayout) -> None:
     """Refuse, before anything is written, an archive naming databases, collections or files that this
-    version does not keep (a foreign or newer archive)."""
+    version does not keep (a foreign or newer archive), or records its collections would refuse."""
+    specs = {spec.name: spec for spec in COLLECTIONS}
     unknown = [f"database {n}" for n in unpacked.databases if n not in layout.databases]
-    unknown += [f"collection {n}" for n in unpacked.collections if n not in collections]
+    unknown += [f"collection {n}" for n in unpacked.collections if n not in specs]
     unknown += [f"file {n}" for n in unpacked.files if not _is_user_file(n, layout)]
     if unknown:
         raise ArchiveError(f"the archive holds what this Daemon does not keep: {', '.join(unknown[:5])}")
+    for name, collection in unpacked.collections.items():
+        for record in collection.records:
+            try:
+                validate_metadata(specs[name], record.metadata)
+            except MetadataError as error:
+                raise ArchiveError(f"the archive's record {record.id!r}: {error}") from None
 
 
 def _is_user_file(name: str, layout: ArchiveLayout) -> bool:
