@@ -1,4 +1,5 @@
-"""`python main.py export PATH` and `import PATH`: everything the user owns, out to one archive and back."""
+"""`python main.py export PATH` and `import PATH`: everything the user owns, out to one archive and back;
+`import` also reads another assistant's data export (ChatGPT, Claude)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, help="an archive written by `export`")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="an archive written by `export`, or a ChatGPT or Claude data export (.zip or .json)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -43,6 +48,10 @@ def _export(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) ->
 
 
 def _import(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    from memory.chat_exports import is_chat_export
+
+    if is_chat_export(args.path) and not _is_daemon_archive(args.path):
+        return _import_chat_history(args, config, env)
     import tempfile
 
     from app import VERSION
@@ -60,5 +69,51 @@ def _import(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) ->
     return show_import(report, as_json=args.json)
 
 
+def _is_daemon_archive(path: Path) -> bool:
+    import zipfile
+
+    from memory.archive.layout import MANIFEST
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return MANIFEST in zf.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _import_chat_history(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    """A ChatGPT or Claude export: every conversation becomes a past session (read whole first)."""
+    import asyncio
+    import time
+
+    from app.builders.services import build_services
+    from memory.chat_exports import read_chat_export
+    from ui.shared.history_import import SettableClock, import_history
+    from ui.terminal.data import ProgressLine, show_history_import
+
+    source, conversations = read_chat_export(args.path)
+    clock = SettableClock(time.time())
+    services = build_services(config, env, clock=clock)
+    try:
+        report = asyncio.run(
+            import_history(
+                source,
+                conversations,
+                services.orchestrator,
+                clock,
+                services.sessions,
+                progress=ProgressLine(),
+            )
+        )
+    finally:
+        services.close()
+    return show_history_import(report, as_json=args.json)
+
+
 EXPORT = Command("export", "write everything Daemon keeps for you to one archive", _export_arguments, _export)
-IMPORT = Command("import", "bring an exported archive into this data folder", _import_arguments, _import)
+IMPORT = Command(
+    "import",
+    "bring an exported archive, or your ChatGPT or Claude history, into this data folder",
+    _import_arguments,
+    _import,
+)

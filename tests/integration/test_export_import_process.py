@@ -3,7 +3,6 @@ and read back the same way; imported again, nothing doubles; a damaged archive c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -12,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
+from tests.integration.data_cli import ROOT, digest, main
+
 SAID = "I live in Boston and I work at Acme Robotics.\nMy sister Jo lives in Denver.\n/quit\n"
 READS = (
     ("history", "--json"),
@@ -22,37 +21,12 @@ READS = (
 )
 
 
-def main(
-    tmp_path: Path, data: Path, *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    config = tmp_path / "echo.yaml"
-    config.write_text(ECHO_CONFIG)
-    env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
-    return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), "--config", str(config), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        input=stdin,
-        timeout=300,
-    )
-
-
 def read_back(tmp_path: Path, data: Path) -> list[object]:
     """What the read commands print of a data folder, and the ids a search finds, in order."""
     views: list[object] = [json.loads(main(tmp_path, data, *args).stdout) for args in READS]
     found = json.loads(main(tmp_path, data, "memory", "search", "where does my sister live", "--json").stdout)
     views.append([(r["id"], r["collection"], r["text"]) for r in found["results"]])
     return views
-
-
-def digest(folder: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.mark.slow

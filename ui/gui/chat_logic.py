@@ -22,6 +22,7 @@ from core.ports import TurnRecord
 from core.streams import closing_stream
 from core.text import clip
 from core.types import ImageData
+from memory.chat_exports import replied_by
 from ui.gui.chat_controller import ChatBackend, ChatSession
 from ui.shared import render
 
@@ -112,6 +113,8 @@ def history_messages(turns: Sequence[TurnRecord]) -> list[dict[str, Any]]:
         answer = turn.assistant or f"_{render.exit_notice(turn.status) or 'No answer.'}_"
         if turn.assistant and turn.status in ("cancelled", "interrupted"):  # cut short: never as if finished
             answer = f"{turn.assistant}\n\n_{CUT_SHORT}_"
+        if (other := replied_by(turn.model)) is not None:  # imported: never shown as Daemon's own words
+            answer = f"_{other} replied (imported):_\n\n{answer}"
         messages.append({"role": "assistant", "content": render.neutralize_remote_media(answer)})
     return messages
 

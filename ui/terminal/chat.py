@@ -26,6 +26,7 @@ from core.events import (
     ToolProposal,
 )
 from core.ports import SessionLifecycle
+from memory.chat_exports import replied_by
 from ui.shared.boundary import is_blank, user_text
 from ui.shared.failures import describe_unexpected
 from ui.shared.front_ports import Conversation
@@ -157,7 +158,8 @@ def history(orchestrator: Conversation, *, session_id: str | None, as_json: bool
         print("no turns yet")
     for turn in turns:
         print(f"[{turn.session_id} #{turn.seq}] you: {turn.user}")
-        print(f"    daemon: {turn.assistant or '(' + NO_ANSWER.get(turn.status, turn.status) + ')'}")
+        speaker = (replied_by(turn.model) or "daemon").lower()  # an imported reply is not Daemon's
+        print(f"    {speaker}: {turn.assistant or '(' + NO_ANSWER.get(turn.status, turn.status) + ')'}")
     return 0
 
 

@@ -6,11 +6,13 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING, TextIO
 
+from memory.chat_exports import SOURCE_NAMES
 from ui.shared.payloads import print_json
 
 if TYPE_CHECKING:
     from memory.archive.restore import ImportReport
     from memory.archive.writer import ExportReport
+    from ui.shared.history_import import HistoryImportReport
 
 
 class ProgressLine:
@@ -59,4 +61,26 @@ def show_import(report: ImportReport, *, as_json: bool) -> int:
         print(f"Kept this folder's own copy of: {', '.join(report.files_kept)}")
     if report.reembedded:
         print("The archive was made with another embedding model: its memories were embedded again.")
+    return 0
+
+
+def show_history_import(report: HistoryImportReport, *, as_json: bool) -> int:
+    """What importing another assistant's history did."""
+    if as_json:
+        print_json(asdict(report))
+        return 0
+    name = SOURCE_NAMES.get(report.source, report.source)
+    print(
+        f"Imported {report.exchanges_added} exchanges from {report.conversations} {name} conversations"
+        f" ({report.exchanges_already_here} were already here)."
+    )
+    print(
+        "What you said there is now part of what Daemon remembers; their replies are kept, not learned from."
+    )
+    if report.messages_cut:
+        print(f"{report.messages_cut} very long messages were cut to Daemon's limit.")
+    if report.sessions_left:
+        print(
+            f"{len(report.sessions_left)} conversations are still being summarised; that finishes next time."
+        )
     return 0

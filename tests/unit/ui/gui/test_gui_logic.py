@@ -294,6 +294,16 @@ def test_a_reply_cut_short_comes_back_saying_so() -> None:
     assert finished["content"] == "You're welcome!"
 
 
+def test_an_imported_reply_is_shown_as_the_other_assistants_never_as_daemons() -> None:
+    turns = [
+        TurnRecord("t1", "s", "I moved to Lisbon", "You live in Paris now?", T0, model="chatgpt export"),
+        TurnRecord("t2", "s", "thanks", "You're welcome!", T0 + 1, model="smollm2"),
+    ]
+    imported, own = history_messages(turns)[1], history_messages(turns)[3]
+    assert imported["content"] == "_ChatGPT replied (imported):_\n\nYou live in Paris now?"
+    assert own["content"] == "You're welcome!"
+
+
 def test_an_empty_table_is_told_apart_from_one_with_rows() -> None:
     import pandas as pd
 
