@@ -50,7 +50,7 @@ async def _run_one(guardrail: Guardrail, text: str) -> GuardrailResult:
 
 
 # Phrases that address the assistant rather than inform it: a web page or file has no business saying them.
-_INJECTION_RE = re.compile(
+INJECTION_RE = re.compile(
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier"
     r"|preceding|system)\s+(?:instructions?|prompts?|messages?|rules)"
     r"|\byou\s+are\s+now\s+(?:a|an|in|the)\b"
@@ -76,7 +76,7 @@ class InjectedInstructions:
     reason: str = "injected instructions"
 
     def __call__(self, text: str) -> GuardrailResult:
-        match = _INJECTION_RE.search(text)
+        match = INJECTION_RE.search(text)
         if match is None:
             return GuardrailResult(False)
         return GuardrailResult(True, f"{self.reason}: {' '.join(match.group(0).split())[:60]!r}")

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from core.addressed import addresses_the_assistant
 from core.events import Done, RunEvent, TextDelta
 from core.generation.attribution import AttributionChecked
 from core.ports import FactView, RecalledMemory
@@ -296,7 +297,7 @@ class ExtractiveAnswerer:
             return None
         by_id = {m.id: m for m in memories}
         candidates = list(self._from_memories(asked, memories, markers, user_only))
-        candidates += self._from_documents(asked, memories, markers)
+        candidates += self._from_documents(asked, memories)
         candidates += self._from_facts(asked, facts, by_id, markers)
         asked_kinds = _kinds(asked.words)
         if asked_kinds:  # "my dog's name" is not answered by a cat's
@@ -342,11 +343,11 @@ class ExtractiveAnswerer:
                         resolved,
                     )
 
-    def _from_documents(
-        self, asked: Question, memories: Sequence[RecalledMemory], markers: Mapping[str, str]
-    ) -> Iterable[Evidence]:
+    def _from_documents(self, asked: Question, memories: Sequence[RecalledMemory]) -> Iterable[Evidence]:
         """Each line or sentence of the document passages recalled (a recipe's "250 g plain flour" is a
-        line, not a sentence); the document's name counts as its words ("the recipe" -> recipe.md)."""
+        line, not a sentence); the document's name counts as its words ("the recipe" -> recipe.md). No
+        prompt marker: the reply cites the line it answered from, not the whole passage, whose other
+        lines may be anything (a line written to the assistant is never an answer, nor quoted)."""
         for memory in memories:
             if memory.collection not in DOCUMENT_COLLECTIONS:
                 continue
@@ -355,7 +356,7 @@ class ExtractiveAnswerer:
                 if not line.strip():
                     continue
                 for sent in self._nlp(line.strip(" #*-\t")).sents:
-                    if len(sent) < 2:
+                    if len(sent) < 2 or addresses_the_assistant(sent):  # an order to Daemon is no answer
                         continue
                     found = self._judge(asked, sent, about=name)
                     if found is None:
@@ -370,7 +371,6 @@ class ExtractiveAnswerer:
                         memory.id,
                         "document",
                         memory.source or "a document",
-                        markers.get(memory.id, ""),
                     )
 
     def _from_facts(
