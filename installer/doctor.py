@@ -152,6 +152,13 @@ def check_providers(config: AppConfig, env: Mapping[str, str]) -> Check:
     return Check("providers", ok, "; ".join([*problems, *parts]), required=True)
 
 
+def check_network(config: AppConfig, env: Mapping[str, str]) -> Check:
+    """The hosts beyond this machine the configuration may contact (informational: none is the default)."""
+    from core.reachable import contacts, describe_contacts
+
+    return Check("network", True, describe_contacts(contacts(config, env)), required=False)
+
+
 def check_chroma() -> Check:
     if _package_dir("chromadb") is None:
         return Check("chroma", False, f"chromadb not installed; {FIX_INSTALL}")
@@ -202,6 +209,7 @@ def run_checks(config: AppConfig, env: Mapping[str, str]) -> list[Check]:
         lambda: check_data_dir(config.data_dir),
         lambda: check_data_privacy(config.data_dir),
         lambda: check_providers(config, env),
+        lambda: check_network(config, env),
         lambda: check_saved_keys(config.data_dir),
         lambda: check_local_servers(config),
         check_chroma,
