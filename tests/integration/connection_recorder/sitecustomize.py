@@ -51,8 +51,8 @@ def _install() -> None:
             _record("lookup", host)
         return real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
 
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.socket.connect = connect  # type: ignore[method-assign,assignment]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
     socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
 
 
