@@ -348,6 +348,36 @@ class KnowledgeGraph:
             ids.discard(drop)
         self.revision += 1
 
+    def purge_facts(
+        self,
+        fact_ids: Iterable[str],
+        keep: Iterable[str] = (),
+        saying: set[tuple[str, str]] | None = None,
+    ) -> int:
+        """Forget what these provenance ids told (a relation's `fact_ids` name the turn or fact it came
+        from): a relation only they supported goes, then any entity it connected that is left with no
+        relation (its name was among the purged words), except those in `keep` (the user). `saying`: only
+        relations of these (relation, normalised value) pairs. How many relations and entities went."""
+        gone = set(fact_ids)
+        edges = []
+        for u, v, key, data in self._g.edges(keys=True, data=True):
+            supported = set(data.get("fact_ids", ()))
+            other_end = self._g.nodes[u if v == USER_ID else v].get("name", "")  # the value's end
+            if saying is not None and (data.get("relation", ""), normalize(str(other_end))) not in saying:
+                continue
+            if supported & gone:
+                data["fact_ids"] = [f for f in data.get("fact_ids", ()) if f not in gone]
+                if not data["fact_ids"]:
+                    edges.append((u, v, key))
+        self._g.remove_edges_from(edges)
+        touched = {u for u, _, _ in edges} | {v for _, v, _ in edges}
+        lonely = [n for n in touched - set(keep) if n in self._g and self._g.degree(n) == 0]
+        self._g.remove_nodes_from(lonely)
+        for ids in self._names.values():
+            ids.difference_update(lonely)
+        self.revision += 1
+        return len(edges) + len(lonely)
+
     def absorb(self, other: KnowledgeGraph) -> int:
         """Add the entities and relations of `other` this graph lacks (an imported graph), by id; where both
         hold one, this graph's version stays. The number added."""

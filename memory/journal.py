@@ -191,6 +191,15 @@ class Journal:
         )
         return [SessionRecord(*row) for row in rows]
 
+    def purge_session(self, session_id: str) -> list[TurnRecord]:
+        """Remove a session and its turns for good (the user's explicit purge); the turns removed."""
+        removed = self.turns(session_id)
+        with self._db.write() as db:
+            db.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,))
+        self._db.compact()
+        return removed
+
     def unindexed_turns(self, limit: int = 500) -> list[TurnRecord]:
         """Finished turns (complete or cancelled with text) not yet copied into long-term memory."""
         rows = self._db.rows(

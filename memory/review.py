@@ -155,6 +155,17 @@ class ReviewQueue:
             row[0] for row in self._db.rows("SELECT id FROM review_items WHERE collection = ?", (collection,))
         }
 
+    def purge_records(self, record_ids: Iterable[str]) -> int:
+        """Forget the proposals and hidden marks about records the user purged (their explanations quote
+        the records); how many proposals went."""
+        gone = set(record_ids)
+        items = [item.id for item in self.items() if gone & set(item.record_ids)]
+        with self._db.write() as db:
+            db.executemany("DELETE FROM review_items WHERE id = ?", [(i,) for i in items])
+            db.executemany("DELETE FROM hidden WHERE record_id = ?", [(r,) for r in gone])
+        self._db.compact()
+        return len(items)
+
     def get(self, item_id: str) -> ReviewItem | None:
         rows = self._db.rows(f"SELECT {_COLUMNS} FROM review_items WHERE id = ?", (item_id,))
         return _item(rows[0]) if rows else None

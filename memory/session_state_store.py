@@ -84,6 +84,12 @@ class SessionStateDB:
     def close(self) -> None:
         self._db.close()
 
+    def purge(self, session_id: str) -> None:
+        """Remove a session's state for good (its short-term context holds its words)."""
+        with self._db.write() as db:
+            db.execute("DELETE FROM session_state WHERE session_id = ?", (session_id,))
+        self._db.compact()
+
     def load(self, session_id: str) -> SessionState | None:
         rows = self._db.rows("SELECT state_json FROM session_state WHERE session_id = ?", (session_id,))
         return self._decoded(session_id, rows[0][0]) if rows else None

@@ -95,6 +95,16 @@ class DurableDB:
             except sqlite3.DatabaseError as error:
                 raise StorageError(self._unreadable(error)) from None
 
+    def compact(self) -> None:
+        """Rewrite the file without free pages and empty the WAL: after an explicit purge, so the bytes of
+        deleted rows are gone from disk, not only unreachable (SQLite keeps them in free pages)."""
+        with self._lock:
+            try:
+                self._db.execute("VACUUM")
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.DatabaseError as error:
+                raise StorageError(f"cannot compact the {self._what} at {self.path}: {error}") from None
+
     def pragma(self, name: str) -> Any:
         """One PRAGMA's value (tests check the durability settings through this)."""
         with self._lock:

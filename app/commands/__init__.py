@@ -23,6 +23,7 @@ from app.commands import (
     mcp,
     memory,
     prompt,
+    purge,
     review,
     session,
     sync,
@@ -53,6 +54,7 @@ COMMANDS: tuple[Command, ...] = (
     tool.COMMAND,
     data.EXPORT,
     data.IMPORT,
+    purge.COMMAND,
 )
 DEFAULT = gui.COMMAND
 

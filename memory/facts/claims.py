@@ -99,5 +99,12 @@ class ClaimIndex:
             )
         return [self.staleness(doc) for doc in docs]
 
+    def purge(self, fact_ids: Sequence[str], doc_ids: Sequence[str]) -> None:
+        """Forget the claims on these facts and of these documents (the user's explicit purge)."""
+        with self._db.write() as db:
+            db.executemany("DELETE FROM claims WHERE fact_id = ?", [(f,) for f in fact_ids])
+            db.executemany("DELETE FROM claims WHERE doc_id = ?", [(d,) for d in doc_ids])
+        self._db.compact()
+
     def close(self) -> None:
         self._db.close()

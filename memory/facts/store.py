@@ -89,6 +89,24 @@ class FactStore:
         rows = self._db.rows(f"SELECT {_COLUMNS} FROM facts {where} ORDER BY created_at, id", params)
         return [_fact(row) for row in rows]
 
+    def of_turns(self, turn_ids: Sequence[str]) -> list[StoredFact]:
+        """The facts learned from these turns."""
+        wanted = set(turn_ids)
+        return [fact for fact in self.facts() if fact.turn_id in wanted]
+
+    def purge(self, fact_ids: Sequence[str]) -> int:
+        """Remove facts with their history for good (the user's explicit purge); how many went. A fact
+        they superseded becomes current again only by the user's own decision, never here."""
+        if not fact_ids:
+            return 0
+        marks = ", ".join("?" * len(fact_ids))
+        with self._db.write() as db:
+            db.execute(f"DELETE FROM fact_events WHERE fact_id IN ({marks})", fact_ids)
+            db.execute(f"UPDATE facts SET superseded_by = NULL WHERE superseded_by IN ({marks})", fact_ids)
+            gone = db.execute(f"DELETE FROM facts WHERE id IN ({marks})", fact_ids).rowcount
+        self._db.compact()
+        return gone
+
     def events(self, fact_id: str) -> list[tuple[str, str, float]]:
         """(kind, turn_id, truth after) of a fact's events, in order."""
         rows = self._db.rows(

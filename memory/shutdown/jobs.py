@@ -138,6 +138,12 @@ class JobTable:
             )
             _require_row(cursor, session_id, step)
 
+    def purge(self, session_id: str) -> None:
+        """Remove a session's session-end records for good (their results quote the session)."""
+        with self._db.write() as db:
+            db.execute("DELETE FROM shutdown_jobs WHERE session_id = ?", (session_id,))
+        self._db.compact()
+
     def status(self, session_id: str) -> list[JobRecord]:
         """Every step recorded for a session, in run order (empty if the session was never planned)."""
         query = f"SELECT {_COLUMNS} FROM shutdown_jobs WHERE session_id = ? ORDER BY position, step"

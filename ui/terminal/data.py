@@ -10,9 +10,12 @@ from memory.chat_exports import SOURCE_NAMES
 from ui.shared.payloads import print_json
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memory.archive.restore import ImportReport
     from memory.archive.writer import ExportReport
     from ui.shared.history_import import HistoryImportReport
+    from ui.shared.purge import PurgeReport
 
 
 class ProgressLine:
@@ -83,4 +86,44 @@ def show_history_import(report: HistoryImportReport, *, as_json: bool) -> int:
         print(
             f"{len(report.sessions_left)} conversations are still being summarised; that finishes next time."
         )
+    return 0
+
+
+def confirmed(what: str) -> bool:
+    """Ask before destroying; only a typed "yes" goes on. Without a terminal to ask on, the answer is no
+    (`--yes` says it up front)."""
+    if not sys.stdin.isatty():
+        print(f"purge: this would destroy {what} for good; add --yes to confirm", file=sys.stderr)
+        return False
+    print(f"This destroys {what}, for good: it cannot be undone or imported back.", file=sys.stderr)
+    try:
+        return input("Type yes to go on: ").strip().casefold() == "yes"
+    except (EOFError, KeyboardInterrupt):
+        return False
+
+
+def show_purge(report: PurgeReport, *, as_json: bool) -> int:
+    """What a purge removed, and what the check on disk found (exit 1 if a file still holds the words)."""
+    code = 1 if report.still_holding else 0
+    if as_json:
+        payload = asdict(report)
+        payload.pop("words")  # the purged words themselves are not printed back
+        print_json({**payload, "verified": not report.still_holding})
+        return code
+    print(
+        f"Purged {report.what}: {report.turns} turns, {report.facts} facts, {report.records} memory records,"
+        f" {report.relations} graph entries."
+    )
+    if report.still_holding:
+        print(f"warning: the purged words are still in: {', '.join(report.still_holding)}", file=sys.stderr)
+    else:
+        print("Checked: no file of the data folder holds the purged words any more.")
+    return code
+
+
+def show_purge_all(data_dir: Path, removed: list[str], *, as_json: bool) -> int:
+    if as_json:
+        print_json({"removed": removed, "data_dir": str(data_dir)})
+        return 0
+    print(f"Purged everything in {data_dir} ({len(removed)} files and folders).")
     return 0

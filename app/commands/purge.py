@@ -1,0 +1,70 @@
+"""`python main.py purge --session ID | --fact ID | --all [--yes]`: destroy for good, then check the disk."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.commands.base import Command
+from ui.shared.boundary import session_arg
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--session", type=session_arg, help="a session, with everything learned from it")
+    target.add_argument("--fact", type=session_arg, help="one fact, with its history (`facts list --json`)")
+    target.add_argument("--all", action="store_true", help="everything in the data folder")
+    parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    from app.builders.archive import purge_stores
+    from app.builders.memory import chroma_dir
+    from memory.chroma_scrub import scrub_chroma
+    from memory.lexical_store import LEXICAL_FILE
+    from memory.lock import LOCK_NAME, DataDirLock
+    from ui.shared.purge import check_on_disk, purge_everything, purge_fact, purge_session
+    from ui.terminal.data import confirmed, show_purge, show_purge_all
+
+    what = (
+        f"everything in {config.data_dir}"
+        if args.all
+        else f"session {args.session} with everything learned from it"
+        if args.session
+        else f"fact {args.fact} with its history"
+    )
+    if not (args.yes or confirmed(what)):
+        print("nothing purged", file=sys.stderr)
+        return 1
+    if args.all:
+        with DataDirLock(config.data_dir):
+            removed = purge_everything(config.data_dir, keep=[LOCK_NAME])
+        return show_purge_all(config.data_dir, removed, as_json=args.json)
+    with DataDirLock(config.data_dir):
+        with purge_stores(config) as stores:
+            report = purge_session(stores, args.session) if args.session else purge_fact(stores, args.fact)
+        store_dir = chroma_dir(config)
+        scrub_chroma(store_dir, report.record_ids)  # the store is closed now: its files can be rewritten
+        _compact(store_dir.parent / f"{store_dir.name}_{LEXICAL_FILE}")
+        check_on_disk(report, config.data_dir)
+    return show_purge(report, as_json=args.json)
+
+
+def _compact(path: Path) -> None:
+    """The lexical index's free pages, after its purged entries went (it is a plain SQLite file)."""
+    import contextlib
+    import sqlite3
+
+    if path.is_file():
+        with contextlib.closing(sqlite3.connect(str(path))) as db:
+            db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+COMMAND = Command("purge", "destroy a session, a fact or everything, for good", _arguments, _run)

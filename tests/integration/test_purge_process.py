@@ -1,0 +1,69 @@
+"""`purge` as a user runs it: a session destroyed for good (its words in no file of the data folder, as
+the test's own scan of every file's bytes shows), a fact alike, everything; without --yes nothing goes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integration.data_cli import digest, main
+
+CANARIES = ("Zebediah Quartermaine", "Quillfeather Hall", "violet harmonium")
+SECRET_SESSION = "\n".join(
+    [
+        "My cousin Zebediah Quartermaine lives in Reykjavik.",
+        "I adore the violet harmonium at Quillfeather Hall.",
+        "/quit\n",
+    ]
+)
+KEPT_SESSION = "I live in Boston and I work at Acme Robotics.\n/quit\n"
+
+
+def holding(folder: Path, words: tuple[str, ...]) -> list[str]:
+    """Every file under `folder` whose bytes hold one of `words`."""
+    return [
+        str(path.relative_to(folder))
+        for path in folder.rglob("*")
+        if path.is_file() and any(word.encode() in path.read_bytes() for word in words)
+    ]
+
+
+def session_of(tmp_path: Path, data: Path, words: str) -> str:
+    turns = json.loads(main(tmp_path, data, "history", "--json").stdout)["turns"]
+    return next(t["session_id"] for t in turns if words in t["user"])
+
+
+@pytest.mark.slow
+def test_a_purged_session_is_in_no_file_and_the_rest_stays(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert main(tmp_path, data, "cli", stdin=SECRET_SESSION).returncode == 0
+    assert main(tmp_path, data, "cli", stdin=KEPT_SESSION).returncode == 0
+    assert holding(data, CANARIES)  # the words are on disk before
+    secret = session_of(tmp_path, data, "Zebediah")
+
+    untouched = digest(data)
+    asked = main(tmp_path, data, "purge", "--session", secret)  # no terminal to confirm on, no --yes
+    assert asked.returncode != 0 and "add --yes" in asked.stderr and digest(data) == untouched
+
+    purged = main(tmp_path, data, "purge", "--session", secret, "--yes", "--json")
+    assert purged.returncode == 0, purged.stderr
+    report = json.loads(purged.stdout)
+    assert report["verified"] and report["turns"] == 2 and report["facts"] >= 1
+    assert holding(data, CANARIES) == []
+    turns = json.loads(main(tmp_path, data, "history", "--json").stdout)["turns"]
+    assert [t["user"] for t in turns] == ["I live in Boston and I work at Acme Robotics."]
+    facts = json.loads(main(tmp_path, data, "facts", "list", "--json").stdout)["facts"]
+    assert {(f["predicate"], f["object"]) for f in facts} == {
+        ("lives_in", "Boston"),
+        ("works_at", "Acme Robotics"),
+    }
+
+    acme = next(f["id"] for f in facts if f["object"] == "Acme Robotics")
+    assert main(tmp_path, data, "purge", "--fact", acme, "--yes").returncode == 0
+    left = json.loads(main(tmp_path, data, "facts", "list", "--json").stdout)["facts"]
+    assert [f["object"] for f in left] == ["Boston"]
+
+    assert main(tmp_path, data, "purge", "--all", "--yes").returncode == 0
+    assert [p.name for p in data.iterdir()] == ["daemon.lock"] and not holding(data, ("Boston",))
