@@ -8,7 +8,7 @@ from memory.chroma_scrub import files_holding, scrub_chroma
 from memory.chroma_store import ChromaStore
 from memory.collections import COLLECTIONS
 from memory.embeddings import HashingEmbedder
-from memory.vector_store import Record
+from memory.vector_store import Metadata, Record
 
 CANARY = "Quillfeather Hall harmonium"
 
@@ -17,7 +17,7 @@ def test_a_deleted_records_text_stays_on_disk_until_the_scrub_removes_it(tmp_pat
     store_dir = tmp_path / "chroma"
     store = ChromaStore.embedded(store_dir, HashingEmbedder(64))
     store.ensure_collections(COLLECTIONS)
-    meta = {"created_at": 1.0, "session_id": "s", "turn_id": "t", "seq": 1}
+    meta: Metadata = {"created_at": 1.0, "session_id": "s", "turn_id": "t", "seq": 1}
     store.upsert("conversations", [Record("conv_t", f"User: I played the {CANARY}", meta)])
     store.upsert(
         "conversations", [Record("conv_u", "User: something else entirely here", {**meta, "turn_id": "u"})]
