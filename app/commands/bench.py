@@ -254,6 +254,27 @@ def _tone_headline() -> Headline:
     return tone_headline
 
 
+def _export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--turns", type=count_arg(1, 1_000_000), default=10_000, help="turns (10,000)")
+    parser.add_argument("--runs", type=count_arg(1, 50), default=3)
+
+
+def _export(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    from app import VERSION
+    from app.builders.archive import archive_layout
+    from eval.benchmarks.export_bench import run_export_benchmark
+
+    return run_export_benchmark(
+        stores.memory_in, archive_layout(), turns=args.turns, runs=args.runs, app_version=VERSION
+    )
+
+
+def _export_headline() -> Headline:
+    from eval.benchmarks.export_bench import export_headline
+
+    return export_headline
+
+
 BENCHMARKS = (
     Benchmark(
         "retrieval",
@@ -286,6 +307,13 @@ BENCHMARKS = (
         _tone_arguments,
         _tone,
         _tone_headline,
+    ),
+    Benchmark(
+        "export",
+        "export and import turns/s beside reading the turns raw",
+        _export_arguments,
+        _export,
+        _export_headline,
     ),
     Benchmark(
         "images",

@@ -19,7 +19,9 @@ from tests.unit.memory.profile_helpers import committed_profiles
 VERSION = "0.1.0"
 COLLECTIONS = ("conversations", "facts")
 FACT: Metadata = {"subject": "Jo", "predicate": "lives_in", "object": "Denver", "created_at": 1_700_000_000.0}
-LAYOUT = ArchiveLayout(databases=("notes.sqlite3",), files=("personality.md",), folders=("uploads",))
+LAYOUT = ArchiveLayout(
+    databases=("notes.sqlite3", "journal.sqlite3"), files=("personality.md",), folders=("uploads",)
+)
 
 
 def memory(dim: int = 64) -> MemoryService:
