@@ -22,6 +22,7 @@ from core.config_sources import ObsidianConfig, WikipediaConfig
 from core.config_tools import ToolsConfig
 from core.config_user import UserConfig
 from core.config_visual import VisualConfig
+from core.data_dir import default_data_dir
 from core.errors import ConfigError
 
 DEFAULT_CONFIG_FILE = Path(__file__).resolve().parent.parent / "config.yaml"
@@ -145,7 +146,7 @@ class DiscoveryConfig(_Frozen):
 class AppConfig(_Frozen):
     """The whole validated configuration. Frozen: build objects from it, never mutate it."""
 
-    data_dir: Path = Path("./data/user")
+    data_dir: Path = Field(default_factory=default_data_dir)  # the platform's per-user folder
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
     telemetry: bool = False
     models: ModelsConfig = ModelsConfig()

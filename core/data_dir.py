@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import ConfigError
@@ -100,3 +101,44 @@ def write_private(path: Path, text: str) -> None:
             os.close(fd)
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def default_data_dir(platform: str | None = None) -> Path:
+    """The per-user data folder of the platform (platformdirs): ~/.local/share/daemon (or under
+    $XDG_DATA_HOME) on Linux, ~/Library/Application Support/Daemon on macOS, %LOCALAPPDATA%\\Daemon on
+    Windows. Outside the program's own folder, so memory survives deleting, re-cloning or upgrading it."""
+    import sys
+
+    from platformdirs.macos import MacOS
+    from platformdirs.unix import Unix
+    from platformdirs.windows import Windows
+
+    platform = platform or sys.platform
+    kind, name = {"win32": (Windows, "Daemon"), "darwin": (MacOS, "Daemon")}.get(platform, (Unix, "daemon"))
+    return Path(kind(appname=name, appauthor=False, roaming=False).user_data_dir)
+
+
+def adopt_legacy_data(legacy: Path, target: Path, in_use: Callable[[Path], bool]) -> str | None:
+    """Data an older version kept in the project folder (`./data/user`), brought to `target`, the per-user
+    folder: moved when `target` holds no memory yet and no process uses `legacy` (`in_use`), else left
+    where it is and named, never silently abandoned. The message for the user, or None."""
+    import shutil
+
+    journal = "journal.sqlite3"
+    if not (legacy / journal).is_file() or legacy.resolve() == target.resolve():
+        return None
+    if (target / journal).exists():
+        return (
+            f"note: older Daemon data is still in {legacy}; yours is in {target}. To bring it in: "
+            f"`python main.py --data-dir {legacy} export old.zip`, then `python main.py import old.zip`"
+        )
+    if in_use(legacy):
+        return f"note: {legacy} holds Daemon data but is in use; it moves to {target} when it is not"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_dir() and not any(target.iterdir()):
+        target.rmdir()
+    shutil.move(str(legacy), str(target))
+    return (
+        f"Moved your Daemon data from {legacy} to {target}, the per-user folder that survives deleting or "
+        "re-cloning the program (--data-dir or DAEMON_DATA_DIR choose another)."
+    )

@@ -1,9 +1,8 @@
 """PyInstaller runtime hook of the desktop build: runs in the frozen app before main.py.
 
-The bundle's folder is the program, not the user's: it may be read-only (Program Files, /opt) and is
-replaced by every update. So the data dir defaults to the per-user folder of the platform (an explicit
-`DAEMON_DATA_DIR` or `--data-dir` still wins), and the app starts offline (main.py sets the same switches
-with `setdefault`; they are set here too so that nothing imported before main.py phones home).
+The app starts offline (main.py sets the same switches with `setdefault`; they are set here too so that
+nothing imported before main.py phones home). The data dir needs nothing here: every way of running
+defaults to the platform's per-user folder (core/data_dir.py), never the bundle's read-only folder.
 
 `ingest --background` starts `sys.executable main.py …`; in the frozen app `sys.executable` already is
 Daemon, so the script path it passes as the first argument is dropped here.
@@ -13,10 +12,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import MutableMapping
 from pathlib import Path
 
-APP_NAME = "Daemon"
 OFFLINE = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -24,18 +22,6 @@ OFFLINE = {
     "GRADIO_ANALYTICS_ENABLED": "False",
     "ANONYMIZED_TELEMETRY": "False",
 }
-
-
-def user_data_dir(platform: str, env: Mapping[str, str], home: Path) -> Path:
-    """The per-user data folder: %LOCALAPPDATA%\\Daemon on Windows, ~/Library/Application Support/Daemon
-    on macOS, $XDG_DATA_HOME/daemon (default ~/.local/share/daemon) elsewhere."""
-    if platform == "win32":
-        base = env.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(base) / APP_NAME
-    if platform == "darwin":
-        return home / "Library" / "Application Support" / APP_NAME
-    base = env.get("XDG_DATA_HOME") or str(home / ".local" / "share")
-    return Path(base) / APP_NAME.lower()
 
 
 def strip_script_argument(argv: list[str], bundle_dir: str) -> list[str]:
@@ -49,8 +35,6 @@ def apply(environ: MutableMapping[str, str], argv: list[str], bundle_dir: str) -
     """Set the frozen app's defaults in `environ`; return the argv to run with."""
     for name, value in OFFLINE.items():
         environ.setdefault(name, value)
-    if not environ.get("DAEMON_DATA_DIR"):
-        environ["DAEMON_DATA_DIR"] = str(user_data_dir(sys.platform, environ, Path.home()))
     return strip_script_argument(argv, bundle_dir)
 
 

@@ -55,17 +55,6 @@ def load_hook() -> ModuleType:
 # ---- the runtime hook ----
 
 
-def test_the_frozen_app_keeps_data_in_the_per_user_folder_of_each_platform() -> None:
-    hook = load_hook()
-    home = Path("/home/ana")
-    assert hook.user_data_dir("linux", {}, home) == home / ".local/share/daemon"
-    assert hook.user_data_dir("linux", {"XDG_DATA_HOME": "/xdg"}, home) == Path("/xdg/daemon")
-    assert hook.user_data_dir("darwin", {}, home) == home / "Library/Application Support/Daemon"
-    assert hook.user_data_dir("win32", {"LOCALAPPDATA": "C:/Users/ana/AppData/Local"}, home) == Path(
-        "C:/Users/ana/AppData/Local/Daemon"
-    )
-
-
 def test_the_hook_sets_defaults_without_overriding_the_users_choice() -> None:
     hook = load_hook()
     env: dict[str, str] = {"HF_HUB_OFFLINE": "0"}
@@ -73,10 +62,7 @@ def test_the_hook_sets_defaults_without_overriding_the_users_choice() -> None:
     assert argv == ["/opt/Daemon/Daemon", "ask", "hi"]
     assert env["HF_HUB_OFFLINE"] == "0"  # the user's own setting stays
     assert env["TRANSFORMERS_OFFLINE"] == "1" and env["GRADIO_ANALYTICS_ENABLED"] == "False"
-    assert env["DAEMON_DATA_DIR"] == str(hook.user_data_dir(sys.platform, env, Path.home()))
-    chosen = {"DAEMON_DATA_DIR": "/elsewhere"}
-    hook.apply(chosen, ["Daemon"], "/b")
-    assert chosen["DAEMON_DATA_DIR"] == "/elsewhere"
+    assert "DAEMON_DATA_DIR" not in env  # the app's own default, the per-user folder, applies as everywhere
 
 
 def test_a_self_spawn_of_main_py_runs_the_frozen_app_with_the_same_arguments() -> None:
@@ -268,9 +254,8 @@ def test_the_windows_installer_is_per_user_and_ships_the_build() -> None:
 
 def test_the_windows_uninstaller_deletes_user_data_only_when_asked() -> None:
     defines, sections = read_iss()
-    hook = load_hook()
     data_dir = defines["DataDir"].replace("{localappdata}", "C:/L").replace("\\", "/")
-    assert Path(data_dir) == hook.user_data_dir("win32", {"LOCALAPPDATA": "C:/L"}, Path("C:/Users/x"))
+    assert Path(data_dir) == Path("C:/L/Daemon")  # where core/data_dir.py puts it on Windows (platformdirs)
     assert all("{localappdata}\\Daemon" not in line for line in sections["UninstallDelete"])
     code = "\n".join(sections["Code"])
     assert "MB_DEFBUTTON2" in code and "= IDYES" in code  # the default answer keeps the data

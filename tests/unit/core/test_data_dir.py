@@ -62,3 +62,44 @@ def test_a_data_dir_on_a_read_only_mount_names_the_cause(
     monkeypatch.setattr(Path, "mkdir", read_only)
     with pytest.raises(ConfigError, match="Read-only file system; choose a writable place with --data-dir"):
         prepare_data_dir(tmp_path / "mnt" / "data")
+
+
+def test_the_default_data_folder_is_the_platforms_per_user_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.data_dir import default_data_dir
+
+    monkeypatch.setenv("HOME", "/home/ana")
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    assert default_data_dir("linux") == Path("/home/ana/.local/share/daemon")
+    assert default_data_dir("darwin") == Path("/home/ana/Library/Application Support/Daemon")
+    monkeypatch.setenv("XDG_DATA_HOME", "/xdg")
+    assert default_data_dir("linux") == Path("/xdg/daemon")
+
+
+def _legacy(root: Path) -> Path:
+    legacy = root / "project" / "data" / "user"
+    legacy.mkdir(parents=True)
+    (legacy / "journal.sqlite3").write_text("turns")
+    return legacy
+
+
+def test_data_left_in_the_project_folder_moves_to_the_per_user_folder_once(tmp_path: Path) -> None:
+    from core.data_dir import adopt_legacy_data
+
+    legacy, target = _legacy(tmp_path), tmp_path / "home" / "daemon"
+    note = adopt_legacy_data(legacy, target, lambda _: False)
+    assert note is not None and note.startswith(f"Moved your Daemon data from {legacy} to {target}")
+    assert (target / "journal.sqlite3").read_text() == "turns" and not legacy.exists()
+    assert adopt_legacy_data(legacy, target, lambda _: False) is None  # said once: nothing left to move
+
+
+def test_older_data_is_never_moved_over_newer_nor_while_in_use_and_is_always_named(tmp_path: Path) -> None:
+    from core.data_dir import adopt_legacy_data
+
+    legacy, target = _legacy(tmp_path), tmp_path / "home" / "daemon"
+    busy = adopt_legacy_data(legacy, target, lambda _: True)
+    assert busy is not None and "in use" in busy and (legacy / "journal.sqlite3").exists()
+    target.mkdir(parents=True)
+    (target / "journal.sqlite3").write_text("newer")
+    both = adopt_legacy_data(legacy, target, lambda _: False)
+    assert both is not None and f"--data-dir {legacy} export" in both
+    assert (target / "journal.sqlite3").read_text() == "newer" and (legacy / "journal.sqlite3").exists()
