@@ -15,6 +15,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +53,12 @@ def run_export_benchmark(
             _fill(data, memory, turns)
             raw = [_timed(lambda: _read_turns(data / JOURNAL_FILE)) for _ in range(runs)]
             archives = [root / f"export-{run}.zip" for run in range(runs)]
-            exports = [
-                _timed(
-                    lambda a=a: export_data(
-                        data, layout, memory.store, COLLECTION_NAMES, a, app_version=app_version
-                    )
-                )
-                for a in archives
-            ]
+            store = memory.store
+
+            def export_to(archive: Path) -> None:
+                export_data(data, layout, store, COLLECTION_NAMES, archive, app_version=app_version)
+
+            exports = [_timed(partial(export_to, archive)) for archive in archives]
         finally:
             memory.close()
         imports = [
