@@ -131,6 +131,7 @@ class FactView:
     superseded_by: str | None = None
     reason: str = ""
     told_at: float | None = None  # when the user first told it (epoch seconds)
+    source: str = "you"  # where it came from: facts are learned from the user's own words only
 
 
 @dataclass(frozen=True)

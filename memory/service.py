@@ -21,6 +21,7 @@ from memory.gating import NoReranker, Reranker, gate
 from memory.lexical import CONTEXT_VIEW_COLLECTIONS, LexicalIndexes, contextual_text, previous_texts
 from memory.payloads import Payloads
 from memory.profiles import IntentProfiles
+from memory.provenance import provenance
 from memory.retrieval import CandidateSource, RetrievalResult, RetrievalSettings, Retriever
 from memory.scoring import score
 from memory.turn_index import searchable_text
@@ -353,6 +354,7 @@ def factors_payload(item: ScoredMemory) -> dict[str, Any]:
         "score": round(item.score, 4),
         "factors": {name: round(value, 4) for name, value in item.factors.items()},
         "created_at": item.metadata.get("created_at"),
+        "source": provenance(item.collection, item.metadata),
     }
 
 

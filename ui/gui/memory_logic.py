@@ -14,13 +14,16 @@ from core.learning import FactLearning
 from core.ports import ExtractedFact, FactPort, FactView, TurnRecord
 from core.text import clip
 from memory.candidates import QueryContext
+from memory.chat_exports import SOURCE_NAMES
 from memory.review import ReviewQueue
 from memory.scoring import is_superseded
 from memory.service import MemoryService, factors_payload
 from ui.shared.review_decisions import approve_item, review_rows
 
 ALL = "all collections"
-SEARCH_HEADERS = ["#", "kind", "score", "text", "stale", "why it ranks here (score factors)", "id"]
+SEARCH_HEADERS = ["#", "kind", "from", "score", "text", "stale", "why it ranks here (score factors)", "id"]
+# where a memory came from (memory/provenance.py), as the table says it
+SOURCE_LABELS = {"you": "you", "daemon": "Daemon's reading of your chats", "wikipedia": "Wikipedia"}
 FACT_HEADERS = ["id", "subject", "relation", "value", "status", "truth", "note"]
 REVIEW_HEADERS = ["id", "kind", "collection", "why", "score", "records"]
 EDIT_SESSION = "gui-edits"  # the pseudo-session a fact edited in the GUI is recorded under
@@ -49,6 +52,7 @@ async def search_rows(
             [
                 rank,
                 collection_label(item.collection),
+                source_label(payload["source"]),
                 payload["score"],
                 clip(item.text, 300),
                 staleness(item.metadata),
@@ -57,6 +61,14 @@ async def search_rows(
             ]
         )
     return rows
+
+
+def source_label(source: str) -> str:
+    """"you", "ChatGPT (imported)", "document", …: where a memory came from, for people."""
+    if source.startswith("import:"):
+        name = source.removeprefix("import:")
+        return f"{SOURCE_NAMES.get(name, name)} (imported)"
+    return SOURCE_LABELS.get(source, source)
 
 
 def staleness(meta: Any) -> str:

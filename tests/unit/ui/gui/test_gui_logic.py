@@ -129,8 +129,9 @@ def test_editing_a_fact_supersedes_it_through_the_correction_path(
     assert by_value["Lyon"].status == "superseded" and by_value["Paris"].status == "current"
     assert by_value["Lyon"].superseded_by == by_value["Paris"].id  # history, linked, never overwritten
     rows = asyncio.run(logic.search_rows(memory, "Lyon", logic.ALL, "general"))
-    lyon_row = next(r for r in rows if "Lyon" in r[3])
-    assert lyon_row[4] == "superseded" and "superseded -" in lyon_row[5]
+    lyon_row = next(r for r in rows if "Lyon" in r[4])
+    assert lyon_row[2] == "you"  # a fact: learned from the user's own words
+    assert lyon_row[5] == "superseded" and "superseded -" in lyon_row[6]
     assert _homes(graph) == ["paris"]  # the graph follows the edit, as it follows a correction in chat
     with pytest.raises(UserInputError):
         asyncio.run(logic.correct_fact(facts, learning, lyon.id, "Berlin"))  # no longer current
