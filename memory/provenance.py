@@ -30,7 +30,7 @@ BY_COLLECTION = {
 
 
 def provenance(collection: str, metadata: Mapping[str, Any]) -> str:
-    """"you", "import:chatgpt" (or another import), "document", "vault", "git", "image", "wikipedia" or
+    """ "you", "import:chatgpt" (or another import), "document", "vault", "git", "image", "wikipedia" or
     "daemon"."""
     model = str(metadata.get("model", ""))
     if collection == "conversations":

@@ -64,7 +64,7 @@ async def search_rows(
 
 
 def source_label(source: str) -> str:
-    """"you", "ChatGPT (imported)", "document", …: where a memory came from, for people."""
+    """ "you", "ChatGPT (imported)", "document", …: where a memory came from, for people."""
     if source.startswith("import:"):
         name = source.removeprefix("import:")
         return f"{SOURCE_NAMES.get(name, name)} (imported)"
