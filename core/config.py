@@ -104,6 +104,18 @@ class SessionConfig(_Frozen):
     git_repos: tuple[Path, ...] = ()  # local repositories whose new commits the prompt mentions
 
 
+class BackupConfig(_Frozen):
+    """Local snapshots of the data dir (`backup now|list|restore`, and on a schedule while the GUI runs)."""
+
+    dir: Path | None = None  # None: a folder beside the data dir, "<data dir>-backups"
+    keep: int = Field(7, ge=1, le=1000)  # the newest this many stay; older snapshots are removed
+    every_hours: float = Field(24.0, ge=0)  # while the GUI or `api` runs; 0: only when asked
+
+    def folder(self, data_dir: Path) -> Path:
+        """Where the snapshots of `data_dir` go."""
+        return self.dir or data_dir.with_name(f"{data_dir.name}-backups")
+
+
 class PromptConfig(_Frozen):
     """The prompt's token budget (capped by the model's context window minus the reply) and its floors."""
 
@@ -157,6 +169,7 @@ class AppConfig(_Frozen):
     history: HistoryConfig = HistoryConfig()
     context: ContextConfig = ContextConfig()
     session: SessionConfig = SessionConfig()
+    backup: BackupConfig = BackupConfig()
     prompt: PromptConfig = PromptConfig()
     generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()

@@ -10,6 +10,7 @@ from app.commands import (
     analyze,
     api,
     ask,
+    backup,
     bench,
     cli,
     data,
@@ -55,6 +56,7 @@ COMMANDS: tuple[Command, ...] = (
     data.EXPORT,
     data.IMPORT,
     purge.COMMAND,
+    backup.COMMAND,
 )
 DEFAULT = gui.COMMAND
 

@@ -39,7 +39,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         if args.session
         else f"fact {args.fact} with its history"
     )
-    if not (args.yes or confirmed(what)):
+    if not (args.yes or confirmed(f"This destroys {what}, for good: it cannot be undone or imported back.")):
         print("nothing purged", file=sys.stderr)
         return 1
     if args.all:

@@ -45,7 +45,7 @@ def test_a_purged_session_is_in_no_file_and_the_rest_stays(tmp_path: Path) -> No
 
     untouched = digest(data)
     asked = main(tmp_path, data, "purge", "--session", secret)  # no terminal to confirm on, no --yes
-    assert asked.returncode != 0 and "add --yes" in asked.stderr and digest(data) == untouched
+    assert asked.returncode != 0 and "Add --yes to confirm" in asked.stderr and digest(data) == untouched
 
     purged = main(tmp_path, data, "purge", "--session", secret, "--yes", "--json")
     assert purged.returncode == 0, purged.stderr

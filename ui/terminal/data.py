@@ -89,13 +89,13 @@ def show_history_import(report: HistoryImportReport, *, as_json: bool) -> int:
     return 0
 
 
-def confirmed(what: str) -> bool:
-    """Ask before destroying; only a typed "yes" goes on. Without a terminal to ask on, the answer is no
-    (`--yes` says it up front)."""
+def confirmed(warning: str) -> bool:
+    """Say what is about to happen and ask; only a typed "yes" goes on. Without a terminal to ask on, the
+    answer is no (`--yes` says it up front)."""
     if not sys.stdin.isatty():
-        print(f"purge: this would destroy {what} for good; add --yes to confirm", file=sys.stderr)
+        print(f"{warning} Add --yes to confirm.", file=sys.stderr)
         return False
-    print(f"This destroys {what}, for good: it cannot be undone or imported back.", file=sys.stderr)
+    print(warning, file=sys.stderr)
     try:
         return input("Type yes to go on: ").strip().casefold() == "yes"
     except (EOFError, KeyboardInterrupt):

@@ -1,0 +1,54 @@
+"""`backup now|list|restore` as a user runs them: a snapshot checked by reading it back, the data folder
+made the snapshot again with the folder as it was kept aside, and no restore under a running Daemon."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.data_cli import ROOT, main
+
+
+def said(tmp_path: Path, data: Path) -> list[str]:
+    return [t["user"] for t in json.loads(main(tmp_path, data, "history", "--json").stdout)["turns"]]
+
+
+@pytest.mark.slow
+def test_a_snapshot_restored_brings_the_folder_back_and_keeps_the_later_one_aside(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert main(tmp_path, data, "cli", stdin="I live in Boston.\n/quit\n").returncode == 0
+    taken = main(tmp_path, data, "backup", "now", "--json")
+    assert taken.returncode == 0, taken.stderr
+    snapshot = json.loads(taken.stdout)
+    assert snapshot["verified"] and Path(snapshot["path"]).parent == tmp_path / "data-backups"
+    assert main(tmp_path, data, "cli", stdin="I moved to Chicago.\n/quit\n").returncode == 0
+    assert said(tmp_path, data) == ["I live in Boston.", "I moved to Chicago."]
+
+    restored = main(tmp_path, data, "backup", "restore", snapshot["name"], "--yes", "--json")
+    assert restored.returncode == 0, restored.stderr
+    aside = Path(json.loads(restored.stdout)["previous_folder"])
+    assert said(tmp_path, data) == ["I live in Boston."]
+    assert said(tmp_path, aside) == ["I live in Boston.", "I moved to Chicago."]  # nothing was deleted
+
+    running = subprocess.Popen(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(tmp_path / "echo.yaml"), "cli"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "DAEMON_DATA_DIR": str(data)},
+        cwd=tmp_path,
+    )
+    try:
+        assert running.stdout is not None
+        assert "Type /help" in running.stdout.readline() + running.stdout.readline()
+        busy = main(tmp_path, data, "backup", "restore", snapshot["name"], "--yes")
+        assert busy.returncode != 0 and "in use by another Daemon instance" in busy.stderr
+    finally:
+        running.communicate("/quit\n", timeout=120)
+    assert said(tmp_path, data) == ["I live in Boston."]
