@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from core.providers.registry import ProviderFactory
     from core.turn_context import JournalHistory
     from memory.journal import Journal
+    from memory.service import MemoryService
+    from ui.shared.scheduled_snapshots import SnapshotSchedule
     from ui.shared.services import Services
 
 
@@ -149,7 +151,26 @@ def _remembering_services(
         knowledge=parts.knowledge,
         images=turn_images,
         use_model=model_switcher(config, env, ledger, orchestrator, kit),
+        snapshots=snapshot_schedule(config, parts.memory),
     )
+
+
+def snapshot_schedule(config: AppConfig, memory: MemoryService) -> SnapshotSchedule | None:
+    """Snapshots of the data dir from the live store while a server runs; None when `every_hours` is 0."""
+    if config.backup.every_hours <= 0:
+        return None
+    from app.builders.archive import archive_layout
+    from memory.archive.backups import Backups
+    from memory.collections import COLLECTION_NAMES
+    from ui.shared.scheduled_snapshots import SnapshotSchedule
+
+    backups = Backups(config.backup.folder(config.data_dir), config.backup.keep)
+    layout = archive_layout()
+
+    def take() -> object:
+        return backups.take(config.data_dir, layout, memory.store, COLLECTION_NAMES, app_version=VERSION)
+
+    return SnapshotSchedule(backups, take, config.backup.every_hours * 3600.0)
 
 
 def _journal_only(

@@ -92,13 +92,17 @@ def _serve_and_end(services: Services, token: str, host: str, listener: socket.s
     from ui.api.server import build_api
     from ui.attach.control_routes import attachable_bind, open_control
     from ui.shared.idle import sessions_served
+    from ui.shared.scheduled_snapshots import snapshots_scheduled
 
     # the control routes: `ask`, `history`, `cli`… started on this data dir are served here (no 2nd load)
     files, control = open_control(services, "api") if attachable_bind(host) else (None, None)
     app = build_api(services.orchestrator, token, host, services_health(services), control=control)
     announce = (lambda port: files.announce(port, "api")) if files is not None else None
     # the sessions this server serves end with it (after the control files are withdrawn)
-    with sessions_served(services.sessions, services.config.session.idle_end_minutes):
+    with (
+        sessions_served(services.sessions, services.config.session.idle_end_minutes),
+        snapshots_scheduled(services.snapshots),
+    ):
         try:
             asyncio.run(serve(app, listener, host, on_ready=announce))
         finally:

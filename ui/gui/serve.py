@@ -7,6 +7,7 @@ import os
 import sys
 
 from ui.shared.idle import sessions_served
+from ui.shared.scheduled_snapshots import snapshots_scheduled
 from ui.shared.services import Services
 
 
@@ -30,7 +31,10 @@ def serve_gui(services: Services) -> int:
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
     # the sessions this GUI serves end with it (after the control files are withdrawn)
-    with sessions_served(services.sessions, services.config.session.idle_end_minutes):
+    with (
+        sessions_served(services.sessions, services.config.session.idle_end_minutes),
+        snapshots_scheduled(services.snapshots),
+    ):
         try:
             launch(
                 app,

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from memory.visual.attach import TurnImages
+    from ui.shared.scheduled_snapshots import SnapshotSchedule
     from ui.shared.tool_runner import ToolRunner
 
 
@@ -37,6 +38,7 @@ class Services:
     knowledge: KnowledgeService | None = None  # the knowledge graph (the GUI's Graph tab)
     images: TurnImages | None = None  # visual memory as the GUI's Images tab and chat attachments use it
     use_model: UseModel | None = None  # makes a model picked in the wizard answer from the next turn on
+    snapshots: SnapshotSchedule | None = None  # backups taken while a server runs (backup.every_hours)
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def model_notice(self) -> str | None:
