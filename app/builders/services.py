@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app import VERSION
@@ -152,7 +153,24 @@ def _remembering_services(
         images=turn_images,
         use_model=model_switcher(config, env, ledger, orchestrator, kit),
         snapshots=snapshot_schedule(config, parts.memory),
+        export_archive=archive_export(config, parts.memory),
     )
+
+
+def archive_export(config: AppConfig, memory: MemoryService) -> Callable[[Path], object]:
+    """Writes the data folder to one archive from the live store (the GUI's Export button)."""
+    from app.builders.archive import archive_layout
+    from memory.archive.writer import export_data
+    from memory.collections import COLLECTION_NAMES
+
+    layout = archive_layout()
+
+    def export(target: Path) -> object:
+        return export_data(
+            config.data_dir, layout, memory.store, COLLECTION_NAMES, target, app_version=VERSION
+        )
+
+    return export
 
 
 def snapshot_schedule(config: AppConfig, memory: MemoryService) -> SnapshotSchedule | None:

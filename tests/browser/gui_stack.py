@@ -48,6 +48,7 @@ from memory.shutdown.session_end import build_steps, open_session_end
 from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
 from ui.gui.backends import GuiBackends
+from ui.gui.data_tab import DataDesk
 from ui.gui.documents_tab import DocumentDesk
 from ui.shared.tool_runner import ToolRunner
 
@@ -183,8 +184,33 @@ def build_stack(data: Path) -> Stack:
         version="test",
         provider="scripted",
         upload_mb=2.0,
+        data=_data_desk(data, memory),
     )
     return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
+
+
+def _data_desk(data: Path, memory: MemoryService) -> DataDesk:
+    """The "Your data" tab over this stack, exporting and taking snapshots as the app does."""
+    from app import VERSION
+    from app.builders.archive import archive_layout
+    from memory.archive.backups import Backups
+    from memory.archive.writer import export_data
+    from memory.collections import COLLECTION_NAMES
+    from ui.gui.app import upload_folder
+    from ui.gui.data_tab import EXPORTS
+    from ui.shared.scheduled_snapshots import SnapshotSchedule
+
+    layout = archive_layout()
+    backups = Backups(data.with_name(f"{data.name}-backups"), keep=3)
+
+    def export(target: Path) -> object:
+        return export_data(data, layout, memory.store, COLLECTION_NAMES, target, app_version=VERSION)
+
+    def take() -> object:
+        return backups.take(data, layout, memory.store, COLLECTION_NAMES, app_version=VERSION)
+
+    schedule = SnapshotSchedule(backups, take, 86_400.0)
+    return DataDesk(data, memory, [], schedule, export, upload_folder() / EXPORTS)
 
 
 def seed_fact(stack: Stack, subject: str, predicate: str, value: str) -> None:

@@ -164,6 +164,23 @@ def test_edit_a_fact_supersedes_it_and_remove_can_be_undone(context: Any, gui: G
     gui.shot(page, "memory")
 
 
+def test_your_data_tab_shows_what_is_stored_and_exports_and_snapshots_it(context: Any, gui: Gui) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page(context, gui)
+    tab(page, "Your data")
+    expect(page.locator("#data-stored")).to_contain_text("you")  # the facts: the user's own words
+    expect(page.locator("#data-files")).to_contain_text("facts.sqlite3")
+    expect(page.locator("#data-hosts")).to_contain_text("Nothing leaves this machine")
+    expect(page.locator("#data-closed-only")).to_contain_text("python main.py purge --session ID")
+    page.click("#data-export")
+    expect(page.locator("#data-download")).to_contain_text("daemon-export-", timeout=60_000)
+    page.click("#data-snapshot")
+    expect(page.locator("#data-snapshot-status")).to_contain_text("read back whole", timeout=60_000)
+    expect(page.locator("#data-snapshots")).to_contain_text("daemon-")
+    gui.shot(page, "your-data")
+
+
 def test_status_tab_lists_tools_with_reasons_and_health_answers(context: Any, gui: Gui) -> None:
     from playwright.sync_api import expect
 

@@ -1,5 +1,5 @@
-"""The Gradio GUI: the Chat, Memory, Documents, Status, Sessions and Settings tabs (ui/gui_*.py) on one page,
-with the first-run wizard above them until the setup is done.
+"""The Gradio GUI: the Chat, Memory, Graph, Documents, Images, Status, Sessions, Your data and Settings tabs
+(ui/gui/*_tab.py) on one page, with the first-run wizard above them until the setup is done.
 
 `build_app` lays the tabs out over the orchestrator and the services in `GuiBackends`; Gradio is imported
 lazily there. `launch` serves the page on a checked address, with a `/health` route for Docker. Per-browser
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ui.gui.backends import GuiBackends
 from ui.gui.chat_controller import ChatBackend
 from ui.gui.chat_tab import build_chat_tab, restore
+from ui.gui.data_tab import build_data_tab
 from ui.gui.documents_tab import build_documents_tab
 from ui.gui.graph_tab import build_graph_tab
 from ui.gui.images_tab import build_images_tab
@@ -73,6 +74,8 @@ def build_app(
                 status = build_status_tab(gr, orchestrator, parts)
             with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
                 sessions = build_sessions_tab(gr, orchestrator, parts, chat)
+            with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
+                data = build_data_tab(gr, parts.data)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
                 build_settings_tab(gr, parts.setup, wizard, settings_tab)  # reads itself afresh when opened
         _refresh_on_open(
@@ -87,6 +90,8 @@ def build_app(
             status,
             sessions_tab,
             sessions,
+            data_tab,
+            data,
         )
 
         async def on_load(stored_id: str, session: Any) -> Any:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from core.ports import FactPort, SessionLifecycle
     from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from ui.gui.data_tab import DataDesk
     from ui.gui.documents_tab import DocumentDesk
     from ui.gui.graph_tab import GraphReader
     from ui.gui.images_tab import ImageDesk
@@ -41,12 +42,16 @@ class GuiBackends:
     upload_mb: float = 50.0  # Gradio refuses a bigger upload before it reaches a handler
     browser_secret: str = "daemon"  # keys the browser's stored session id (an id, not a secret)
     setup: SetupDesk | None = None  # the first-run wizard and the Settings tab (ui/gui/wizard.py)
+    data: DataDesk | None = None  # the "Your data" tab: what is stored, hosts, export, snapshots
 
 
 def from_services(services: Services) -> GuiBackends:
     """The GUI's back ends from the services the composition root built; the document desk shares their memory
     store."""
     from core.learning import FactLearning
+    from core.reachable import contacts
+    from ui.gui.app import upload_folder
+    from ui.gui.data_tab import EXPORTS, DataDesk
     from ui.gui.documents_tab import open_document_desk
     from ui.gui.images_tab import open_image_desk
     from ui.gui.wizard import open_setup_desk
@@ -73,4 +78,12 @@ def from_services(services: Services) -> GuiBackends:
         # on one machine never read each other's stored id.
         browser_secret=hashlib.sha256(str(config.data_dir).encode()).hexdigest()[:32],
         setup=open_setup_desk(config, services.main_provider, services.use_model),
+        data=DataDesk(
+            config.data_dir,
+            services.memory,
+            contacts(config, services.env),
+            services.snapshots,
+            services.export_archive,
+            upload_folder() / EXPORTS,
+        ),
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ class Services:
     images: TurnImages | None = None  # visual memory as the GUI's Images tab and chat attachments use it
     use_model: UseModel | None = None  # makes a model picked in the wizard answer from the next turn on
     snapshots: SnapshotSchedule | None = None  # backups taken while a server runs (backup.every_hours)
+    export_archive: Callable[[Path], object] | None = None  # the whole data folder to one archive (GUI)
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def model_notice(self) -> str | None:
