@@ -1,4 +1,5 @@
-"""`python main.py purge --session ID | --fact ID | --all [--yes]`: destroy for good, then check the disk."""
+"""`python main.py purge --session ID | --fact ID | --document ID | --all [--yes]`: destroy for good, then
+check the disk."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--session", type=session_arg, help="a session, with everything learned from it")
     target.add_argument("--fact", type=session_arg, help="one fact, with its history (`facts list --json`)")
+    target.add_argument(
+        "--document", type=session_arg, help="a document: every version, and its uploaded copy (`docs list`)"
+    )
     target.add_argument("--all", action="store_true", help="everything in the data folder")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -29,7 +33,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
     from memory.chroma_scrub import scrub_chroma
     from memory.lexical_store import LEXICAL_FILE
     from memory.lock import LOCK_NAME, DataDirLock
-    from ui.shared.purge import check_on_disk, purge_everything, purge_fact, purge_session
+    from ui.shared.purge import check_on_disk, purge_document, purge_everything, purge_fact, purge_session
     from ui.terminal.data import confirmed, show_purge, show_purge_all
 
     what = (
@@ -37,6 +41,8 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         if args.all
         else f"session {args.session} with everything learned from it"
         if args.session
+        else f"document {args.document} with every version"
+        if args.document
         else f"fact {args.fact} with its history"
     )
     if not (args.yes or confirmed(f"This destroys {what}, for good: it cannot be undone or imported back.")):
@@ -48,7 +54,12 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         return show_purge_all(config.data_dir, removed, as_json=args.json)
     with DataDirLock(config.data_dir):
         with purge_stores(config) as stores:
-            report = purge_session(stores, args.session) if args.session else purge_fact(stores, args.fact)
+            if args.session:
+                report = purge_session(stores, args.session)
+            elif args.document:
+                report = purge_document(stores, args.document, config.data_dir)
+            else:
+                report = purge_fact(stores, args.fact)
         store_dir = chroma_dir(config)
         scrub_chroma(store_dir, report.record_ids)  # the store is closed now: its files can be rewritten
         _compact(store_dir.parent / f"{store_dir.name}_{LEXICAL_FILE}")
@@ -67,4 +78,4 @@ def _compact(path: Path) -> None:
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-COMMAND = Command("purge", "destroy a session, a fact or everything, for good", _arguments, _run)
+COMMAND = Command("purge", "destroy a session, a fact, a document or everything, for good", _arguments, _run)

@@ -67,3 +67,17 @@ def test_a_purged_session_is_in_no_file_and_the_rest_stays(tmp_path: Path) -> No
 
     assert main(tmp_path, data, "purge", "--all", "--yes").returncode == 0
     assert [p.name for p in data.iterdir()] == ["daemon.lock"] and not holding(data, ("Boston",))
+
+
+@pytest.mark.slow
+def test_a_purged_document_is_in_no_file_of_the_data_folder_and_its_own_file_stays(tmp_path: Path) -> None:
+    data, notes = tmp_path / "data", tmp_path / "harmonium-notes.md"
+    notes.write_text("# Notes\n\nThe violet harmonium at Quillfeather Hall needs new bellows.\n")
+    assert main(tmp_path, data, "ingest", str(notes)).returncode == 0
+    listed = json.loads(main(tmp_path, data, "docs", "list", "--json").stdout)["documents"]
+    assert holding(data, CANARIES)
+    purged = main(tmp_path, data, "purge", "--document", listed[0]["document_id"], "--yes", "--json")
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout)["verified"] and holding(data, CANARIES) == []
+    assert json.loads(main(tmp_path, data, "docs", "list", "--json").stdout)["documents"] == []
+    assert "Quillfeather Hall" in notes.read_text()  # the user's own file outside the folder is theirs

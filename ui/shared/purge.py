@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from core.errors import UserInputError
 from core.relations import USER_ID, normalize
 from memory.collections import COLLECTION_NAMES, CONVERSATIONS
+from memory.documents import REFERENCE_DOCS as DOCUMENTS
 from memory.facts.service import FACTS_COLLECTION as FACTS
 from memory.turn_index import turn_record
 
@@ -58,6 +59,7 @@ class PurgeReport:
     records: int = 0
     relations: int = 0
     record_ids: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # the data folder's own copies removed (uploads)
     words: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # what stays (other sessions, other facts): not looked for
     still_holding: list[str] = field(default_factory=list)  # filled by the check on disk
@@ -88,6 +90,28 @@ def purge_fact(stores: PurgeStores, fact_id: str) -> PurgeReport:
     if fact is None:
         raise UserInputError(f"no fact {fact_id!r}; `facts list --json` shows their ids")
     report = _purge_facts(stores, [fact], f"fact {fact_id}", {}, only_this=True)
+    report.kept = _kept(stores)
+    return report
+
+
+def purge_document(stores: PurgeStores, document_id: str, data_dir: Path) -> PurgeReport:
+    """Remove a document for good: every version's passages, the claims and proposals about them, and its
+    uploaded copy when it lives in the data folder (a file elsewhere is the user's own and stays)."""
+    found = stores.memory.store.get(DOCUMENTS, where={"document_id": document_id})
+    if not found:
+        raise UserInputError(f"no document {document_id!r}; `docs list` shows their ids")
+    report = PurgeReport(f"document {document_id}")
+    report.record_ids = [r.id for r in found]
+    stores.memory.delete(DOCUMENTS, report.record_ids)
+    report.records = len(found)
+    stores.claims.purge([], report.record_ids)
+    stores.review.purge_records(report.record_ids)
+    for path in {str(r.metadata.get("file_path", "")) for r in found}:
+        copy = Path(path)
+        if path and copy.is_file() and copy.resolve().is_relative_to(data_dir.resolve()):
+            copy.unlink()
+            report.files.append(copy.name)
+    report.words = [r.text for r in found]
     report.kept = _kept(stores)
     return report
 

@@ -112,7 +112,7 @@ def show_purge(report: PurgeReport, *, as_json: bool) -> int:
         return code
     print(
         f"Purged {report.what}: {report.turns} turns, {report.facts} facts, {report.records} memory records,"
-        f" {report.relations} graph entries."
+        f" {report.relations} graph entries" + (f", {len(report.files)} files." if report.files else ".")
     )
     if report.still_holding:
         print(f"warning: the purged words are still in: {', '.join(report.still_holding)}", file=sys.stderr)
