@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,10 +31,15 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 def _export(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     from app import VERSION
     from app.builders.archive import archive_layout, sole_memory
-    from memory.archive.writer import export_data
+    from memory.archive.writer import ExportReport, export_data
     from memory.collections import COLLECTION_NAMES
+    from ui.attach.client import attach
     from ui.terminal.data import ProgressLine, show_export
 
+    if (running := attach(config.data_dir)) is not None:  # it holds the stores: it writes the archive
+        print(f"(through {running.describe()})", file=sys.stderr)
+        answer = running.post("export", {"path": str(args.path.resolve())})
+        return show_export(ExportReport(**{**answer, "path": Path(answer["path"])}), as_json=args.json)
     with sole_memory(config) as memory:
         report = export_data(
             config.data_dir,

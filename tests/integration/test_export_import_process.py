@@ -85,3 +85,22 @@ def test_export_will_not_overwrite_a_file_or_run_beside_a_daemon_that_owns_the_f
         assert not (tmp_path / "new.zip").exists() and not (tmp_path / "new.zip.partial").exists()
     finally:
         running.communicate("/quit\n", timeout=120)
+
+
+@pytest.mark.slow
+def test_export_beside_a_running_gui_is_written_by_it_from_its_open_stores(tmp_path: Path) -> None:
+    from tests.browser.gui_page import served_gui
+
+    data, archive = tmp_path / "data", tmp_path / "while-running.zip"
+    assert main(tmp_path, data, "cli", stdin=SAID).returncode == 0
+    env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
+    with served_gui(["--config", str(tmp_path / "echo.yaml")], env, tmp_path):
+        exported = main(tmp_path, data, "export", str(archive), "--json")
+        assert exported.returncode == 0, exported.stderr
+        assert "(through the running Daemon (gui" in exported.stderr
+        assert json.loads(exported.stdout)["databases"]["journal.sqlite3"]["turns"] == 2
+        again = main(tmp_path, data, "export", str(archive))
+        assert again.returncode != 0 and "already exists" in again.stderr  # the Daemon's refusal, as here
+    fresh = tmp_path / "fresh"
+    assert main(tmp_path, fresh, "import", str(archive)).returncode == 0
+    assert read_back(tmp_path, fresh)[0] == read_back(tmp_path, data)[0]  # the same turns

@@ -9,7 +9,8 @@ with the token of `daemon_token` (ui/attach/endpoint.py); anything else gets 401
 
 Routes (under `/daemon/v1`): `GET health`, `GET models`, `POST sessions`, `POST turn` (`text`, `session_id`,
 `model`: NDJSON run events, one a line; with `"stream": false` the one object `ask --json` prints; a client
-that goes away cancels the turn), `GET history`, `POST memory/search`, `GET memory/stats`, `GET facts`.
+that goes away cancels the turn), `GET history`, `POST memory/search`, `GET memory/stats`, `GET facts`,
+`POST export` (`path`: the archive `export` writes, from this process's open stores).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES
@@ -52,6 +54,7 @@ class ControlBackend:
     facts: FactList | None
     kind: str  # "gui" or "api"
     version: str
+    export: Callable[[Path], object] | None = None  # the data folder to one archive (`export` beside it)
 
 
 class BadRequest(ValueError):
@@ -95,6 +98,7 @@ def build_control_app(backend: ControlBackend) -> Any:
         Route(f"{v}/memory/search", routes_.search, methods=["POST"]),
         Route(f"{v}/memory/stats", routes_.stats, methods=["GET"]),
         Route(f"{v}/facts", routes_.facts, methods=["GET"]),
+        Route(f"{v}/export", routes_.export, methods=["POST"]),
     ]
     return Starlette(routes=routes, exception_handlers={BadRequest: _bad_request, Exception: _internal})
 
@@ -212,6 +216,22 @@ class _Routes:
         found = await asyncio.to_thread(facts.list_facts, status)
         return JSONResponse({"facts": [asdict(f) for f in found]})
 
+    async def export(self, request: Request) -> Response:
+        """`export PATH` run by this process, which holds the stores: a consistent copy while it serves."""
+        from starlette.responses import JSONResponse
+
+        from core.errors import DaemonError
+
+        export = _needed(self._b.export, "export")
+        target = Path(_text(await _json_body(request), "path"))
+        if not target.is_absolute():
+            raise BadRequest("'path' must be absolute (the client resolves it)")
+        try:
+            report = await asyncio.to_thread(export, target)
+        except DaemonError as error:  # the file exists, a store cannot be read: the user's to fix
+            raise BadRequest(str(error)) from None
+        return JSONResponse({**asdict(report), "path": str(target)})
+
 
 def _needed(part: Any, name: str) -> Any:
     if part is None:
@@ -281,7 +301,14 @@ def open_control(services: Services, kind: str) -> tuple[ControlFiles, Any]:
     from ui.attach.endpoint import ControlFiles
 
     files = ControlFiles(services.config.data_dir)
-    backend = ControlBackend(services.orchestrator, services.memory, services.facts, kind, services.version)
+    backend = ControlBackend(
+        services.orchestrator,
+        services.memory,
+        services.facts,
+        kind,
+        services.version,
+        services.export_archive,
+    )
     return files, control_mount(backend, files.token)
 
 
