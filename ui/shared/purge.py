@@ -75,7 +75,8 @@ def purge_session(stores: PurgeStores, session_id: str) -> PurgeReport:
     for name in COLLECTION_NAMES:
         found = stores.memory.store.get(name, where={"session_id": session_id})
         ids[name] = sorted({*ids.get(name, []), *(r.id for r in found)})
-    report = _purge_facts(stores, facts, f"session {session_id}", ids)
+    told_in = {t.turn_id for t in turns}  # every relation the session's turns made, fact or not
+    report = _purge_facts(stores, facts, f"session {session_id}", ids, told_in=told_in)
     stores.states.purge(session_id)
     stores.session_jobs.purge(session_id)
     report.turns = len(stores.journal.purge_session(session_id))
@@ -129,10 +130,11 @@ def _purge_facts(
     ids: dict[str, list[str]],
     *,
     only_this: bool = False,
+    told_in: set[str] | None = None,
 ) -> PurgeReport:
     """Remove facts, their records, claims, proposals and graph relations. The graph's relations name the
-    turn they were told in; `only_this`: of those, only the ones saying this fact (its relation and value),
-    since the same turn may have told others that stay."""
+    turn they were told in (`told_in`: these turns; default the facts' own); `only_this`: of those, only
+    the ones saying this fact (its relation and value), since the same turn may have told others that stay."""
     fact_ids = [f.id for f in facts]
     ids[FACTS] = sorted({*ids.get(FACTS, []), *fact_ids})
     report = PurgeReport(what)
@@ -145,9 +147,9 @@ def _purge_facts(
     stores.review.purge_records(report.record_ids)
     report.facts = stores.facts.purge(fact_ids)
     graph = stores.graph.load()
-    told_in = {f.turn_id for f in facts}
     said = {(f.relation, normalize(f.object)) for f in facts} if only_this else None
-    report.relations = graph.purge_facts(told_in, keep=[USER_ID], saying=said)
+    told = told_in if told_in is not None else {f.turn_id for f in facts}
+    report.relations = graph.purge_facts(told, keep=[USER_ID], saying=said)
     for _ in range(2):  # twice: the backup beside the file must not keep the purged version either
         stores.graph.save(graph)
     report.words += [f.excerpt for f in facts] + [f.object for f in facts]
