@@ -25,3 +25,17 @@ def test_an_imported_graph_adds_what_this_one_lacks_and_keeps_its_own(tmp_path: 
     boston = merged.entity(merged.find("Boston") or "")
     assert boston is not None and boston.attributes["note"] == "mine"
     assert merge_graph_file(tmp_path / "theirs.json", tmp_path / "mine.json") == 0  # nothing twice
+
+
+def test_purging_a_turns_relations_removes_them_and_the_entities_left_alone() -> None:
+    graph = KnowledgeGraph()
+    user = graph.ensure_user()
+    jo = graph.add_entity("Zebediah Quartermaine", "person")
+    graph.add_relation(jo, "cousin_of", user, fact_id="turn-1")
+    graph.add_relation(jo, "lives_in", graph.add_entity("Reykjavik", "place"), fact_id="turn-1")
+    graph.add_relation(user, "lives_in", graph.add_entity("Boston", "place"), fact_id="turn-2")
+    only_the_home = graph.purge_facts({"turn-1"}, keep=[user], saying={("lives_in", "reykjavik")})
+    assert only_the_home == 2 and graph.find("Reykjavik") is None and graph.find("Zebediah Quartermaine")
+    assert graph.purge_facts({"turn-1"}, keep=[user]) == 2  # the rest the turn told, and Zebediah with it
+    assert graph.find("Zebediah Quartermaine") is None and graph.find("Boston") is not None
+    assert user in graph
