@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from app import VERSION
 from app.commands import COMMANDS, command_named
@@ -13,6 +15,9 @@ from app.commands.base import Command
 from app.parser import build_parser
 from core.data_dir import PRIVATE_UMASK
 from ui.shared.boundary import protect_streams
+
+if TYPE_CHECKING:
+    from core.config import AppConfig
 
 # Nothing phones home and nothing is fetched from a model hub unless the user opts in by setting these.
 OFFLINE_DEFAULTS = {
@@ -58,7 +63,23 @@ def _run(command: Command, args: argparse.Namespace) -> int:
     config, env = load_settings(args)
     if command.keeps_data:
         prepare_data_dir(config.data_dir)  # private (0700/0600); a clear error if it cannot be a folder
+        if _restore_if_asked(config):
+            config, env = load_settings(args)  # the restored folder's own saved settings
     # stderr, one line a record (`--json` keeps stdout one object); tracebacks go to the data dir's log
     log_dir = config.data_dir if command.keeps_data or config.data_dir.is_dir() else None
     setup_logging(config.log_level, log_dir)
     return command.run(args, config, env)
+
+
+def _restore_if_asked(config: AppConfig) -> bool:
+    """A snapshot the GUI asked to restore is restored now, before anything opens the data folder;
+    whether one was asked for."""
+    from app.builders.archive import archive_layout, sole_memory
+    from ui.shared.restore_snapshot import RESTORE_ON_START, restore_pending
+
+    if not (config.data_dir / RESTORE_ON_START).is_file():
+        return False
+    layout = archive_layout()
+    said = restore_pending(config.data_dir, layout, lambda: sole_memory(config), app_version=VERSION)
+    print(said, file=sys.stderr)
+    return True

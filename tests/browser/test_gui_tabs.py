@@ -177,7 +177,14 @@ def test_your_data_tab_shows_what_is_stored_and_exports_and_snapshots_it(context
     expect(page.locator("#data-download")).to_contain_text("daemon-export-", timeout=60_000)
     page.click("#data-snapshot")
     expect(page.locator("#data-snapshot-status")).to_contain_text("read back whole", timeout=60_000)
-    expect(page.locator("#data-snapshots")).to_contain_text("daemon-")
+    snapshots = page.locator("#data-snapshots")
+    expect(snapshots).to_contain_text("daemon-")
+    [taken] = sorted(gui.data.with_name(f"{gui.data.name}-backups").glob("daemon-*.zip"))
+    pick_row(page, snapshots, taken.name, "#data-picked")
+    page.click("#data-restore")
+    expect(page.locator("#data-restore-status")).to_contain_text("the next time it starts")
+    assert (gui.data / "restore-on-start.json").is_file()  # the next start restores it
+    (gui.data / "restore-on-start.json").unlink()  # this module's GUI goes on with its folder
     gui.shot(page, "your-data")
 
 

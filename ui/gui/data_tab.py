@@ -1,9 +1,10 @@
 """The "Your data" tab: what is stored and where it came from, which hosts may be contacted, an export to
-download, snapshots taken and listed, and the commands for what needs the data folder to itself.
+download, snapshots taken, listed and restored, and the commands for what needs the data folder to itself.
 
-Import, restore and purge replace or rewrite the stores this running Daemon holds open, so they run with
-Daemon closed (`python main.py import|backup restore|purge`); the tab says so and gives the command rather
-than offering a button that would have to stop the server under the user's feet.
+A restore replaces the folder this running Daemon holds open, so the tab asks for it at the next start
+(ui/shared/restore_snapshot.py). Import and purge rewrite the open stores, so they run with Daemon closed
+(`python main.py import|purge`); the tab gives the commands rather than stopping the server under the
+user's feet.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory.provenance import provenance
 from ui.gui.memory_logic import COLLECTION_LABELS, source_label
+from ui.gui.widgets import row_picker
 
 if TYPE_CHECKING:
     from core.reachable import Contact
@@ -26,13 +28,13 @@ STORED_HEADERS = ["what", "records", "from"]
 FILE_HEADERS = ["file or folder", "size"]
 SNAPSHOT_HEADERS = ["snapshot", "taken", "size"]
 EXPORTS = "exports"  # inside the GUI's upload folder: the one place its file route may serve from
-CLOSED_ONLY = """**Import, restore and purge** rewrite the stores this running Daemon holds open, so they run
-with Daemon closed. Stop it (Ctrl-C where it runs), then:
+CLOSED_ONLY = """**Import and purge** rewrite the stores this running Daemon holds open, so they run with
+Daemon closed. Stop it (Ctrl-C where it runs), then:
 
 - bring in an archive or your ChatGPT / Claude export: `python main.py import FILE`
-- go back to a snapshot (the folder as it is now is kept aside): `python main.py backup restore NAME`
-- destroy a session, a fact or everything for good: `python main.py purge --session ID` (`--fact ID`,
-  `--all`); every file of the data folder is then checked for the purged words"""
+- destroy a session, a fact, a document or everything for good: `python main.py purge --session ID`
+  (`--fact ID`, `--document ID`, `--all`); every file of the data folder is then checked for the purged
+  words"""
 
 
 @dataclass
@@ -112,6 +114,20 @@ def snapshot_now(desk: DataDesk) -> str:
     return f"Snapshot {newest.name} taken and read back whole, in {desk.snapshots.backups.folder}."
 
 
+def restore_at_next_start(desk: DataDesk, name: str) -> str:
+    """Ask for the snapshot `name` to be restored the next time Daemon starts (it holds the folder now)."""
+    from ui.shared.restore_snapshot import ask_restore_on_start
+
+    if desk.snapshots is None or not name.strip():
+        return "⚠ pick a snapshot in the table first"
+    snapshot = desk.snapshots.backups.find(name.strip())
+    ask_restore_on_start(desk.data_dir, snapshot.path)
+    return (
+        f"Daemon restores **{snapshot.name}** the next time it starts: stop it (Ctrl-C where it runs) and "
+        "start it again. The folder as it is then is kept aside, not deleted."
+    )
+
+
 def _megabytes(size: int) -> str:
     return f"{size / 1e6:.2f} MB"
 
@@ -135,6 +151,12 @@ def build_data_tab(gr: Any, desk: DataDesk | None) -> dict[str, Any] | None:
     c["snapshot"] = gr.Button("Take a snapshot now", elem_id="data-snapshot", size="sm")
     c["snapshot_status"] = gr.Markdown("", elem_id="data-snapshot-status")
     c["snapshots"] = gr.Dataframe(headers=SNAPSHOT_HEADERS, elem_id="data-snapshots", interactive=False)
+    with gr.Row(equal_height=True):
+        c["picked"] = gr.Textbox(
+            label="Snapshot (click a row)", elem_id="data-picked", interactive=False, scale=3
+        )
+        c["restore"] = gr.Button("Restore at next start", elem_id="data-restore", scale=1)
+    c["restore_status"] = gr.Markdown("", elem_id="data-restore-status")
     gr.Markdown(CLOSED_ONLY, elem_id="data-closed-only")
 
     def reload() -> tuple[list[list[Any]], list[list[Any]], list[list[Any]]]:
@@ -146,6 +168,8 @@ def build_data_tab(gr: Any, desk: DataDesk | None) -> dict[str, Any] | None:
     c["refresh"].click(reload, None, [c["stored"], c["files"], c["snapshots"]])
     c["export"].click(lambda: str(export_now(desk)), None, c["download"])
     c["snapshot"].click(take, None, [c["snapshot_status"], c["snapshots"]])
+    c["snapshots"].select(row_picker(gr), None, c["picked"])
+    c["restore"].click(lambda name: restore_at_next_start(desk, name), c["picked"], c["restore_status"])
     c["reload"] = reload
     c["reload_outputs"] = [c["stored"], c["files"], c["snapshots"]]
     return c

@@ -1,5 +1,9 @@
 """Going back to a snapshot: the data folder becomes what the archive holds, the current folder moved
-aside whole (never deleted), and put back if the restore fails halfway."""
+aside whole (never deleted), and put back if the restore fails halfway.
+
+A running Daemon holds the folder, so the GUI cannot restore under itself: it asks for the restore at the
+next start (`ask_restore_on_start` leaves a note in the data folder), and the next start of any command
+that keeps data does it before opening anything (`restore_pending`)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
 
 OpenMemory = Callable[[], AbstractContextManager["MemoryService"]]  # the data dir's store, under its lock
+RESTORE_ON_START = "restore-on-start.json"  # in the data folder: the snapshot the next start restores
 
 
 def restore_data_dir(
@@ -49,3 +54,34 @@ def restore_data_dir(
                 os.rename(aside, data_dir)
             raise
     return aside, report
+
+
+def ask_restore_on_start(data_dir: Path, snapshot: Path) -> None:
+    """Leave the note that makes the next start restore `snapshot` (checked whole then)."""
+    import json
+
+    from core.data_dir import write_private
+
+    note = {"snapshot": str(snapshot.resolve()), "asked_at": time.time()}
+    write_private(data_dir / RESTORE_ON_START, json.dumps(note) + "\n")
+
+
+def restore_pending(
+    data_dir: Path, layout: ArchiveLayout, open_memory: OpenMemory, *, app_version: str
+) -> str | None:
+    """The restore the GUI asked for, done now (before anything opens the folder): what to tell the user,
+    or None when none was asked. A restore that fails leaves the folder as it was and its note renamed
+    `.failed`, so it is not tried at every start."""
+    import json
+
+    note = data_dir / RESTORE_ON_START
+    if not note.is_file():
+        return None
+    try:
+        snapshot = Path(json.loads(note.read_text(encoding="utf-8"))["snapshot"])
+        aside, _ = restore_data_dir(data_dir, snapshot, layout, open_memory, app_version=app_version)
+    except Exception as error:  # noqa: BLE001 - the start goes on with the folder as it was
+        note.replace(note.with_suffix(".failed.json"))
+        return f"the restore asked for in the GUI did not happen ({error}); the data folder is as it was"
+    kept = f"; the folder as it was is kept in {aside}" if aside else ""
+    return f"Restored the snapshot {snapshot.name} into {data_dir}, as asked in the GUI{kept}."
