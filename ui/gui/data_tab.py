@@ -61,16 +61,20 @@ def stored_rows(desk: DataDesk) -> list[list[Any]]:
 
 
 def file_rows(desk: DataDesk) -> list[list[Any]]:
-    """The data folder's files and folders with their sizes, biggest first."""
-    rows = []
+    """The data folder's files and folders with their sizes, biggest first; a database's write-ahead log
+    and index (`-wal`, `-shm`) count with it rather than as files of their own."""
+    sizes: dict[str, int] = {}
     for path in sorted(desk.data_dir.iterdir()) if desk.data_dir.is_dir() else []:
+        name = path.name.removesuffix("-wal").removesuffix("-shm")
+        if path.is_dir():
+            name += "/"
         size = (
             path.stat().st_size
             if path.is_file()
             else sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
         )
-        rows.append([path.name + ("/" if path.is_dir() else ""), _megabytes(size)])
-    return sorted(rows, key=lambda row: -float(row[1].split()[0]))
+        sizes[name] = sizes.get(name, 0) + size
+    return [[name, _megabytes(size)] for name, size in sorted(sizes.items(), key=lambda item: -item[1])]
 
 
 def hosts_markdown(contacts: list[Contact]) -> str:
@@ -145,7 +149,7 @@ def build_data_tab(gr: Any, desk: DataDesk | None) -> dict[str, Any] | None:
     c["hosts"] = gr.Markdown(hosts_markdown(desk.contacts), elem_id="data-hosts")
     gr.Markdown("### Export")
     with gr.Row(equal_height=True):
-        c["export"] = gr.Button("Export everything", elem_id="data-export", scale=1)
+        c["export"] = gr.Button("Export everything", elem_id="data-export", scale=1, size="sm")
         c["download"] = gr.File(label="Your archive", elem_id="data-download", interactive=False, scale=3)
     gr.Markdown("### Snapshots")
     c["snapshot"] = gr.Button("Take a snapshot now", elem_id="data-snapshot", size="sm")

@@ -13,7 +13,8 @@ from ui.gui.data_tab import DataDesk, export_now, file_rows, hosts_markdown, sna
 def desk(tmp_path: Path, exported: list[Path]) -> DataDesk:
     data = tmp_path / "data"
     (data / "uploads").mkdir(parents=True)
-    (data / "journal.sqlite3").write_bytes(b"x" * 2_000_000)
+    (data / "journal.sqlite3").write_bytes(b"x" * 1_500_000)
+    (data / "journal.sqlite3-wal").write_bytes(b"w" * 500_000)
     (data / "uploads" / "recipe.md").write_bytes(b"y" * 500_000)
     memory = filled_memory()
     memory.add("reference_docs", [Record("doc_1", "225 g flour", {"created_at": 1.0, **_doc()})])
