@@ -26,7 +26,7 @@ pytestmark = [
     pytest.mark.integration,
     NEEDS_EMBEDDED_MODEL,
 ]
-TABS = ("Chat", "Memory", "Graph", "Documents", "Images", "Status", "Sessions", "Settings")
+TABS = ("Chat", "Memory", "Graph", "Documents", "Images", "Status", "Sessions", "Your data", "Settings")
 RECIPE = "# Lemon drizzle cake\n\n- 225 g unsalted butter\n- 4 eggs\n- 225 g self-raising flour\n"
 RAW_MARKER = re.compile(r"\[[A-Za-z]{1,2}\d{1,3}\]")
 
@@ -44,7 +44,7 @@ def _every_tab(page: Any, gui: Gui, prefix: str) -> None:
     for name in TABS:
         tab(page, name)
         page.wait_for_timeout(600)  # the tab reads its tables when opened
-        gui.shot(page, f"{prefix}-{name.lower()}")
+        gui.shot(page, f"{prefix}-{name.lower().replace(' ', '-')}")
     tab(page, "Chat")
 
 
