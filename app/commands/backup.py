@@ -33,14 +33,29 @@ def backups_of(config: AppConfig) -> Backups:
 
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
-    from ui.terminal.backups import list_snapshots, restore_snapshot, take_snapshot
+    from app import VERSION
+    from app.builders.archive import archive_layout, sole_memory
+    from memory.collections import COLLECTION_NAMES
+    from ui.terminal.backups import list_snapshots, restore_confirmed, show_restored, show_snapshot
 
     backups = backups_of(config)
-    if args.backup_command == "now":
-        return take_snapshot(config, backups, as_json=args.json)
     if args.backup_command == "list":
         return list_snapshots(backups, as_json=args.json)
-    return restore_snapshot(config, backups, args.snapshot, confirm=not args.yes, as_json=args.json)
+    if args.backup_command == "now":
+        with sole_memory(config) as memory:
+            snapshot, removed = backups.take(
+                config.data_dir, archive_layout(), memory.store, COLLECTION_NAMES, app_version=VERSION
+            )
+        return show_snapshot(snapshot, removed, backups, as_json=args.json)
+    from ui.shared.restore_snapshot import restore_data_dir
+
+    snapshot = backups.find(args.snapshot)
+    if not (args.yes or restore_confirmed(config.data_dir, snapshot)):
+        return 1
+    aside, report = restore_data_dir(
+        config.data_dir, snapshot.path, archive_layout(), lambda: sole_memory(config), app_version=VERSION
+    )
+    return show_restored(snapshot, config.data_dir, aside, report, as_json=args.json)
 
 
 COMMAND = Command("backup", "local snapshots of your data folder: take, list, restore", _arguments, _run)

@@ -1,29 +1,22 @@
-"""`backup now|list|restore` in the terminal."""
+"""`backup now|list|restore` in the terminal: what they did, and the question before a restore."""
 
 from __future__ import annotations
 
 import sys
 import time
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ui.shared.payloads import print_json
 
 if TYPE_CHECKING:
-    from core.config import AppConfig
     from memory.archive.backups import Backups, Snapshot
+    from memory.archive.restore import ImportReport
 
 
-def take_snapshot(config: AppConfig, backups: Backups, *, as_json: bool) -> int:
-    """A snapshot now, from a data folder this process holds alone."""
-    from app import VERSION
-    from app.builders.archive import archive_layout, sole_memory
-    from memory.collections import COLLECTION_NAMES
-
-    with sole_memory(config) as memory:
-        snapshot, removed = backups.take(
-            config.data_dir, archive_layout(), memory.store, COLLECTION_NAMES, app_version=VERSION
-        )
+def show_snapshot(snapshot: Snapshot, removed: list[str], backups: Backups, *, as_json: bool) -> int:
+    """A snapshot just taken (and read back whole), and the old ones it made room by."""
     if as_json:
         print_json({**_payload(snapshot), "verified": True, "removed": removed})
         return 0
@@ -48,30 +41,29 @@ def list_snapshots(backups: Backups, *, as_json: bool) -> int:
     return 0
 
 
-def restore_snapshot(config: AppConfig, backups: Backups, name: str, *, confirm: bool, as_json: bool) -> int:
-    """The data folder becomes the snapshot; the current one is moved aside, never deleted."""
-    from app import VERSION
-    from app.builders.archive import archive_layout, sole_memory
-    from ui.shared.restore_snapshot import restore_data_dir
+def restore_confirmed(data_dir: Path, snapshot: Snapshot) -> bool:
+    """Ask before the data folder is replaced (it is moved aside, never deleted)."""
     from ui.terminal.data import confirmed
 
-    snapshot = backups.find(name)
     warning = (
-        f"This replaces the data folder {config.data_dir} by the snapshot {snapshot.name}; "
+        f"This replaces the data folder {data_dir} by the snapshot {snapshot.name}; "
         "the folder as it is now is moved aside, not deleted."
     )
-    if confirm and not confirmed(warning):
-        print("nothing restored", file=sys.stderr)
-        return 1
-    aside, report = restore_data_dir(
-        config.data_dir, snapshot.path, archive_layout(), lambda: sole_memory(config), app_version=VERSION
-    )
+    if confirmed(warning):
+        return True
+    print("nothing restored", file=sys.stderr)
+    return False
+
+
+def show_restored(
+    snapshot: Snapshot, data_dir: Path, aside: Path | None, report: ImportReport, *, as_json: bool
+) -> int:
     if as_json:
         print_json(
             {"restored": snapshot.name, "previous_folder": str(aside) if aside else None, **asdict(report)}
         )
         return 0
-    print(f"Restored {snapshot.name} into {config.data_dir}.")
+    print(f"Restored {snapshot.name} into {data_dir}.")
     if aside is not None:
         print(f"The folder as it was before is kept in {aside}.")
     return 0
