@@ -103,7 +103,12 @@ def test_a_whole_session_with_the_defaults_makes_no_connection_beyond_this_machi
 
 def test_with_a_provider_configured_only_its_host_is_contacted(tmp_path: Path) -> None:
     log = tmp_path / "connections.log"
-    env = {**users_env(tmp_path, log), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    # one attempt, no retries: what is tried matters here, not how often
+    env = {
+        **users_env(tmp_path, log),
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "DAEMON_RETRY__MAX_ATTEMPTS": "1",
+    }
     listed = run(env, tmp_path, "doctor").stdout
     assert "api.openai.com (the openai provider" in listed and "nothing leaves" not in listed
     subprocess.run(
