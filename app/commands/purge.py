@@ -1,5 +1,5 @@
-"""`python main.py purge --session ID | --fact ID | --document ID | --all [--yes]`: destroy for good, then
-check the disk."""
+"""`python main.py purge --session ID | --fact ID | --document ID | --image ID | --all [--yes]`: destroy
+for good, then check the disk."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     target.add_argument(
         "--document", type=session_arg, help="a document: every version, and its uploaded copy (`docs list`)"
     )
+    target.add_argument(
+        "--image",
+        type=session_arg,
+        help="an image: its record and its file in the data folder (`image list`)",
+    )
     target.add_argument("--all", action="store_true", help="everything in the data folder")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -33,7 +38,14 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
     from memory.chroma_scrub import scrub_chroma
     from memory.lexical_store import LEXICAL_FILE
     from memory.lock import LOCK_NAME, DataDirLock
-    from ui.shared.purge import check_on_disk, purge_document, purge_everything, purge_fact, purge_session
+    from ui.shared.purge import (
+        check_on_disk,
+        purge_document,
+        purge_everything,
+        purge_fact,
+        purge_image,
+        purge_session,
+    )
     from ui.terminal.data import confirmed, show_purge, show_purge_all
 
     what = (
@@ -43,6 +55,8 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         if args.session
         else f"document {args.document} with every version"
         if args.document
+        else f"image {args.image} with its file"
+        if args.image
         else f"fact {args.fact} with its history"
     )
     if not (args.yes or confirmed(f"This destroys {what}, for good: it cannot be undone or imported back.")):
@@ -58,6 +72,8 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
                 report = purge_session(stores, args.session)
             elif args.document:
                 report = purge_document(stores, args.document, config.data_dir)
+            elif args.image:
+                report = purge_image(stores, args.image, config.data_dir)
             else:
                 report = purge_fact(stores, args.fact)
         store_dir = chroma_dir(config)
@@ -78,4 +94,6 @@ def _compact(path: Path) -> None:
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-COMMAND = Command("purge", "destroy a session, a fact, a document or everything, for good", _arguments, _run)
+COMMAND = Command(
+    "purge", "destroy a session, a fact, a document, an image or everything, for good", _arguments, _run
+)

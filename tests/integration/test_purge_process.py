@@ -18,6 +18,10 @@ SECRET_SESSION = "\n".join(
         "/quit\n",
     ]
 )
+PNG_1X1 = (  # a 1x1 red PNG
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082"
+)
 KEPT_SESSION = "I live in Boston and I work at Acme Robotics.\n/quit\n"
 
 
@@ -81,3 +85,14 @@ def test_a_purged_document_is_in_no_file_of_the_data_folder_and_its_own_file_sta
     assert json.loads(purged.stdout)["verified"] and holding(data, CANARIES) == []
     assert json.loads(main(tmp_path, data, "docs", "list", "--json").stdout)["documents"] == []
     assert "Quillfeather Hall" in notes.read_text()  # the user's own file outside the folder is theirs
+
+    photo = tmp_path / "harmonium.png"
+    photo.write_bytes(bytes.fromhex(PNG_1X1))
+    caption = "the violet harmonium at Quillfeather Hall"
+    added = json.loads(
+        main(tmp_path, data, "image", "add", str(photo), "--caption", caption, "--json").stdout
+    )
+    assert holding(data, CANARIES)
+    gone = main(tmp_path, data, "purge", "--image", added["id"], "--yes", "--json")
+    assert gone.returncode == 0 and json.loads(gone.stdout)["verified"] and holding(data, CANARIES) == []
+    assert photo.is_file()

@@ -22,6 +22,7 @@ from memory.collections import COLLECTION_NAMES, CONVERSATIONS
 from memory.documents import REFERENCE_DOCS as DOCUMENTS
 from memory.facts.service import FACTS_COLLECTION as FACTS
 from memory.turn_index import turn_record
+from memory.visual.store import VISUAL as IMAGES
 
 if TYPE_CHECKING:
     from knowledge.graph_store import GraphStore
@@ -110,6 +111,28 @@ def purge_document(stores: PurgeStores, document_id: str, data_dir: Path) -> Pur
     for path in {str(r.metadata.get("file_path", "")) for r in found}:
         copy = Path(path)
         if path and copy.is_file() and copy.resolve().is_relative_to(data_dir.resolve()):
+            copy.unlink()
+            report.files.append(copy.name)
+    report.words = [r.text for r in found]
+    report.kept = _kept(stores)
+    return report
+
+
+def purge_image(stores: PurgeStores, image_id: str, data_dir: Path) -> PurgeReport:
+    """Remove an image for good: its record (caption, tags, your words) and its file when the data folder
+    holds it (a photo of yours elsewhere stays). Its vector in the image index is dropped when the index
+    is next opened (it is repaired from the records)."""
+    found = [r for r in stores.memory.store.get(IMAGES) if image_id in (r.id, r.metadata.get("image_hash"))]
+    if not found:
+        raise UserInputError(f"no image {image_id!r}; `image list` shows their ids")
+    report = PurgeReport(f"image {image_id}")
+    report.record_ids = [r.id for r in found]
+    stores.memory.delete(IMAGES, report.record_ids)
+    report.records = len(found)
+    stores.review.purge_records(report.record_ids)
+    for record in found:
+        copy = Path(str(record.metadata.get("image_path", "")))
+        if copy.is_file() and copy.resolve().is_relative_to(data_dir.resolve()):
             copy.unlink()
             report.files.append(copy.name)
     report.words = [r.text for r in found]
