@@ -134,10 +134,15 @@ def adopt_legacy_data(legacy: Path, target: Path, in_use: Callable[[Path], bool]
         )
     if in_use(legacy):
         return f"note: {legacy} holds Daemon data but is in use; it moves to {target} when it is not"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.is_dir() and not any(target.iterdir()):
-        target.rmdir()
-    shutil.move(str(legacy), str(target))
+    target.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    for item in sorted(legacy.iterdir()):  # into the folder a start may already have made (a lock, a log)
+        if not (target / item.name).exists():
+            shutil.move(str(item), str(target / item.name))
+    with contextlib.suppress(OSError):
+        for leftover in legacy.iterdir():  # only what the new folder had already (its own lock or log)
+            if leftover.is_file() and leftover.name in ("daemon.lock", "daemon.log"):
+                leftover.unlink()
+        legacy.rmdir()
     return (
         f"Moved your Daemon data from {legacy} to {target}, the per-user folder that survives deleting or "
         "re-cloning the program (--data-dir or DAEMON_DATA_DIR choose another)."

@@ -103,3 +103,16 @@ def test_older_data_is_never_moved_over_newer_nor_while_in_use_and_is_always_nam
     both = adopt_legacy_data(legacy, target, lambda _: False)
     assert both is not None and f"--data-dir {legacy} export" in both
     assert (target / "journal.sqlite3").read_text() == "newer" and (legacy / "journal.sqlite3").exists()
+
+
+def test_older_data_moves_into_a_per_user_folder_that_a_start_already_made(tmp_path: Path) -> None:
+    from core.data_dir import adopt_legacy_data
+
+    legacy, target = _legacy(tmp_path), tmp_path / "home" / "daemon"
+    (legacy / "uploads").mkdir()
+    (legacy / "uploads" / "recipe.md").write_text("flour")
+    target.mkdir(parents=True)
+    (target / "daemon.lock").write_text("")  # what an earlier start of this version left
+    assert adopt_legacy_data(legacy, target, lambda _: False) is not None
+    assert (target / "journal.sqlite3").read_text() == "turns"
+    assert (target / "uploads" / "recipe.md").read_text() == "flour" and not (target / "user").exists()
