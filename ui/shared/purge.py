@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from memory.session_state_store import SessionStateDB
     from memory.shutdown.jobs import JobTable
+    from memory.vector_store import Record
 
 
 @dataclass
@@ -102,20 +103,7 @@ def purge_document(stores: PurgeStores, document_id: str, data_dir: Path) -> Pur
     found = stores.memory.store.get(DOCUMENTS, where={"document_id": document_id})
     if not found:
         raise UserInputError(f"no document {document_id!r}; `docs list` shows their ids")
-    report = PurgeReport(f"document {document_id}")
-    report.record_ids = [r.id for r in found]
-    stores.memory.delete(DOCUMENTS, report.record_ids)
-    report.records = len(found)
-    stores.claims.purge([], report.record_ids)
-    stores.review.purge_records(report.record_ids)
-    for path in {str(r.metadata.get("file_path", "")) for r in found}:
-        copy = Path(path)
-        if path and copy.is_file() and copy.resolve().is_relative_to(data_dir.resolve()):
-            copy.unlink()
-            report.files.append(copy.name)
-    report.words = [r.text for r in found]
-    report.kept = _kept(stores)
-    return report
+    return _purge_records(stores, DOCUMENTS, found, f"document {document_id}", "file_path", data_dir)
 
 
 def purge_image(stores: PurgeStores, image_id: str, data_dir: Path) -> PurgeReport:
@@ -125,14 +113,21 @@ def purge_image(stores: PurgeStores, image_id: str, data_dir: Path) -> PurgeRepo
     found = [r for r in stores.memory.store.get(IMAGES) if image_id in (r.id, r.metadata.get("image_hash"))]
     if not found:
         raise UserInputError(f"no image {image_id!r}; `image list` shows their ids")
-    report = PurgeReport(f"image {image_id}")
-    report.record_ids = [r.id for r in found]
-    stores.memory.delete(IMAGES, report.record_ids)
-    report.records = len(found)
+    return _purge_records(stores, IMAGES, found, f"image {image_id}", "image_path", data_dir)
+
+
+def _purge_records(
+    stores: PurgeStores, collection: str, found: Sequence[Record], what: str, path_key: str, data_dir: Path
+) -> PurgeReport:
+    """Remove records of one collection, the claims and proposals about them, and the files they name that
+    the data folder holds (in metadata `path_key`)."""
+    report = PurgeReport(what, records=len(found), record_ids=[r.id for r in found])
+    stores.memory.delete(collection, report.record_ids)
+    stores.claims.purge([], report.record_ids)
     stores.review.purge_records(report.record_ids)
-    for record in found:
-        copy = Path(str(record.metadata.get("image_path", "")))
-        if copy.is_file() and copy.resolve().is_relative_to(data_dir.resolve()):
+    for path in {str(r.metadata.get(path_key, "")) for r in found}:
+        copy = Path(path)
+        if path and copy.is_file() and copy.resolve().is_relative_to(data_dir.resolve()):
             copy.unlink()
             report.files.append(copy.name)
     report.words = [r.text for r in found]
