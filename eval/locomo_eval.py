@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.clocks import SettableClock
 from core.events import Done, RunError
 from core.metrics import percentiles
 from core.prompt.assembly import AssembledPrompt
@@ -65,16 +66,6 @@ class Running(Protocol):
 MakeServices = Callable[[Path, Callable[[], float]], Running]
 # (conversation, its questions, a folder) -> the `bench answers` method's (span, reply) to each question
 Baseline = Callable[[LocomoConversation, Sequence[LocomoQuestion], Path], list[tuple[str, str]]]
-
-
-@dataclass
-class Clock:
-    """The journal's clock during a replay: each exchange is dated by its session."""
-
-    now: float = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
@@ -144,7 +135,9 @@ def exchanges(conv: LocomoConversation, speaker: str) -> Iterator[list[Exchange]
         yield out
 
 
-async def tell(orchestrator: Orchestrator, conv: LocomoConversation, speaker: str, clock: Clock) -> View:
+async def tell(
+    orchestrator: Orchestrator, conv: LocomoConversation, speaker: str, clock: SettableClock
+) -> View:
     """The conversation written as `speaker`'s, exchange by exchange, through the real write path."""
     view = View()
     start = min(u.timestamp.timestamp() for u in conv.units)
@@ -178,7 +171,7 @@ async def ask(
     view: View,
     question: LocomoQuestion,
     speaker: str,
-    clock: Clock,
+    clock: SettableClock,
     judge: LocomoJudge | None = None,
 ) -> Asked:
     """One question through the real read path (a new session, nothing remembered)."""
@@ -251,7 +244,7 @@ def run_locomo_eval(
             for speaker, wanted in by_speaker.items():
                 if not wanted:
                     continue
-                clock = Clock()
+                clock = SettableClock()
                 services = make_services(Path(folder) / conv.sample_id / speaker, clock)
                 try:
                     orchestrator = services.orchestrator
@@ -278,7 +271,7 @@ async def _one_view(
     conv: LocomoConversation,
     speaker: str,
     wanted: Sequence[LocomoQuestion],
-    clock: Clock,
+    clock: SettableClock,
     judge: LocomoJudge | None,
     progress: Callable[[str], None],
 ) -> list[Asked]:

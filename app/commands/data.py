@@ -93,8 +93,9 @@ def _import_chat_history(args: argparse.Namespace, config: AppConfig, env: dict[
     import time
 
     from app.builders.services import build_services
+    from core.clocks import SettableClock
     from memory.chat_exports import read_chat_export
-    from ui.shared.history_import import SettableClock, import_history
+    from ui.shared.history_import import import_history
     from ui.terminal.data import ProgressLine, show_history_import
 
     source, conversations = read_chat_export(args.path)

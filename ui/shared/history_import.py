@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.clocks import SettableClock
 from core.ports import SessionLifecycle, TurnRecord
 from memory.chat_exports import EXPORTED, ImportedConversation
 from memory.journal import MAX_USER_TEXT
@@ -29,16 +30,6 @@ class ExchangeRecorder(Protocol):
     ) -> TurnRecord: ...
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]: ...
-
-
-@dataclass
-class SettableClock:
-    """The journal's clock during an import: each exchange is dated when the user sent it."""
-
-    now: float = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
