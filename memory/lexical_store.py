@@ -162,6 +162,10 @@ class LexicalStore:
                 "DELETE FROM docs WHERE collection = ? AND doc_id = ?", [(collection, d) for d in wanted]
             )
 
+    def compact(self) -> None:
+        """Rewrite the file without the free pages an explicit purge left (they still hold its terms)."""
+        self._db.compact()
+
     def close(self) -> None:
         self._db.close()
 

@@ -34,6 +34,13 @@ def chroma_dir(config: AppConfig) -> Path:
     return config.data_dir / "chroma"
 
 
+def lexical_file(store_dir: Path) -> Path:
+    """The persisted lexical index beside a store folder (`chroma` -> `chroma_lexical.sqlite3`)."""
+    from memory.lexical_store import LEXICAL_FILE
+
+    return store_dir.parent / f"{store_dir.name}_{LEXICAL_FILE}"
+
+
 def build_memory_service(
     config: AppConfig,
     embedder: Embedder,
@@ -49,7 +56,7 @@ def build_memory_service(
     from memory.chroma_store import ChromaStore
     from memory.gating import reranker_from_config
     from memory.lexical import LexicalIndexes
-    from memory.lexical_store import LEXICAL_FILE, open_lexical_store
+    from memory.lexical_store import open_lexical_store
     from memory.profiles import profiles_from_config
     from memory.retrieval import RetrievalSettings
     from memory.schema import STORE_MIGRATIONS, StoreSchema
@@ -65,7 +72,7 @@ def build_memory_service(
     settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
     lexical = LexicalIndexes()
     if persist_lexical:  # a damaged file is moved aside and the index rebuilt from the store
-        persisted = open_lexical_store(store_dir.parent / f"{store_dir.name}_{LEXICAL_FILE}")
+        persisted = open_lexical_store(lexical_file(store_dir))
         lexical = LexicalIndexes(persisted=persisted)
     wiki = config.wikipedia  # the user's optional FAISS index answers as `wiki_knowledge`
     index = load_wikipedia(wiki.index_dir, top_k=wiki.top_k, nprobe=wiki.nprobe)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.commands.base import Command
@@ -34,9 +33,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     from app.builders.archive import purge_stores
-    from app.builders.memory import chroma_dir
+    from app.builders.memory import chroma_dir, lexical_file
     from memory.chroma_scrub import scrub_chroma
-    from memory.lexical_store import LEXICAL_FILE
+    from memory.lexical_store import LexicalStore
     from memory.lock import LOCK_NAME, DataDirLock
     from ui.shared.purge import (
         check_on_disk,
@@ -78,20 +77,12 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
                 report = purge_fact(stores, args.fact)
         store_dir = chroma_dir(config)
         scrub_chroma(store_dir, report.record_ids)  # the store is closed now: its files can be rewritten
-        _compact(store_dir.parent / f"{store_dir.name}_{LEXICAL_FILE}")
+        if (lexical := lexical_file(store_dir)).is_file():  # its purged terms' pages, gone too
+            index = LexicalStore(lexical)
+            index.compact()
+            index.close()
         check_on_disk(report, config.data_dir)
     return show_purge(report, as_json=args.json)
-
-
-def _compact(path: Path) -> None:
-    """The lexical index's free pages, after its purged entries went (it is a plain SQLite file)."""
-    import contextlib
-    import sqlite3
-
-    if path.is_file():
-        with contextlib.closing(sqlite3.connect(str(path))) as db:
-            db.execute("VACUUM")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 COMMAND = Command(
