@@ -1,5 +1,6 @@
-"""What the process tests of `export` and `import` share: `main.py` on the echo model in a given data
-folder, and a digest of a folder's files (to show a refused import changed nothing)."""
+"""What the process tests of `export`, `import` and `backup` share: `main.py` on the echo model in a given
+data folder, a `cli` session that owns a folder meanwhile, and a digest of a folder's files (to show a
+refused import changed nothing)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import hashlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +31,28 @@ def main(
         input=stdin,
         timeout=300,
     )
+
+
+@contextmanager
+def cli_holding(tmp_path: Path, data: Path) -> Iterator[None]:
+    """A `cli` session on the echo model that owns `data` (its lock) until the block ends."""
+    config = tmp_path / "echo.yaml"
+    config.write_text(ECHO_CONFIG)
+    running = subprocess.Popen(
+        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "cli"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "DAEMON_DATA_DIR": str(data)},
+        cwd=tmp_path,
+    )
+    try:
+        assert running.stdout is not None
+        assert "Type /help" in running.stdout.readline() + running.stdout.readline()  # it owns the folder now
+        yield
+    finally:
+        running.communicate("/quit\n", timeout=120)
 
 
 def digest(folder: Path) -> dict[str, str]:

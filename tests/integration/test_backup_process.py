@@ -4,14 +4,11 @@ made the snapshot again with the folder as it was kept aside, and no restore und
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.integration.data_cli import ROOT, main
+from tests.integration.data_cli import cli_holding, main
 
 
 def said(tmp_path: Path, data: Path) -> list[str]:
@@ -35,20 +32,7 @@ def test_a_snapshot_restored_brings_the_folder_back_and_keeps_the_later_one_asid
     assert said(tmp_path, data) == ["I live in Boston."]
     assert said(tmp_path, aside) == ["I live in Boston.", "I moved to Chicago."]  # nothing was deleted
 
-    running = subprocess.Popen(
-        [sys.executable, str(ROOT / "main.py"), "--config", str(tmp_path / "echo.yaml"), "cli"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "DAEMON_DATA_DIR": str(data)},
-        cwd=tmp_path,
-    )
-    try:
-        assert running.stdout is not None
-        assert "Type /help" in running.stdout.readline() + running.stdout.readline()
+    with cli_holding(tmp_path, data):
         busy = main(tmp_path, data, "backup", "restore", snapshot["name"], "--yes")
         assert busy.returncode != 0 and "in use by another Daemon instance" in busy.stderr
-    finally:
-        running.communicate("/quit\n", timeout=120)
     assert said(tmp_path, data) == ["I live in Boston."]

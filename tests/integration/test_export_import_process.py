@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.integration.data_cli import ROOT, digest, main
+from tests.integration.data_cli import cli_holding, digest, main
 
 SAID = "I live in Boston and I work at Acme Robotics.\nMy sister Jo lives in Denver.\n/quit\n"
 READS = (
@@ -68,24 +66,10 @@ def test_export_will_not_overwrite_a_file_or_run_beside_a_daemon_that_owns_the_f
     assert refused.returncode != 0 and "already exists" in refused.stderr
     assert archive.read_text() == "my own file"
 
-    config = tmp_path / "echo.yaml"
-    running = subprocess.Popen(
-        [sys.executable, str(ROOT / "main.py"), "--config", str(config), "cli"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "DAEMON_DATA_DIR": str(data)},
-        cwd=tmp_path,
-    )
-    try:
-        assert running.stdout is not None
-        assert "Type /help" in running.stdout.readline() + running.stdout.readline()  # it owns the folder now
+    with cli_holding(tmp_path, data):
         busy = main(tmp_path, data, "export", str(tmp_path / "new.zip"))
         assert busy.returncode != 0 and "in use by another Daemon instance" in busy.stderr
         assert not (tmp_path / "new.zip").exists() and not (tmp_path / "new.zip.partial").exists()
-    finally:
-        running.communicate("/quit\n", timeout=120)
 
 
 @pytest.mark.slow
