@@ -60,11 +60,16 @@ class ImportedConversation:
         return f"{self.source}-{digest}"
 
 
+def exported_from(model: str) -> str | None:
+    """The export an imported turn came from ("chatgpt"), read from the turn's `model`; None otherwise."""
+    return model.removesuffix(EXPORTED) if model.endswith(EXPORTED) else None
+
+
 def replied_by(model: str) -> str | None:
     """The assistant that wrote an imported turn's reply ("ChatGPT"), from the turn's `model`; None for a
     reply of Daemon's own."""
-    source = model.removesuffix(EXPORTED)
-    return SOURCE_NAMES.get(source) if model.endswith(EXPORTED) else None
+    source = exported_from(model)
+    return SOURCE_NAMES.get(source) if source else None
 
 
 def is_chat_export(path: Path) -> bool:

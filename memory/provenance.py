@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memory.chat_exports import EXPORTED
+from memory.chat_exports import exported_from
 
 YOU = "you"  # the user's own words, said to Daemon
 BY_COLLECTION = {
@@ -34,8 +34,8 @@ def provenance(collection: str, metadata: Mapping[str, Any]) -> str:
     "daemon"."""
     model = str(metadata.get("model", ""))
     if collection == "conversations":
-        if model.endswith(EXPORTED):
-            return f"import:{model.removesuffix(EXPORTED)}"
+        if source := exported_from(model):
+            return f"import:{source}"
         return "import:" + model.split(":", 1)[1] if model.startswith("import:") else YOU
     if collection == "facts":
         return YOU  # facts are learned from the user's own words only (the verification gate)
