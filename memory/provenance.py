@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memory.chat_exports import exported_from
+from memory.turn_index import IMPORTED
 
 YOU = "you"  # the user's own words, said to Daemon
 BY_COLLECTION = {
@@ -36,7 +37,7 @@ def provenance(collection: str, metadata: Mapping[str, Any]) -> str:
     if collection == "conversations":
         if source := exported_from(model):
             return f"import:{source}"
-        return "import:" + model.split(":", 1)[1] if model.startswith("import:") else YOU
+        return f"import:{model.removeprefix(IMPORTED)}" if model.startswith(IMPORTED) else YOU
     if collection == "facts":
         return YOU  # facts are learned from the user's own words only (the verification gate)
     return BY_COLLECTION.get(collection, collection)
