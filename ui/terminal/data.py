@@ -107,7 +107,8 @@ def show_purge(report: PurgeReport, *, as_json: bool) -> int:
     code = 1 if report.still_holding else 0
     if as_json:
         payload = asdict(report)
-        payload.pop("words")  # the purged words themselves are not printed back
+        for inner in ("words", "kept"):  # neither the purged words nor everything that stays is printed
+            payload.pop(inner)
         print_json({**payload, "verified": not report.still_holding})
         return code
     print(
