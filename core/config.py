@@ -116,6 +116,13 @@ class BackupConfig(_Frozen):
         return self.dir or data_dir.with_name(f"{data_dir.name}-backups")
 
 
+class TasksConfig(_Frozen):
+    """Reminders (`task add|list|remove`, the chat's approved proposals) and how they reach the user."""
+
+    check_every_s: float = Field(20.0, gt=0, le=3600)  # how often an open front end looks for due ones
+    os_notifications: bool = True  # also as the system's notification (notify-send, osascript) if present
+
+
 class PromptConfig(_Frozen):
     """The prompt's token budget (capped by the model's context window minus the reply) and its floors."""
 
@@ -170,6 +177,7 @@ class AppConfig(_Frozen):
     context: ContextConfig = ContextConfig()
     session: SessionConfig = SessionConfig()
     backup: BackupConfig = BackupConfig()
+    tasks: TasksConfig = TasksConfig()
     prompt: PromptConfig = PromptConfig()
     generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()

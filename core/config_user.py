@@ -24,6 +24,7 @@ class UserConfig(_Frozen):
     name: str = ""
     style: AnswerStyle = "balanced"
     setup_complete: bool = False
+    timezone: str = ""  # an IANA name ("Europe/Paris"); empty: the system's (core/schedule/zone.py)
 
 
 def settings_path(data_dir: Path) -> Path:

@@ -40,6 +40,7 @@ class ToolProposal:
 
     call: ToolCall
     description: str = ""  # the tool's description, so the user can judge what it would do
+    preview: str = ""  # what this call would do, in words ("Remind you Thu 10 Dec at 09:00: …"), if it says
 
 
 @dataclass(frozen=True)

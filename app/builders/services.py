@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from app import VERSION
 from app.builders.memory import build_remembering, open_journal
 from app.builders.models import build_embedded_answers, build_prompt, side_model
+from app.builders.tasks import open_task_book
 from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime
 from app.builders.visual import build_image_recall
 
@@ -92,6 +93,7 @@ def _remembering_services(
     parts = build_remembering(config, journal, history, side, stack)
     images = build_image_recall(config, parts.memory, parts.knowledge, env)
     turn_images = turn_images_for(images, config.visual)  # the chat's and the Images tab's (one store)
+    tasks = open_task_book(config, env, stack)
     catalog = build_tool_catalog(
         config,
         env,
@@ -101,6 +103,7 @@ def _remembering_services(
         side=side,
         images=images,
         mcp=open_mcp_runtime(config, stack),
+        tasks=tasks,
     )
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
@@ -154,6 +157,7 @@ def _remembering_services(
         use_model=model_switcher(config, env, ledger, orchestrator, kit),
         snapshots=snapshot_schedule(config, parts.memory),
         export_archive=archive_export(config, parts.memory),
+        tasks=tasks,
     )
 
 

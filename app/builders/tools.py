@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from core.providers.base import ChatProvider
     from core.tools.base import Tool
     from core.tools.catalog import ToolCatalog, UnavailableTool
+    from memory.tasks import TaskStore
 
 
 def build_tool_catalog(
@@ -32,11 +33,13 @@ def build_tool_catalog(
     stores_unavailable: str | None = None,
     images: ImageFinder | None = None,
     mcp: McpRuntime | None = None,
+    tasks: TaskStore | None = None,
 ) -> ToolCatalog:
     """Every tool Daemon knows, available or with the reason it is not: the built-in ones (config-level
     timeout and retries), the store tools over `memory` and `facts` (left out without `memory`; listed as
-    unavailable when `stores_unavailable` says why), web search and Wolfram|Alpha, Python execution, and
-    the tools of the configured MCP servers (started through `mcp`, which the caller closes)."""
+    unavailable when `stores_unavailable` says why), the reminder tools over `tasks`, web search and
+    Wolfram|Alpha, Python execution, and the tools of the configured MCP servers (started through `mcp`,
+    which the caller closes)."""
     from dataclasses import replace
 
     from core.tools.builtin import builtin_tools
@@ -54,6 +57,11 @@ def build_tool_catalog(
     elif stores_unavailable is not None:
         about = "A tool over your memory."
         entries += [UnavailableTool(n, about, stores_unavailable) for n in sorted(MEMORY_TOOL_NAMES)]
+    if tasks is not None:
+        from app.builders.tasks import now_in
+        from core.tools.task_tools import task_tools
+
+        entries += task_tools(tasks, now_in(tasks))
     entries += web_tools(tools, env, config.data_dir, nlp=nlp, side_model=side)
     entries += code_tools(tools.execute_python, env)
     if mcp is not None and config.mcp_servers:
@@ -83,12 +91,13 @@ def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> A
     from core.agent.factory import AgentGuards
     from core.tools.builtin import BUILTIN_NAMES
     from core.tools.store_tools import LOCAL_TOOL_NAMES, MEMORY_TOOL_NAMES
+    from core.tools.task_tools import TASK_TOOL_NAMES
     from core.tools.web.factory import WEB_TOOL_NAMES
 
     policy = ToolPolicy(
         budgets=dict(config.tools.max_calls_per_turn),
         default_budget=config.agent.max_rounds,
-        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES,
+        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES | TASK_TOOL_NAMES,
         memory_tools=MEMORY_TOOL_NAMES,
         web_tools=WEB_TOOL_NAMES,
     )

@@ -28,6 +28,7 @@ from app.commands import (
     review,
     session,
     sync,
+    task,
     tool,
 )
 from app.commands.base import Command
@@ -57,6 +58,7 @@ COMMANDS: tuple[Command, ...] = (
     data.IMPORT,
     purge.COMMAND,
     backup.COMMAND,
+    task.COMMAND,
 )
 DEFAULT = gui.COMMAND
 

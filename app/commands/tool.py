@@ -30,15 +30,18 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     """The memory stores are opened only when the command needs them: listing every tool, or running one
     that is not among the light ones."""
+    from app.builders.tasks import open_task_book
     from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime, open_tool_stores
     from ui.shared.tool_runner import ToolRunner
     from ui.terminal.tools import list_tools, run_tool
 
     with ExitStack() as stack:
         mcp = open_mcp_runtime(config, stack)
-        catalog = build_tool_catalog(config, env, mcp=mcp)
+        tasks = open_task_book(config, env, stack)
+        catalog = build_tool_catalog(config, env, mcp=mcp, tasks=tasks)
         if args.tool_command == "list" or args.name not in _names(catalog):
-            catalog = build_tool_catalog(config, env, mcp=mcp, **open_tool_stores(config, stack))
+            stores = open_tool_stores(config, stack)
+            catalog = build_tool_catalog(config, env, mcp=mcp, tasks=tasks, **stores)
         if args.tool_command == "list":
             return list_tools(catalog, as_json=args.json)
         runner = ToolRunner(catalog, build_tool_policy(config).policy)

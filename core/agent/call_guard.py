@@ -7,7 +7,8 @@ In order, for each call the model (or the command line) asks for:
 2. **exfiltration**: a call to a tool that reaches outside this machine may not carry the user's private
    text (core/agent/exfiltration.py). Tools named in `local_tools` are not watched.
 3. **approval**: a tool with `side_effects` never runs inside the loop; it becomes a proposal the front end
-   shows, and runs only once the user approves it (`approved=True`: `tool run NAME --approve`, or the
+   shows (with the tool's preview of what it would do; arguments the preview refuses go back to the model
+   instead), and runs only once the user approves it (`approved=True`: `tool run NAME --approve`, or the
    REPL's y/N prompt).
 
 The verdicts are decided in code, never by the model: a prompt-injected model can ask for anything, and
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from core.agent.exfiltration import ExfiltrationGuard
+from core.errors import ToolRetry, UserInputError
 from core.tools.base import Tool
 from core.types import ToolCall
 
@@ -91,6 +93,10 @@ class CallReview:
         if outgoing and (blocked := self.exfiltration.check(call.name, call.arguments)) is not None:
             return Verdict("block", blocked)
         if tool.side_effects and not self.approved:
+            try:
+                tool.describe_call(call.arguments)
+            except (ToolRetry, UserInputError) as unusable:  # the model asks the user rather than propose it
+                return Verdict("block", f"Not proposed: {unusable}")
             return Verdict("propose", PROPOSED_NOTE.format(tool=call.name))
         return Verdict("run")
 

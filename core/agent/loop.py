@@ -410,7 +410,9 @@ def _announced(call: ToolCall, toolset: Toolset, proposed: set[str]) -> ToolProp
     if call.id not in proposed:
         return ToolCallStarted(call)
     tool = toolset.get(call.name)
-    return ToolProposal(call, tool.description if tool else "")
+    if tool is None:
+        return ToolProposal(call)
+    return ToolProposal(call, tool.description, tool.describe_call(call.arguments))  # the guard checked it
 
 
 def _private_texts(messages: Sequence[Message], signals: TurnSignals | None) -> tuple[str, ...]:

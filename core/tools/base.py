@@ -43,6 +43,9 @@ class Tool:
     `use_when` is an optional regular expression over the user's message: a `HintedToolGate` offers the
     tool only when it matches (small models call any tool they are offered). A tool with `side_effects`
     changes something outside the conversation; the agent only proposes such a call and the user approves it.
+    `preview(arguments)` says in words what such a call would do ("Remind you Thu 10 Dec at 09:00: …"), for
+    the user to approve; it raises ToolRetry when the arguments cannot be used, so the model is told (and
+    asks the user) instead of the user approving a call that would fail.
     """
 
     name: str
@@ -53,6 +56,7 @@ class Tool:
     retries: int = 0
     use_when: str | None = None
     side_effects: bool = False
+    preview: Callable[[dict[str, Any]], str] | None = None
     is_async: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -73,6 +77,10 @@ class Tool:
         """The provider-neutral description offered to a model (a copy: callers cannot change this tool)."""
         return ToolSpec(self.name, self.description, copy.deepcopy(self.parameters))
 
+    def describe_call(self, arguments: dict[str, Any]) -> str:
+        """What a call with `arguments` would do, in words ("" without a `preview`); ToolRetry if unusable."""
+        return self.preview(arguments) if self.preview is not None else ""
+
     def wanted_for(self, message: str) -> bool:
         """Whether the user's message calls for this tool (always true without a `use_when` pattern)."""
         return self.use_when is None or re.search(self.use_when, message, re.IGNORECASE) is not None
@@ -92,6 +100,7 @@ class Tool:
         retries: int = 0,
         use_when: str | None = None,
         side_effects: bool = False,
+        preview: Callable[[dict[str, Any]], str] | None = None,
     ) -> Tool:
         """Build a tool from a function's signature, type hints and docstring."""
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
@@ -104,6 +113,7 @@ class Tool:
             retries=retries,
             use_when=use_when,
             side_effects=side_effects,
+            preview=preview,
         )
 
 

@@ -76,7 +76,11 @@ class RecordingBackend:
 
 
 def describe_proposal(proposal: ToolProposal) -> str:
-    """The approval bar's text: which tool, with which arguments, and what it does (Markdown-safe)."""
+    """The approval bar's text: what the call would do when the tool says so, else which tool, with which
+    arguments, and what it does (Markdown-safe)."""
+    if proposal.preview:
+        text = f"**{render.markdown_text(clip(proposal.preview, 400, one_line=True))}?**"
+        return render.neutralize_remote_media(text)
     args = json.dumps(proposal.call.arguments, ensure_ascii=False)
     about = proposal.description.splitlines()[0] if proposal.description else ""
     text = f"**Run `{proposal.call.name}`?**  \n`{clip(args, 300, one_line=True)}`"

@@ -10,7 +10,6 @@ Gradio is handed in (`gr`) by `ui.gui.app.build_app`, which imports it lazily.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -27,6 +26,7 @@ from ui.gui.graph_view import (
     shown_name,
     suggestions,
 )
+from ui.shared.render import markdown_text
 
 T = TypeVar("T")
 RELATION_HEADERS = ["subject", "relation", "object", "truth", "since", "source"]
@@ -120,7 +120,7 @@ def _picture(view: GraphView) -> str:
 
 def _info(view: GraphView) -> str:
     centre = view.node(view.centre)
-    name = _markdown_text(shown_name(centre.id, centre.name) if centre else view.centre)
+    name = markdown_text(shown_name(centre.id, centre.name) if centre else view.centre)
     count, links = len(view.nodes) - 1, len(view.edges)
     entities = "entity" if count == 1 else "entities"
     line = f"**{name}**: {count} related {entities}, {links} relation{'' if links == 1 else 's'}"
@@ -140,14 +140,8 @@ def _with(choices: list[tuple[str, str]], view: GraphView) -> list[tuple[str, st
     return [(label, view.centre), *choices]
 
 
-def _markdown_text(text: str) -> str:
-    """Text for a Markdown line: Markdown's markup characters backslashed and HTML's as entities, so a
-    name renders as written and neither links, formats nor opens a tag."""
-    return html.escape("".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|~$" else ch for ch in text))
-
-
 def _quoted(text: str | None) -> str:
-    return "“" + _markdown_text((text or "").strip()[:80]) + "”"
+    return "“" + markdown_text((text or "").strip()[:80]) + "”"
 
 
 def build_graph_tab(gr: Any, knowledge: GraphReader | None, tab: Any) -> dict[str, Any]:

@@ -25,7 +25,10 @@ def print_json(payload: dict[str, Any], out: TextIO | None = None) -> None:
 
 
 def describe_call(proposal: ToolProposal) -> str:
-    """A proposed call in one line: the tool, its arguments and what the tool does."""
+    """A proposed call in one line: what it would do when the tool says (else the tool, its arguments and
+    what the tool does)."""
+    if proposal.preview:
+        return proposal.preview
     args = json.dumps(proposal.call.arguments, ensure_ascii=False)
     what = f" ({proposal.description.splitlines()[0]})" if proposal.description else ""
     return f"{proposal.call.name} {args}{what}"

@@ -6,6 +6,7 @@ to short human-readable strings, so the CLI and the Gradio page describe a turn 
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -87,6 +88,12 @@ def render_citations(citations: Sequence[Mapping[str, Any]]) -> str:
         url = citation.get("url")
         lines.append(f"[{number}] {label} — {url}" if url else f"[{number}] {label}")
     return "\n".join(lines)
+
+
+def markdown_text(text: str) -> str:
+    """Text for a Markdown line: Markdown's markup characters backslashed and HTML's as entities, so the
+    user's words render as written and neither link, format nor open a tag."""
+    return html.escape("".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|~$" else ch for ch in text))
 
 
 def neutralize_remote_media(markdown: str) -> str:

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from knowledge.service import KnowledgeService
     from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from memory.tasks import TaskStore
     from memory.visual.attach import TurnImages
+    from ui.shared.reminders import ReminderFeed
     from ui.shared.scheduled_snapshots import SnapshotSchedule
     from ui.shared.tool_runner import ToolRunner
 
@@ -42,7 +44,16 @@ class Services:
     use_model: UseModel | None = None  # makes a model picked in the wizard answer from the next turn on
     snapshots: SnapshotSchedule | None = None  # backups taken while a server runs (backup.every_hours)
     export_archive: Callable[[Path], object] | None = None  # the whole data folder to one archive (GUI)
+    tasks: TaskStore | None = None  # the reminders' book (its firings reach every open front end)
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
+
+    def reminder_feed(self) -> ReminderFeed | None:
+        """A new front end's feed of due reminders (None without a task book)."""
+        if self.tasks is None:
+            return None
+        from ui.shared.reminders import ReminderFeed
+
+        return ReminderFeed(self.tasks)
 
     def model_notice(self) -> str | None:
         """A warning shown in the UIs while the tiny embedded model is answering."""

@@ -11,6 +11,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Coroutine
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -39,7 +40,9 @@ from ui.shared.payloads import (
     session_end_line,
     turn_payload,
 )
+from ui.shared.reminders import Deliver, ReminderFeed, reminders_delivered
 from ui.shared.render import render_citations
+from ui.terminal.reminders import PROMPT, ReminderLines
 
 if TYPE_CHECKING:
     from ui.shared.tool_runner import ToolRunner
@@ -174,8 +177,13 @@ class Repl:
         session_id: str | None = None,
         sessions: SessionLifecycle | None = None,
         tools: ToolRunner | None = None,
+        reminders: ReminderFeed | None = None,
+        reminder_every_s: float = 20.0,
+        notifier: Deliver | None = None,
     ) -> None:
-        """`tools` runs the calls with side effects the user approves (None: proposals are only shown)."""
+        """`tools` runs the calls with side effects the user approves (None: proposals are only shown);
+        `reminders` is checked every `reminder_every_s` seconds, due ones printed between turns (and given
+        to `notifier`, the system's notification)."""
         self.orchestrator = orchestrator
         self.banner = banner
         self.session_id = session_id or orchestrator.new_session()
@@ -185,6 +193,10 @@ class Repl:
         self._loop = asyncio.new_event_loop()
         self._tools = tools
         self._read: Callable[[str], str] = input
+        self._reminders = reminders
+        self._reminder_every_s = reminder_every_s
+        self._notifier = notifier
+        self._lines = ReminderLines(reminders.zone) if reminders is not None else None
 
     def run(self, read: Callable[[str], str] = input) -> int:
         """Loop until /quit or end of input."""
@@ -193,22 +205,41 @@ class Repl:
             print(self.banner)
         print("Type /help for commands.")
         try:
-            while True:
-                try:
-                    line = user_text(read("you> ")).strip()
-                except KeyboardInterrupt:
-                    print()
-                    continue
-                except EOFError:
-                    print()
-                    return 0
-                if not is_blank(line) and not self.handle(line):
-                    return 0
+            self._missed_reminders()
+            with reminders_delivered(
+                self._reminders,
+                self._lines.show if self._lines else print,
+                every_s=self._reminder_every_s,
+                notifier=self._notifier,
+            ):
+                return self._loop_lines(read)
         finally:
             try:
                 self._end_sessions()
             finally:
                 self._loop.close()
+
+    def _loop_lines(self, read: Callable[[str], str]) -> int:
+        while True:
+            try:
+                line = user_text(read(PROMPT)).strip()
+            except KeyboardInterrupt:
+                print()
+                continue
+            except EOFError:
+                print()
+                return 0
+            if not is_blank(line) and not self.handle(line):
+                return 0
+
+    def _missed_reminders(self) -> None:
+        """Reminders that came due while Daemon was closed (or that no front end showed yet), first."""
+        if self._reminders is None or self._lines is None:
+            return
+        batch = self._reminders.at_start()
+        self._lines.missed(batch.shown)
+        if self._notifier is not None and batch.fired_here:
+            self._notifier(batch.fired_here)
 
     def _end_sessions(self) -> None:
         """Session-end processing for every session used here; Ctrl-C skips it (it resumes next start)."""
@@ -278,7 +309,8 @@ class Repl:
             self.orchestrator, text, printer, session_id=self.session_id, model=self.model, cancel=cancel
         )
         try:
-            self._run(coro, cancel)
+            with self._lines.turn() if self._lines else nullcontext():
+                self._run(coro, cancel)
         except DaemonError as error:
             print(f"\nerror: {error}", file=sys.stderr)
         except KeyboardInterrupt:

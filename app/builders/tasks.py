@@ -1,0 +1,41 @@
+"""The task book (reminders) and the user's time zone it reads and shows times in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
+    from core.config import AppConfig
+    from memory.tasks import TaskStore
+
+
+def zone_of(config: AppConfig, env: Mapping[str, str]) -> ZoneInfo:
+    """The user's time zone: `user.timezone`, else the system's."""
+    from core.schedule.zone import user_zone
+
+    return user_zone(config.user.timezone, dict(env))
+
+
+def open_task_book(
+    config: AppConfig, env: Mapping[str, str], stack: ExitStack, *, clock: Callable[[], float] | None = None
+) -> TaskStore:
+    """`tasks.sqlite3` in the data dir, closed with `stack`. It needs no data-dir lock: SQLite keeps the
+    processes that share it apart (`task add` beside a running GUI)."""
+    import time
+
+    from memory.tasks import TASKS_FILE, TaskStore
+
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    book = TaskStore(config.data_dir / TASKS_FILE, zone_of(config, env), clock=clock or time.time)
+    stack.callback(book.close)
+    return book
+
+
+def now_in(book: TaskStore) -> Callable[[], datetime]:
+    """The current moment in the book's zone (what the task tools read times against)."""
+    return lambda: datetime.now(book.zone)

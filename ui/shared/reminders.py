@@ -1,0 +1,145 @@
+"""Due reminders reaching the user in every front end that is open, and the ones missed while none was.
+
+Each front end holds a `ReminderFeed`: at its start it fires what came due while Daemon was closed and
+shows every firing no front end has shown yet; then, every `tasks.check_every_s`, it fires what is due and
+shows the firings after its own cursor, so a GUI and a terminal chat open together both show a reminder
+(whichever process fires it). `reminders_delivered` runs that check on a background thread while a front
+end serves, and hands each batch to the front end's own `deliver` (a terminal line, the GUI's banner) and
+to the system's notification where there is one.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import tzinfo
+
+from core.errors import StorageError
+from core.schedule.tasks import Firing
+from memory.tasks import TaskStore
+
+logger = logging.getLogger(__name__)
+Deliver = Callable[[list[Firing]], None]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What one check found: every firing this front end has not shown, and those this process fired
+    (only these go to the system's notification, so two open front ends do not notify twice)."""
+
+    shown: list[Firing]
+    fired_here: list[Firing]
+
+
+@dataclass
+class ReminderFeed:
+    """One front end's view of the task book's firings."""
+
+    book: TaskStore
+    _cursor: int | None = field(default=None, init=False)
+
+    @property
+    def zone(self) -> tzinfo:
+        return self.book.zone
+
+    def at_start(self) -> Batch:
+        """Fire what came due while Daemon was closed; every firing no front end has shown yet."""
+        fired = self.book.claim_due()
+        self._cursor = self.book.last_firing_id()
+        unseen = self.book.unseen()
+        self.book.mark_seen(unseen)
+        return Batch(unseen, fired)
+
+    def due(self) -> Batch:
+        """Fire what is due now; the firings after this front end's cursor (its own and other processes')."""
+        if self._cursor is None:
+            return self.at_start()
+        fired = self.book.claim_due()
+        new = self.book.firings_after(self._cursor)
+        if new:
+            self._cursor = new[-1].id
+            self.book.mark_seen(new)
+        return Batch(new, fired)
+
+
+@contextmanager
+def reminders_delivered(
+    feed: ReminderFeed | None,
+    deliver: Deliver,
+    *,
+    every_s: float,
+    notifier: Deliver | None = None,
+) -> Iterator[None]:
+    """While the body runs, check for due reminders at once and then every `every_s` seconds, handing what
+    to show to `deliver` and what this process fired to `notifier`. A failing check is logged and tried
+    again at the next one; call `feed.at_start()` first to show the missed ones before anything else."""
+    if feed is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def check() -> None:
+        try:
+            batch = feed.due()
+        except StorageError:
+            logger.exception("could not read the task book; trying again at the next check")
+            return
+        if batch.shown:
+            deliver(batch.shown)
+        if notifier is not None and batch.fired_here:
+            notifier(batch.fired_here)
+
+    def loop() -> None:
+        while True:
+            check()
+            if stop.wait(every_s):
+                return
+
+    thread = threading.Thread(target=loop, name="reminders", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def system_notifier(zone: tzinfo, *, platform: str = sys.platform) -> Deliver | None:
+    """Reminders as the system's notifications where a notifier exists (notify-send on Linux, osascript on
+    macOS); None elsewhere. The text goes as an argument, never through a shell."""
+    if platform == "darwin" and (program := shutil.which("osascript")):
+        osascript = program
+
+        def mac(firings: list[Firing]) -> None:
+            for firing in firings:
+                script = f'display notification {_applescript(firing.line(zone))} with title "Daemon"'
+                _quietly([osascript, "-e", script])
+
+        return mac
+    if (program := shutil.which("notify-send")) is not None:
+        notify_send = program
+
+        def linux(firings: list[Firing]) -> None:
+            for firing in firings:
+                _quietly([notify_send, "--app-name=Daemon", "--", "Daemon", firing.line(zone)])
+
+        return linux
+    return None
+
+
+def _applescript(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _quietly(command: list[str]) -> None:
+    """A notification that cannot be shown (no desktop session) is not an error: the front end showed it."""
+    try:
+        subprocess.run(command, check=False, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        logger.info("the system notification could not be shown", exc_info=True)
