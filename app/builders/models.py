@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from core.config import AppConfig
     from core.generation.embedded import EmbeddedAnswers
+    from core.generation.reminder_request import ReminderRequests
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.linear_head import HeadSpec, LinearHead
@@ -103,15 +104,19 @@ def build_extractor(nlp: SpacyPipeline) -> FactExtractor:
 
 
 def build_embedded_answers(
-    nlp: SpacyPipeline, embedder: Embedder, extractor: FactExtractor | None
+    nlp: SpacyPipeline,
+    embedder: Embedder,
+    extractor: FactExtractor | None,
+    reminders: ReminderRequests | None = None,
 ) -> EmbeddedAnswers:
     """What answers for the embedded model where it cannot (core/generation/embedded.py): the built-in
-    tools directly, recall questions from memory (a question meets a fact's relation by meaning through
-    MiniLM), statements with the facts they told."""
+    tools directly, reminder requests as proposals, recall questions from memory (a question meets a fact's
+    relation by meaning through MiniLM), statements with the facts they told."""
     from core.generation.embedded import EmbeddedAnswers
     from core.generation.extractive import ExtractiveAnswerer, ExtractiveRecall
 
-    return EmbeddedAnswers(ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed)), extractor)
+    recall = ExtractiveRecall(ExtractiveAnswerer(nlp, meaning=embedder.embed))
+    return EmbeddedAnswers(recall, extractor, reminders=reminders)
 
 
 def offline_answering(config: AppConfig) -> tuple[Any, PromptBuilder, ChatProvider]:

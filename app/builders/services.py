@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from app import VERSION
 from app.builders.memory import build_remembering, open_journal
 from app.builders.models import build_embedded_answers, build_prompt, side_model
-from app.builders.tasks import open_task_book
+from app.builders.tasks import open_task_book, reminder_requests
 from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime
 from app.builders.visual import build_image_recall
 
@@ -122,7 +122,7 @@ def _remembering_services(
         general,
         tuple(stores),
         side,
-        build_embedded_answers(parts.nlp, parts.embedder, parts.extractor),
+        build_embedded_answers(parts.nlp, parts.embedder, parts.extractor, reminder_requests(catalog, tasks)),
         guards,
         lambda chosen, name: build_prompt(chosen, name, side, inventory),  # the budget follows the window
     )

@@ -11,7 +11,10 @@ if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
     from core.config import AppConfig
+    from core.generation.reminder_request import ReminderRequests
+    from core.tools.catalog import ToolCatalog
     from memory.tasks import TaskStore
+    from ui.shared.reminders import Deliver
 
 
 def zone_of(config: AppConfig, env: Mapping[str, str]) -> ZoneInfo:
@@ -39,3 +42,20 @@ def open_task_book(
 def now_in(book: TaskStore) -> Callable[[], datetime]:
     """The current moment in the book's zone (what the task tools read times against)."""
     return lambda: datetime.now(book.zone)
+
+
+def notifier_for(config: AppConfig, book: TaskStore) -> Deliver | None:
+    """The system's notifications for due reminders, when `tasks.os_notifications` allows and one exists."""
+    if not config.tasks.os_notifications:
+        return None
+    from ui.shared.reminders import system_notifier
+
+    return system_notifier(book.zone)
+
+
+def reminder_requests(catalog: ToolCatalog, book: TaskStore) -> ReminderRequests | None:
+    """ "Remind me …" read into a proposal for the embedded model (which cannot call `set_reminder`)."""
+    from core.generation.reminder_request import ReminderRequests
+
+    tool = catalog.available.get("set_reminder")
+    return ReminderRequests(tool, now_in(book)) if tool is not None else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from app.commands.base import Command, no_arguments, on_services, resume_interrupted
@@ -14,18 +15,37 @@ if TYPE_CHECKING:
 
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
+    from app.builders.tasks import notifier_for, open_task_book
+    from ui.shared.reminders import ReminderFeed
     from ui.terminal.chat import Repl
 
     def use(services: Services) -> int:
         resume_interrupted(services)
         orchestrator, banner = services.orchestrator, services.banner()
-        return Repl(orchestrator, banner=banner, sessions=services.sessions, tools=services.tools).run()
+        book = services.tasks
+        return Repl(
+            orchestrator,
+            banner=banner,
+            sessions=services.sessions,
+            tools=services.tools,
+            reminders=services.reminder_feed(),
+            reminder_every_s=config.tasks.check_every_s,
+            notifier=notifier_for(config, book) if book is not None else None,
+        ).run()
 
     def attached(client: DaemonClient) -> int:
         from ui.attach.client import RemoteConversation, attached_banner
 
         conversation = RemoteConversation(client)
-        return Repl(conversation, banner=attached_banner(client, conversation.default_model)).run()
+        with ExitStack() as stack:  # the task book is shared with the running Daemon (SQLite keeps order)
+            book = open_task_book(config, env, stack)
+            return Repl(
+                conversation,
+                banner=attached_banner(client, conversation.default_model),
+                reminders=ReminderFeed(book),
+                reminder_every_s=config.tasks.check_every_s,
+                notifier=notifier_for(config, book),
+            ).run()
 
     return on_services(config, env, use, attached=attached)
 

@@ -4,7 +4,8 @@ SmolLM2-135M can word a short reply to small talk; it cannot use tools, recall t
 document, and given the memory-laden prompt it continues it ("Hi! I'm Maya Lindqvist and I'm here to
 help you"). So for it, in order:
 
-1. a time, unit or arithmetic question is answered by the tool itself (`direct_tools.py`);
+1. a time, unit or arithmetic question is answered by the tool itself (`direct_tools.py`), and a request
+   for a reminder becomes the proposal the user approves (`reminder_request.py`);
 2. "What do you remember about me?" is answered with the current facts, grouped (`told.py`);
 3. a question about the user, their people or their documents is answered from memory (`extractive.py`);
 4. a statement that tells facts is acknowledged with them ("I'll remember that you live in Gothenburg");
@@ -33,6 +34,7 @@ from core.generation.extractive import (
     prompt_markers,
     user_names,
 )
+from core.generation.reminder_request import ReminderRequests
 from core.generation.told import Told, acknowledgement, asks_for_summary, summary, told_from_extracted
 from core.ports import FactExtractor, FactView
 from core.prompt.assembly import AssembledPrompt
@@ -64,6 +66,7 @@ class EmbeddedAnswers:
         recall: the extractive answerer's hook (recall questions, and the attribution check).
         extractor: reads the facts a statement tells (the app's fact extractor); None: no acknowledgement.
         tools: the built-in tools' direct answers.
+        reminders: reads "remind me …" into a `set_reminder` proposal (None: no task book).
     """
 
     def __init__(
@@ -71,15 +74,19 @@ class EmbeddedAnswers:
         recall: ExtractiveRecall,
         extractor: FactExtractor | None = None,
         tools: DirectTools | None = None,
+        reminders: ReminderRequests | None = None,
     ) -> None:
         self._recall = recall
         self._extractor = extractor
         self._tools = tools or DirectTools()
+        self._reminders = reminders
 
     def agent_for(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """The agent for this turn: a tool's answer, memory's, or the model's checked short reply."""
         if (done := self._tools.answer(context.text)) is not None:
             return DirectToolAgent(done)
+        if self._reminders is not None and (request := self._reminders.agent_for(context.text)) is not None:
+            return request
         if asks_for_summary(context.text):
             return AnsweredAgent(
                 _memory_done(summary(_told(context.profile), prompt_markers(prompt)), "summary")

@@ -73,7 +73,9 @@ class When:
         """ "Thu 10 Dec 2026 at 09:00" or "every Monday at 08:00 (next: Mon 14 Dec 2026 at 08:00)"."""
         moment = describe_moment(self.first)
         if self.recurrence is None:
-            return moment
+            # "in 20 minutes" is read again when the user approves: say it as said, with the moment now.
+            relative = re.match(r"in\s", self.words, re.I) is not None
+            return f"{self.words} (about {moment})" if relative else moment
         return f"{self.recurrence.describe()} (next: {moment})"
 
 
@@ -364,17 +366,28 @@ def parse_when(words: str, now: datetime) -> When:
     return _build(reading, text, now)
 
 
-def find_when(sentence: str, now: datetime) -> tuple[When, str] | None:
-    """The time phrase inside `sentence` and the sentence without it ("to call the dentist"); None when it
-    holds no time words. A phrase that is found but unusable raises `TimeNotUnderstood`."""
+@dataclass(frozen=True)
+class FoundTime:
+    """A time phrase found in a sentence: its words, and the sentence without them."""
+
+    phrase: str
+    rest: str
+
+    def when(self, now: datetime) -> When:
+        """What the phrase says (`TimeNotUnderstood` when it is unusable: past, impossible)."""
+        return parse_when(self.phrase, now)
+
+
+def find_when(sentence: str, now: datetime) -> FoundTime | None:
+    """The first time phrase inside `sentence` ("on Thursday at 9") and the sentence without it ("Remind
+    me to call the dentist"); None when it holds no time words."""
     for match in re.finditer(r"\b\w", sentence):
         reading = _Reading()
         start = match.start()
         end = _read_run(sentence, start, reading, now)
         if reading.parts > 0 and end > start:
-            phrase = sentence[start:end]
-            rest = (sentence[:start] + " " + sentence[end:]).strip()
-            return _build(reading, phrase, now), " ".join(rest.split()).strip(" ,;")
+            rest = " ".join((sentence[:start] + " " + sentence[end:]).split()).strip(" ,;")
+            return FoundTime(sentence[start:end], rest)
     return None
 
 

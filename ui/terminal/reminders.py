@@ -27,7 +27,7 @@ class ReminderLines:
     """Prints due reminders between turns: at once at the prompt, after the reply while one streams."""
 
     zone: tzinfo
-    out: TextIO = sys.stdout
+    out: TextIO | None = None  # None: sys.stdout as it is when a line is printed
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _busy: bool = False
     _held: list[Firing] = field(default_factory=list)
@@ -62,8 +62,9 @@ class ReminderLines:
         if not firings:
             return
         lines = "\n".join(f"[{firing.line(self.zone)}]" for firing in firings)
-        self.out.write(f"\n{lines}\n" + (PROMPT if prompt_again else ""))
-        self.out.flush()
+        out = self.out or sys.stdout
+        out.write(f"\n{lines}\n" + (PROMPT if prompt_again else ""))
+        out.flush()
 
 
 def task_line(task: Task, zone: tzinfo) -> str:
