@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from core.generation.reminder_request import ReminderRequests
     from core.tools.catalog import ToolCatalog
     from memory.tasks import TaskStore
-    from ui.shared.reminders import Deliver
 
 
 def zone_of(config: AppConfig, env: Mapping[str, str]) -> ZoneInfo:
@@ -42,15 +41,6 @@ def open_task_book(
 def now_in(book: TaskStore) -> Callable[[], datetime]:
     """The current moment in the book's zone (what the task tools read times against)."""
     return lambda: datetime.now(book.zone)
-
-
-def notifier_for(config: AppConfig, book: TaskStore) -> Deliver | None:
-    """The system's notifications for due reminders, when `tasks.os_notifications` allows and one exists."""
-    if not config.tasks.os_notifications:
-        return None
-    from ui.shared.reminders import system_notifier
-
-    return system_notifier(book.zone)
 
 
 def reminder_requests(catalog: ToolCatalog, book: TaskStore) -> ReminderRequests | None:

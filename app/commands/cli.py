@@ -15,9 +15,11 @@ if TYPE_CHECKING:
 
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
-    from app.builders.tasks import notifier_for, open_task_book
-    from ui.shared.reminders import ReminderFeed
+    from app.builders.tasks import open_task_book
+    from ui.shared.reminders import ReminderFeed, system_notifier
     from ui.terminal.chat import Repl
+
+    notify = config.tasks.os_notifications
 
     def use(services: Services) -> int:
         resume_interrupted(services)
@@ -30,7 +32,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
             tools=services.tools,
             reminders=services.reminder_feed(),
             reminder_every_s=config.tasks.check_every_s,
-            notifier=notifier_for(config, book) if book is not None else None,
+            notifier=system_notifier(book.zone, enabled=notify) if book is not None else None,
         ).run()
 
     def attached(client: DaemonClient) -> int:
@@ -44,7 +46,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
                 banner=attached_banner(client, conversation.default_model),
                 reminders=ReminderFeed(book),
                 reminder_every_s=config.tasks.check_every_s,
-                notifier=notifier_for(config, book),
+                notifier=system_notifier(book.zone, enabled=notify),
             ).run()
 
     return on_services(config, env, use, attached=attached)

@@ -3,7 +3,7 @@ embedder, so no model loads), facts, review queue, job ledger and ingester, and 
 
 `CitingAgent` echoes like the chat page's scripted agent, but a message starting with `cite` is answered
 with the first memory marker the prompt holds (`[M1]`), so the answer cites the recalled document
-deterministically; `propose …` asks for a call with side effects.
+deterministically; `propose …` asks for a call with side effects, `remind … to X` for a reminder.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from core.agent.call_guard import ToolPolicy
 from core.config import GenerationConfig, load_config
@@ -29,6 +31,7 @@ from core.prompt.tokens import EstimateCounter
 from core.providers.fake import EchoProvider
 from core.tools.base import Tool
 from core.tools.catalog import ToolCatalog, UnavailableTool
+from core.tools.task_tools import TASK_TOOL_NAMES, task_tools
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from knowledge.documents.chunk import estimate_tokens
@@ -45,11 +48,13 @@ from memory.port import ConversationMemory
 from memory.review import ReviewQueue
 from memory.service import MemoryService
 from memory.shutdown.session_end import build_steps, open_session_end
+from memory.tasks import TASKS_FILE, TaskStore
 from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
 from ui.gui.backends import GuiBackends
 from ui.gui.data_tab import DataDesk
 from ui.gui.documents_tab import DocumentDesk
+from ui.gui.reminders_tab import ReminderDesk
 from ui.shared.tool_runner import ToolRunner
 
 _MARKER = re.compile(r"\[M\d+\]")
@@ -66,6 +71,11 @@ class CitingAgent:
         if text.startswith("propose"):
             call = ToolCall("p1", "save_note", {"text": text})
             yield ToolProposal(call, "Saves a note to a file.")
+        if text.startswith("remind"):  # "remind me in 3 seconds to stretch": the call a capable model makes
+            arguments = {"what": text.split(" to ", 1)[-1], "when": "in 3 seconds"}
+            yield ToolProposal(
+                ToolCall("r1", "set_reminder", arguments), "Set a reminder.", "Remind you soon"
+            )
         answer = f"Echo: {text}"
         if text.startswith("cite"):
             found = _MARKER.search(prompt)
@@ -120,7 +130,7 @@ class Stack:
             self.closers.pop()()
 
 
-def _tools(notes: list[str]) -> ToolRunner:
+def _tools(notes: list[str], book: TaskStore) -> ToolRunner:
     def save_note(text: str) -> str:
         notes.append(text)
         return "saved"
@@ -133,7 +143,9 @@ def _tools(notes: list[str]) -> ToolRunner:
         side_effects=True,
     )
     missing = UnavailableTool("web_search", "Search the web.", "needs TAVILY_API_KEY")
-    return ToolRunner(ToolCatalog.of([tool, missing]), ToolPolicy(local_tools=frozenset({"save_note"})))
+    reminders = task_tools(book, lambda: datetime.now(book.zone))
+    local = frozenset({"save_note"}) | TASK_TOOL_NAMES
+    return ToolRunner(ToolCatalog.of([tool, missing, *reminders]), ToolPolicy(local_tools=local))
 
 
 def build_stack(data: Path) -> Stack:
@@ -171,6 +183,8 @@ def build_stack(data: Path) -> Stack:
     )
     closers.append(desk.close)
     notes: list[str] = []
+    book = TaskStore(data / TASKS_FILE, ZoneInfo("Europe/Paris"))
+    closers.append(book.close)
     knowledge = KnowledgeService(GraphStore(data / GRAPH_FILE))
     backends = GuiBackends(
         memory=memory,
@@ -178,13 +192,14 @@ def build_stack(data: Path) -> Stack:
         learning=FactLearning(facts, knowledge),
         review=review,
         sessions=sessions,
-        tools=_tools(notes),
+        tools=_tools(notes, book),
         documents=desk,
         knowledge=knowledge,
         version="test",
         provider="scripted",
         upload_mb=2.0,
         data=_data_desk(data, memory),
+        reminders=ReminderDesk(book),
     )
     return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
 

@@ -26,7 +26,18 @@ pytestmark = [
     pytest.mark.integration,
     NEEDS_EMBEDDED_MODEL,
 ]
-TABS = ("Chat", "Memory", "Graph", "Documents", "Images", "Status", "Sessions", "Your data", "Settings")
+TABS = (
+    "Chat",
+    "Memory",
+    "Graph",
+    "Documents",
+    "Images",
+    "Status",
+    "Sessions",
+    "Reminders",
+    "Your data",
+    "Settings",
+)
 RECIPE = "# Lemon drizzle cake\n\n- 225 g unsalted butter\n- 4 eggs\n- 225 g self-raising flour\n"
 RAW_MARKER = re.compile(r"\[[A-Za-z]{1,2}\d{1,3}\]")
 

@@ -23,6 +23,7 @@ from ui.gui.documents_tab import build_documents_tab
 from ui.gui.graph_tab import build_graph_tab
 from ui.gui.images_tab import build_images_tab
 from ui.gui.memory_tab import build_memory_tab
+from ui.gui.reminders_tab import build_reminder_banner, build_reminders_tab
 from ui.gui.sessions_tab import build_sessions_tab
 from ui.gui.settings_tab import attach_wizard, build_settings_tab, build_wizard
 from ui.gui.status_tab import build_status_tab
@@ -57,6 +58,7 @@ def build_app(
     parts = backends or GuiBackends()
     with gr.Blocks(title=title, analytics_enabled=False, fill_height=True) as app:
         gr.Markdown(f"# {title}", elem_id="title")
+        build_reminder_banner(gr, parts.reminders)  # due reminders, above everything else
         wizard = build_wizard(gr, parts.setup)  # above the tabs: shown on load until setup is done
         # with a wizard, the page load shows either it or the tabs (never both, never one then the other)
         with gr.Tabs(elem_id="tabs", visible=wizard is None) as tabs:
@@ -74,6 +76,8 @@ def build_app(
                 status = build_status_tab(gr, orchestrator, parts)
             with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
                 sessions = build_sessions_tab(gr, orchestrator, parts, chat)
+            with gr.Tab("Reminders", id="reminders", elem_id="tab-reminders") as reminders_tab:
+                reminders = build_reminders_tab(gr, parts.reminders)
             with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
                 data = build_data_tab(gr, parts.data)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
@@ -90,6 +94,8 @@ def build_app(
             status,
             sessions_tab,
             sessions,
+            reminders_tab,
+            reminders,
             data_tab,
             data,
         )

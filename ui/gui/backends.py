@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ui.gui.documents_tab import DocumentDesk
     from ui.gui.graph_tab import GraphReader
     from ui.gui.images_tab import ImageDesk
+    from ui.gui.reminders_tab import ReminderDesk
     from ui.gui.wizard import SetupDesk
     from ui.shared.services import Services
     from ui.shared.tool_runner import ToolRunner
@@ -43,6 +44,7 @@ class GuiBackends:
     browser_secret: str = "daemon"  # keys the browser's stored session id (an id, not a secret)
     setup: SetupDesk | None = None  # the first-run wizard and the Settings tab (ui/gui/wizard.py)
     data: DataDesk | None = None  # the "Your data" tab: what is stored, hosts, export, snapshots
+    reminders: ReminderDesk | None = None  # the Reminders tab and the banner of due ones
 
 
 def from_services(services: Services) -> GuiBackends:
@@ -54,6 +56,7 @@ def from_services(services: Services) -> GuiBackends:
     from ui.gui.data_tab import EXPORTS, DataDesk
     from ui.gui.documents_tab import open_document_desk
     from ui.gui.images_tab import open_image_desk
+    from ui.gui.reminders_tab import ReminderDesk
     from ui.gui.wizard import open_setup_desk
 
     config = services.config
@@ -86,4 +89,5 @@ def from_services(services: Services) -> GuiBackends:
             services.export_archive,
             upload_folder() / EXPORTS,
         ),
+        reminders=ReminderDesk(services.tasks) if services.tasks is not None else None,
     )

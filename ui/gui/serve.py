@@ -7,6 +7,7 @@ import os
 import sys
 
 from ui.shared.idle import sessions_served
+from ui.shared.reminders import reminders_delivered, system_notifier
 from ui.shared.scheduled_snapshots import snapshots_scheduled
 from ui.shared.services import Services
 
@@ -30,10 +31,17 @@ def serve_gui(services: Services) -> int:
     app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
+    desk, tasks = parts.reminders, services.config.tasks
+    feed = services.reminder_feed() if desk is not None else None
+    notifier = system_notifier(feed.zone, enabled=tasks.os_notifications) if feed is not None else None
     # the sessions this GUI serves end with it (after the control files are withdrawn)
     with (
         sessions_served(services.sessions, services.config.session.idle_end_minutes),
         snapshots_scheduled(services.snapshots),
+        # what came due while Daemon was closed is on the banner from the first page on
+        reminders_delivered(
+            feed, desk.board.add if desk else print, every_s=tasks.check_every_s, notifier=notifier
+        ),
     ):
         try:
             launch(

@@ -75,13 +75,19 @@ def reminders_delivered(
     *,
     every_s: float,
     notifier: Deliver | None = None,
+    missed: Deliver | None = None,
 ) -> Iterator[None]:
-    """While the body runs, check for due reminders at once and then every `every_s` seconds, handing what
-    to show to `deliver` and what this process fired to `notifier`. A failing check is logged and tried
-    again at the next one; call `feed.at_start()` first to show the missed ones before anything else."""
+    """First, before the body runs, what came due while Daemon was closed goes to `missed` (default:
+    `deliver`); then, while it runs, due reminders are checked every `every_s` seconds on a background
+    thread and handed to `deliver`. What this process fired also goes to `notifier`. A failing check is
+    logged and tried again at the next one."""
     if feed is None:
         yield
         return
+    first = feed.at_start()
+    (missed or deliver)(first.shown)
+    if notifier is not None and first.fired_here:
+        notifier(first.fired_here)
     stop = threading.Event()
 
     def check() -> None:
@@ -110,9 +116,12 @@ def reminders_delivered(
         thread.join(timeout=5)
 
 
-def system_notifier(zone: tzinfo, *, platform: str = sys.platform) -> Deliver | None:
+def system_notifier(zone: tzinfo, *, enabled: bool = True, platform: str = sys.platform) -> Deliver | None:
     """Reminders as the system's notifications where a notifier exists (notify-send on Linux, osascript on
-    macOS); None elsewhere. The text goes as an argument, never through a shell."""
+    macOS) and `enabled` (`tasks.os_notifications`); None otherwise. The text goes as an argument, never
+    through a shell."""
+    if not enabled:
+        return None
     if platform == "darwin" and (program := shutil.which("osascript")):
         osascript = program
 

@@ -205,12 +205,12 @@ class Repl:
             print(self.banner)
         print("Type /help for commands.")
         try:
-            self._missed_reminders()
             with reminders_delivered(
                 self._reminders,
                 self._lines.show if self._lines else print,
                 every_s=self._reminder_every_s,
                 notifier=self._notifier,
+                missed=self._lines.missed if self._lines else None,  # before the first prompt
             ):
                 return self._loop_lines(read)
         finally:
@@ -231,15 +231,6 @@ class Repl:
                 return 0
             if not is_blank(line) and not self.handle(line):
                 return 0
-
-    def _missed_reminders(self) -> None:
-        """Reminders that came due while Daemon was closed (or that no front end showed yet), first."""
-        if self._reminders is None or self._lines is None:
-            return
-        batch = self._reminders.at_start()
-        self._lines.missed(batch.shown)
-        if self._notifier is not None and batch.fired_here:
-            self._notifier(batch.fired_here)
 
     def _end_sessions(self) -> None:
         """Session-end processing for every session used here; Ctrl-C skips it (it resumes next start)."""

@@ -1,0 +1,149 @@
+"""Reminders in the GUI: the banner above the tabs where due ones appear, and the Reminders tab (the list,
+adding one in words, removing one).
+
+The GUI's server checks the task book on a background thread (ui/shared/reminders.py) and puts what came
+due on the `ReminderBoard`; every open page polls the board with a timer and shows what was not dismissed.
+One person uses Daemon, so dismissing a reminder on one page dismisses it on all of them.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from core.errors import UserInputError
+from core.schedule.tasks import Firing
+from core.schedule.when import parse_when
+from ui.gui.widgets import row_picker
+from ui.shared.render import markdown_text
+
+if TYPE_CHECKING:
+    from memory.tasks import TaskStore
+
+TASK_HEADERS = ["id", "when", "reminder"]
+BANNER_POLL_S = 2.0  # how often an open page asks the board (the server checks the book on its own)
+
+
+@dataclass
+class ReminderBoard:
+    """Due reminders waiting for the user to read them, shared by every page this server serves."""
+
+    _firings: list[Firing] = field(default_factory=list)
+    _dismissed: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, firings: list[Firing]) -> None:
+        """Put due reminders up (called from the server's checking thread)."""
+        with self._lock:
+            self._firings.extend(firings)
+
+    def pending(self) -> list[Firing]:
+        """The reminders not yet dismissed, oldest first."""
+        with self._lock:
+            return [f for f in self._firings if f.id > self._dismissed]
+
+    def dismiss(self) -> None:
+        """Take down everything up now."""
+        with self._lock:
+            if self._firings:
+                self._dismissed = max(f.id for f in self._firings)
+            self._firings = []
+
+
+@dataclass
+class ReminderDesk:
+    """What the banner and the tab work on: the task book and the board of due reminders."""
+
+    book: TaskStore
+    board: ReminderBoard = field(default_factory=ReminderBoard)
+
+
+def banner_markdown(desk: ReminderDesk) -> str:
+    """The banner's text: one line per due reminder (Markdown-safe), "" when there is none."""
+    return "\n".join(f"**{markdown_text(f.line(desk.book.zone))}**  " for f in desk.board.pending())
+
+
+def task_rows(desk: ReminderDesk) -> list[list[str]]:
+    zone = desk.book.zone
+    return [[t.id, t.describe_when(zone), t.text] for t in desk.book.tasks()]
+
+
+def add_reminder(desk: ReminderDesk, text: str, when: str) -> str:
+    """Add what the user typed; the moment read, or the question when the words give no usable time."""
+    try:
+        moment = parse_when(when, datetime.now(desk.book.zone))
+        task = desk.book.add(text, moment, origin="gui")
+    except UserInputError as problem:
+        return markdown_text(str(problem))
+    return f"Reminder set: {markdown_text(moment.describe())}: {markdown_text(task.text)}"
+
+
+def remove_reminder(desk: ReminderDesk, task_id: str) -> str:
+    if not (task_id or "").strip():
+        return "Click a reminder in the list first."
+    try:
+        task = desk.book.remove(task_id)
+    except UserInputError as problem:
+        return markdown_text(str(problem))
+    return f"Removed: {markdown_text(task.text)}"
+
+
+def build_reminder_banner(gr: Any, desk: ReminderDesk | None) -> None:
+    """The banner above the tabs: shown while a due reminder waits, with a button that takes it down."""
+    if desk is None:
+        return
+    with gr.Row(elem_id="reminder-banner", visible=False) as banner:
+        text = gr.Markdown("", elem_id="reminder-text")
+        dismiss = gr.Button("Dismiss", elem_id="reminder-dismiss", size="sm", scale=0, min_width=110)
+
+    def poll() -> tuple[Any, Any]:
+        shown = banner_markdown(desk)
+        return gr.update(visible=bool(shown)), shown
+
+    def take_down() -> tuple[Any, Any]:
+        desk.board.dismiss()
+        return gr.update(visible=False), ""
+
+    gr.Timer(BANNER_POLL_S).tick(poll, None, [banner, text], show_progress="hidden", queue=False)
+    dismiss.click(take_down, None, [banner, text], show_progress="hidden", queue=False)
+
+
+def build_reminders_tab(gr: Any, desk: ReminderDesk | None) -> dict[str, Any] | None:
+    """The tab's widgets and handlers; a note when this build has no task book."""
+    if desk is None:
+        gr.Markdown("Reminders are not available in this build.")
+        return None
+    c: dict[str, Any] = {}
+    gr.Markdown(
+        "Due reminders appear above the tabs (and in a terminal chat, and as a system notification where "
+        f"there is one). Times are in `{desk.book.zone}`. The chat can propose them too: “remind me on "
+        "Thursday at 9 to call the dentist”."
+    )
+    with gr.Row(equal_height=True):
+        c["text"] = gr.Textbox(label="Remind me to", elem_id="reminder-what", scale=3)
+        c["when"] = gr.Textbox(
+            label="When",
+            placeholder="Thursday at 9 · in 20 minutes · every Monday at 8",
+            elem_id="reminder-when",
+        )
+        c["add"] = gr.Button("Add", elem_id="reminder-add", variant="primary", scale=0)
+    c["status"] = gr.Markdown("", elem_id="reminder-status")
+    c["tasks"] = gr.Dataframe(headers=TASK_HEADERS, elem_id="reminder-list", interactive=False)
+    with gr.Row(equal_height=True):
+        c["picked"] = gr.Textbox(label="Reminder (click a row)", elem_id="reminder-picked", interactive=False)
+        c["remove"] = gr.Button("Remove", elem_id="reminder-remove", scale=0)
+
+    def add(text: str, when: str) -> tuple[str, list[list[str]]]:
+        return add_reminder(desk, text, when), task_rows(desk)
+
+    def remove(task_id: str) -> tuple[str, list[list[str]]]:
+        return remove_reminder(desk, task_id), task_rows(desk)
+
+    c["add"].click(add, [c["text"], c["when"]], [c["status"], c["tasks"]])
+    c["tasks"].select(row_picker(gr), None, c["picked"])
+    c["remove"].click(remove, c["picked"], [c["status"], c["tasks"]])
+    c["reload"] = lambda: task_rows(desk)
+    c["reload_outputs"] = [c["tasks"]]
+    return c
