@@ -30,6 +30,7 @@ def archive_layout() -> ArchiveLayout:
     from memory.review import REVIEW_FILE
     from memory.session_state_store import SESSION_STATE_FILE
     from memory.shutdown.session_end import JOBS_FILE as SESSION_JOBS_FILE
+    from memory.tasks import TASKS_FILE
     from ui.gui.documents_tab import UPLOADS
 
     return ArchiveLayout(
@@ -41,6 +42,7 @@ def archive_layout() -> ArchiveLayout:
             SESSION_STATE_FILE,
             SESSION_JOBS_FILE,
             JOBS_FILE,
+            TASKS_FILE,
         ),
         files=(GRAPH_FILE, PERSONALITY_FILE, SETTINGS_FILE),
         folders=(UPLOADS,),
