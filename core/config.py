@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
@@ -24,6 +24,9 @@ from core.config_user import UserConfig
 from core.config_visual import VisualConfig
 from core.data_dir import default_data_dir
 from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from core.tracing import TraceLog
 
 DEFAULT_CONFIG_FILE = Path(__file__).resolve().parent.parent / "config.yaml"
 ProviderKind = Literal["local", "openai", "anthropic", "gemini", "echo"]
@@ -123,6 +126,22 @@ class TasksConfig(_Frozen):
     os_notifications: bool = True  # also as the system's notification (notify-send, osascript) if present
 
 
+class TracingConfig(_Frozen):
+    """Local traces of each turn (`trace show TURN_ID`): written in the data dir, never sent anywhere."""
+
+    enabled: bool = True
+    max_mb: float = Field(5.0, gt=0)  # the trace file is rotated past this size ...
+    keep_files: int = Field(3, ge=1, le=100)  # ... keeping this many older files
+
+    def log(self, data_dir: Path) -> TraceLog | None:
+        """Where the traces go (None when tracing is off)."""
+        if not self.enabled:
+            return None
+        from core.tracing import TRACE_DIR, TraceLog
+
+        return TraceLog(data_dir / TRACE_DIR, max_bytes=int(self.max_mb * 1_000_000), keep=self.keep_files)
+
+
 class PromptConfig(_Frozen):
     """The prompt's token budget (capped by the model's context window minus the reply) and its floors."""
 
@@ -178,6 +197,7 @@ class AppConfig(_Frozen):
     session: SessionConfig = SessionConfig()
     backup: BackupConfig = BackupConfig()
     tasks: TasksConfig = TasksConfig()
+    tracing: TracingConfig = TracingConfig()
     prompt: PromptConfig = PromptConfig()
     generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()

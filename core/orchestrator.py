@@ -24,6 +24,7 @@ from core.pipeline.tone import support_addendum
 from core.ports import ConversationLog, FactExtractor, FactPort, KnowledgePort, MemoryPort, TurnRecord
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import PromptBuilder, citation_map
+from core.tracing import RunSpans, TraceLog, TurnTrace, span, tracing
 from core.turn_context import ContextGatherer, JournalHistory, TurnContext
 from core.turn_images import ImageSource, turn_images, with_images
 from core.types import ImageData, Message
@@ -80,7 +81,9 @@ class Orchestrator:
         extractor: FactExtractor | None = None,
         facts: FactPort | None = None,
         images: ImageSource | None = None,
+        traces: TraceLog | None = None,
     ) -> None:
+        """`traces`: where each turn's spans are written (None: turns are not traced)."""
         if not models:
             raise ValueError("the orchestrator needs at least one model")
         self._models: Mapping[str, ModelChoice] = {m.name: m for m in models}
@@ -94,6 +97,7 @@ class Orchestrator:
         self._extractor = extractor
         self._learning = FactLearning(facts, knowledge)  # the Memory tab's edits take the same path
         self._images = images
+        self.traces = traces  # public: `bench tracing` compares turns with and without it
 
     @property
     def model_names(self) -> list[str]:
@@ -140,13 +144,15 @@ class Orchestrator:
         choice, base = self._pick(model, mode)
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
+        trace = TurnTrace(turn_id, session_id) if self.traces is not None else None
+        spans = RunSpans(trace)
         shown: list[str] = []
         finished = False
         context: TurnContext | None = None
         try:
-            context = await self._context.gather(session_id, text)
-            prompt = await (choice.prompt or self._prompt).build(context)
-            messages = with_images(prompt.messages(), await turn_images(self._images, context, images))
+            with tracing(trace):  # no yield inside: the turn's spans, from here and from deeper layers
+                context = await self._context.gather(session_id, text)
+                prompt, messages = await self._prompted(choice, context, images)
             # The escalation state sets the reply length (short, calm answers in distress), when it has one.
             limit = context.max_response_tokens
             budget = {"max_tokens": limit} if limit is not None else {}
@@ -160,13 +166,13 @@ class Orchestrator:
             )
             async with aclosing(run) as events:
                 async for event in events:
+                    spans.observe(event)
                     if isinstance(event, Done):
                         finished = True
-                        support = context.analysis.support if context.analysis else None
-                        if addendum := support_addendum(event.answer, support):
-                            yield TextDelta(addendum)
-                            event = replace(event, answer=event.answer + addendum)
-                        yield await self._commit(turn_id, session_id, event, context, remember)
+                        async for last in self._answered(
+                            event, turn_id, session_id, context, remember, trace
+                        ):
+                            yield last
                         return
                     if isinstance(event, RunError):
                         finished = True
@@ -192,6 +198,50 @@ class Orchestrator:
                 self._log.complete_turn(turn_id, "".join(shown), status="cancelled")
                 reading = context.reading if context else None
                 self._context.observe_reply(session_id, text, "".join(shown), "cancelled", reading)
+            self._write_trace(trace, "cancelled" if not finished else "failed")
+
+    async def _prompted(
+        self, choice: ModelChoice, context: TurnContext, images: Sequence[ImageData]
+    ) -> tuple[AssembledPrompt, list[Message]]:
+        """The turn's prompt and the messages the model gets (with the images for a vision model)."""
+        with span("prompt.build") as built:
+            prompt = await (choice.prompt or self._prompt).build(context)
+        if built is not None:
+            built.attributes.update(prompt_attributes(prompt))
+        return prompt, with_images(prompt.messages(), await turn_images(self._images, context, images))
+
+    async def _answered(
+        self,
+        done: Done,
+        turn_id: str,
+        session_id: str,
+        context: TurnContext,
+        remember: bool,
+        trace: TurnTrace | None,
+    ) -> AsyncIterator[RunEvent]:
+        """The end of an answered turn: the support text the tone reading asks for, then the committed
+        `Done` (its trace written first, so `trace show` finds it as soon as `ask` prints the turn id)."""
+        support = context.analysis.support if context.analysis else None
+        if addendum := support_addendum(done.answer, support):
+            yield TextDelta(addendum)
+            done = replace(done, answer=done.answer + addendum)
+        with tracing(trace):
+            committed = await self._commit(turn_id, session_id, done, context, remember)
+        self._write_trace(trace, committed.exit_reason, model=committed.model)
+        yield committed
+
+    def _write_trace(self, trace: TurnTrace | None, outcome: str, **attributes: str) -> None:
+        """Write the turn's trace once, with a span for the whole turn; a failure is only logged."""
+        if trace is None or self.traces is None or trace.written:
+            return
+        trace.written = True
+        trace.record(
+            "turn", trace.started, (time.time() - trace.started) * 1000, outcome=outcome, **attributes
+        )
+        try:
+            self.traces.write(trace)
+        except OSError:
+            logger.exception("could not write the trace of turn %s", trace.turn_id)
 
     def _choose(self, model: str | None) -> ModelChoice:
         with self._choosing:
@@ -227,22 +277,24 @@ class Orchestrator:
         self, turn_id: str, session_id: str, done: Done, context: TurnContext, remember: bool = True
     ) -> Done:
         status = "complete" if done.exit_reason == "answer" else done.exit_reason
-        turn = await asyncio.to_thread(
-            self._log.complete_turn,
-            turn_id,
-            done.answer,
-            status=status,
-            model=done.model,
-            usage=done.usage.as_dict(),
-            tool_calls=list(done.tool_calls),
-            citations=list(done.citations),
-        )
+        with span("journal.commit"):
+            turn = await asyncio.to_thread(
+                self._log.complete_turn,
+                turn_id,
+                done.answer,
+                status=status,
+                model=done.model,
+                usage=done.usage.as_dict(),
+                tool_calls=list(done.tool_calls),
+                citations=list(done.citations),
+            )
         # The session's state is stored here, once per real turn (never by `preview`): one transaction.
         await asyncio.to_thread(
             self._context.observe_reply, session_id, turn.user, turn.assistant, turn.status, context.reading
         )
         if remember:
-            await self._remember(turn, context)
+            with span("memory.remember"):
+                await self._remember(turn, context)
         return replace(done, turn_id=turn_id, session_id=session_id)
 
     async def record_exchange(self, session_id: str, user: str, assistant: str, *, model: str) -> TurnRecord:
@@ -299,3 +351,13 @@ class Orchestrator:
 
     def history(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         return self._log.turns(session_id, limit)
+
+
+def prompt_attributes(prompt: AssembledPrompt) -> dict[str, object]:
+    """A prompt's shape for its span: tokens per section in emitted order, the total and the budget."""
+    return {
+        "sections": {section.key: section.tokens for section in prompt.sections},
+        "total_tokens": prompt.total_tokens,
+        "budget": prompt.budget,
+        "omitted": sorted(prompt.omitted),
+    }

@@ -41,6 +41,7 @@ from core.ports import (
     TurnRecord,
 )
 from core.prompt.sections import sections_for
+from core.tracing import span
 
 logger = logging.getLogger(__name__)
 
@@ -136,19 +137,31 @@ class ContextGatherer:
 
     async def gather(self, session_id: str, text: str) -> TurnContext:
         """What the model is given for `text` in `session_id`; reads the session's state, stores nothing."""
-        before = await asyncio.to_thread(self.stored_state, session_id)
-        history = await asyncio.to_thread(self._history.history_for, session_id, text)
-        analysis, reading = await self._analyze(before, text, history)
+        with span("pipeline.history"):
+            before = await asyncio.to_thread(self.stored_state, session_id)
+            history = await asyncio.to_thread(self._history.history_for, session_id, text)
+        with span("pipeline.analyze") as analyzed:
+            analysis, reading = await self._analyze(before, text, history)
+        if analyzed is not None and analysis is not None:
+            analyzed.attributes.update(intent=analysis.intent, tone=analysis.tone)
         after = session_state.advance(before, reading, self._fsm) if reading else before
         directive = self._directive(after, analysis)
-        graph = await self._graph_context(text)
+        with span("pipeline.graph") as looked_up:
+            graph = await self._graph_context(text)
+        if looked_up is not None:
+            looked_up.attributes["entities"] = len(graph.entities)
         query = with_entity_names(analysis.rewritten_query if analysis else text, graph.entities)
         shown = frozenset(turn.turn_id for turn in history)
-        memories = await self._recall(query, session_id, analysis, shown, graph)
+        with span("pipeline.recall") as recalled:
+            memories = await self._recall(query, session_id, analysis, shown, graph)
+        if recalled is not None:
+            recalled.attributes["memories"] = len(memories)
         relation = analysis.relation if analysis else "new"
         summary = session_state.summary(after, relation, exclude=text)
-        latest = await self._latest(analysis.intent if analysis else "general")
-        previous = await asyncio.to_thread(self._history.last_active_before, session_id)
+        with span("pipeline.latest_and_profile"):
+            latest = await self._latest(analysis.intent if analysis else "general")
+            previous = await asyncio.to_thread(self._history.last_active_before, session_id)
+            profile = await self._profile()
         return TurnContext(
             text,
             tuple(history),
@@ -158,7 +171,7 @@ class ContextGatherer:
             memories,
             summary,
             query,
-            await self._profile(),
+            profile,
             latest,
             self._clock(),
             previous,

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.tracing import span
 from memory.candidates import Candidate
 from memory.lexical import LexicalIndexes
 from memory.payloads import Payloads
@@ -157,10 +158,13 @@ class Retriever:
         proposes at most twice that many (never fewer than 10, never more than `lexical_candidates`)."""
         source = self._sources.get(collection)
         out: list[Candidate] = []
-        if source is None or self._lexical.size(collection) > 0:
-            out = self._from_store(collection, query, query_vector, where, limit)
-        if source is not None:
-            out.extend(self._from_source(source, collection, query_vector, where))
+        with span("retrieval.collection", collection=collection) as searched:
+            if source is None or self._lexical.size(collection) > 0:
+                out = self._from_store(collection, query, query_vector, where, limit)
+            if source is not None:
+                out.extend(self._from_source(source, collection, query_vector, where))
+        if searched is not None:
+            searched.attributes["candidates"] = len(out)
         return out
 
     def _from_store(

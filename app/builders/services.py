@@ -139,6 +139,7 @@ def _remembering_services(
         extractor=parts.extractor,
         facts=parts.facts,
         images=turn_images,
+        traces=config.tracing.log(config.data_dir),
     )
     return Services(
         config,

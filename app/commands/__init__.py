@@ -30,6 +30,7 @@ from app.commands import (
     sync,
     task,
     tool,
+    trace,
 )
 from app.commands.base import Command
 
@@ -59,6 +60,7 @@ COMMANDS: tuple[Command, ...] = (
     purge.COMMAND,
     backup.COMMAND,
     task.COMMAND,
+    trace.COMMAND,
 )
 DEFAULT = gui.COMMAND
 
