@@ -182,6 +182,17 @@ class TraceLog:
         rotated = [self.folder / f"traces.{i}.jsonl" for i in range(1, self._keep + 1)]
         return [p for p in [self.current, *rotated] if p.exists()]
 
+    def latest(self) -> dict[str, Any] | None:
+        """The trace written last, or None."""
+        for path in self.files():
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            for line in reversed(lines):
+                try:
+                    return dict(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+        return None
+
     def find(self, turn_id: str) -> dict[str, Any] | None:
         """The trace of one turn (the newest if written twice), or None."""
         wanted = f'"turn_id": {json.dumps(turn_id)}'

@@ -54,6 +54,15 @@ class Stores:
         return build_services(config, {}, clock=clock)
 
 
+def _echo_answering(config: AppConfig, folder: Path) -> AppConfig:
+    """`config` in `folder`, answered by the echo provider (no model's time in the figures)."""
+    from core.config import ProviderConfig
+
+    providers = {**config.providers, "echo": ProviderConfig(kind="echo", model="echo")}
+    models = config.models.model_copy(update={"main": "echo", "fast": None})
+    return config.model_copy(update={"data_dir": folder, "models": models, "providers": providers})
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """One `bench NAME`: its help, its flags (`--json` is added to all), what it runs, how it prints."""
@@ -269,6 +278,31 @@ def _export(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
     )
 
 
+def _tracing_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--turns", type=count_arg(2, 10_000), default=40, help="turns each way (40)")
+    parser.add_argument("--seed", type=count_arg(0, 100_000), default=200, help="exchanges in memory (200)")
+
+
+def _tracing(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    import tempfile
+
+    from app.builders.services import build_services
+    from eval.benchmarks.tracing_bench import run_tracing_benchmark
+
+    with tempfile.TemporaryDirectory(prefix="daemon-bench-tracing-") as folder:
+        services = build_services(_echo_answering(stores.config, Path(folder)), {})
+        try:
+            return run_tracing_benchmark(services.orchestrator, turns=args.turns, seed=args.seed)
+        finally:
+            services.close()
+
+
+def _tracing_headline() -> Headline:
+    from eval.benchmarks.tracing_bench import tracing_headline
+
+    return tracing_headline
+
+
 def _export_headline() -> Headline:
     from eval.benchmarks.export_bench import export_headline
 
@@ -314,6 +348,13 @@ BENCHMARKS = (
         _export_arguments,
         _export,
         _export_headline,
+    ),
+    Benchmark(
+        "tracing",
+        "turn latency with local tracing beside without it (echo model: the pipeline only)",
+        _tracing_arguments,
+        _tracing,
+        _tracing_headline,
     ),
     Benchmark(
         "images",

@@ -32,6 +32,7 @@ from core.providers.fake import EchoProvider
 from core.tools.base import Tool
 from core.tools.catalog import ToolCatalog, UnavailableTool
 from core.tools.task_tools import TASK_TOOL_NAMES, task_tools
+from core.tracing import TRACE_DIR, TraceLog
 from core.turn_context import ContextGatherer, JournalHistory
 from core.types import Message, ToolCall, Usage
 from knowledge.documents.chunk import estimate_tokens
@@ -162,6 +163,7 @@ def build_stack(data: Path) -> Stack:
     closers.append(close_facts)
     port = ConversationMemory(memory, TurnIndexer(memory.write_turns, journal))
     context = ContextGatherer(JournalHistory(journal, 8), memory=port, facts=facts)
+    traces = TraceLog(data / TRACE_DIR)
     orchestrator = Orchestrator(
         [scripted_choice(CitingAgent)],
         journal,
@@ -169,6 +171,7 @@ def build_stack(data: Path) -> Stack:
         PromptBuilder("You are a test.", EstimateCounter(), 8000),
         memory=port,
         facts=facts,
+        traces=traces,
     )
     steps = build_steps(memory, facts, journal, NoFacts(), review=review)
     sessions, close_sessions = open_session_end(data, journal, steps, llm_available=False)
@@ -200,6 +203,7 @@ def build_stack(data: Path) -> Stack:
         upload_mb=2.0,
         data=_data_desk(data, memory),
         reminders=ReminderDesk(book),
+        traces=traces,
     )
     return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
 

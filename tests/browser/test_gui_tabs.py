@@ -204,6 +204,24 @@ def test_status_tab_lists_tools_with_reasons_and_health_answers(context: Any, gu
     assert set(health.json()["checks"]) >= {"models", "memory store (Chroma)", "facts"}
 
 
+def test_the_status_tab_shows_where_the_last_turns_time_went(context: Any, gui: Gui) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page(context, gui)
+    send(page, "trace this turn")
+    expect(page.locator("#chatbot")).to_contain_text("Echo: trace this turn")
+    tab(page, "Status")
+    page.click("#trace-show")
+    spans = page.locator("#trace-spans")
+    expect(spans).to_contain_text("prompt.build")
+    expect(spans).to_contain_text("pipeline.recall")
+    expect(spans).to_contain_text("journal.commit")
+    expect(page.locator("#trace-note")).to_contain_text("kept on this computer only")
+    page.fill("#trace-turn textarea", "no-such-turn")
+    page.click("#trace-show")
+    expect(page.locator("#trace-note")).to_contain_text("No trace of turn")
+
+
 def test_a_proposed_action_runs_only_when_approved(context: Any, gui: Gui) -> None:
     from playwright.sync_api import expect
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from core.learning import FactLearning
     from core.ports import FactPort, SessionLifecycle
+    from core.tracing import TraceLog
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from ui.gui.data_tab import DataDesk
@@ -45,6 +46,7 @@ class GuiBackends:
     setup: SetupDesk | None = None  # the first-run wizard and the Settings tab (ui/gui/wizard.py)
     data: DataDesk | None = None  # the "Your data" tab: what is stored, hosts, export, snapshots
     reminders: ReminderDesk | None = None  # the Reminders tab and the banner of due ones
+    traces: TraceLog | None = None  # each turn's spans (the Status tab shows one turn's)
 
 
 def from_services(services: Services) -> GuiBackends:
@@ -90,4 +92,5 @@ def from_services(services: Services) -> GuiBackends:
             upload_folder() / EXPORTS,
         ),
         reminders=ReminderDesk(services.tasks) if services.tasks is not None else None,
+        traces=services.orchestrator.traces,
     )

@@ -12,7 +12,9 @@ from typing import Any
 from core.text import clip
 from ui.gui.backends import GuiBackends
 from ui.gui.chat_controller import ChatBackend
+from ui.shared.render import markdown_text
 from ui.shared.tool_runner import tool_entries
+from ui.shared.trace_rows import SPAN_HEADERS, span_rows
 
 log = logging.getLogger(__name__)
 TOOL_HEADERS = ["tool", "available", "why not / note"]
@@ -86,6 +88,20 @@ def tool_rows(report: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
+def turn_trace(parts: GuiBackends, turn_id: str) -> tuple[str, list[list[Any]]]:
+    """A note and the span rows of one turn's trace (the last one when no id is given)."""
+    if parts.traces is None:
+        return "Tracing is off (`tracing.enabled` in the config).", []
+    wanted = (turn_id or "").strip()
+    found = parts.traces.find(wanted) if wanted else parts.traces.latest()
+    if found is None:
+        return (f"No trace of turn `{markdown_text(wanted)}`." if wanted else "No turn traced yet."), []
+    note = (
+        f"Turn `{markdown_text(found['turn_id'])}`; kept on this computer only, in `{parts.traces.folder}`."
+    )
+    return note, span_rows(found)
+
+
 def build_status_tab(gr: Any, backend: ChatBackend, parts: GuiBackends) -> dict[str, Any]:
     c: dict[str, Any] = {}
     c["refresh"] = gr.Button("Refresh", elem_id="status-refresh", size="sm")
@@ -93,11 +109,19 @@ def build_status_tab(gr: Any, backend: ChatBackend, parts: GuiBackends) -> dict[
     gr.Markdown("### Tools")
     c["tools"] = gr.Dataframe(headers=TOOL_HEADERS, elem_id="status-tools", interactive=False, wrap=True)
 
+    gr.Markdown("### Where a turn's time went")
+    with gr.Row(equal_height=True):
+        c["turn"] = gr.Textbox(label="Turn id (empty: the last turn)", elem_id="trace-turn", scale=3)
+        c["show_trace"] = gr.Button("Show its trace", elem_id="trace-show", scale=1)
+    c["trace_note"] = gr.Markdown("", elem_id="trace-note")
+    c["trace"] = gr.Dataframe(headers=SPAN_HEADERS, elem_id="trace-spans", interactive=False, wrap=True)
+
     def reload() -> tuple[str, list[list[Any]]]:
         report = status_report(backend, parts)
         return checks_markdown(report), tool_rows(report)
 
     c["refresh"].click(reload, None, [c["checks"], c["tools"]])
+    c["show_trace"].click(lambda turn: turn_trace(parts, turn), c["turn"], [c["trace_note"], c["trace"]])
     c["reload"] = reload
     c["reload_outputs"] = [c["checks"], c["tools"]]
     return c

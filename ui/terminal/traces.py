@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from core.errors import UserInputError
 from core.tracing import TraceLog
 from ui.shared.payloads import print_json
+from ui.shared.trace_rows import span_rows
 
 
 def show_trace(log: TraceLog, turn_id: str, *, as_json: bool) -> int:
@@ -27,11 +27,7 @@ def show_trace(log: TraceLog, turn_id: str, *, as_json: bool) -> int:
 
 def trace_lines(found: dict[str, Any]) -> list[str]:
     """One line per span: its offset from the turn's start, its duration, its name and attributes."""
-    spans = found.get("spans") or []
-    first = min((s["start"] for s in spans), default=0.0)
     lines = [f"turn {found['turn_id']} (session {found.get('session_id', '?')})"]
-    for item in spans:
-        attributes = json.dumps(item.get("attributes") or {}, ensure_ascii=False)
-        offset = (item["start"] - first) * 1000
-        lines.append(f"  +{offset:8.1f} ms {item['duration_ms']:9.1f} ms  {item['name']}  {attributes}")
+    for name, offset, took, details in span_rows(found):
+        lines.append(f"  +{offset:8.1f} ms {took:9.1f} ms  {name}  {details}")
     return lines
