@@ -145,7 +145,6 @@ class Orchestrator:
         session_id = session_id or self._log.new_session()
         turn_id = await asyncio.to_thread(self._log.begin_turn, session_id, text)
         trace = TurnTrace(turn_id, session_id) if self.traces is not None else None
-        spans = RunSpans(trace)
         shown: list[str] = []
         finished = False
         context: TurnContext | None = None
@@ -164,6 +163,7 @@ class Orchestrator:
                 with_signals(agent.run(messages, cancel=cancel, **budget), signals_from(context)),
                 citation_map(prompt),
             )
+            spans = RunSpans(trace)  # model calls are timed from here
             async with aclosing(run) as events:
                 async for event in events:
                     spans.observe(event)
