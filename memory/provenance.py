@@ -14,6 +14,8 @@ from typing import Any
 from memory.chat_exports import exported_from
 from memory.turn_index import IMPORTED
 
+NOTE_SOURCE = "daemon-note"  # the `source` of a note kept in Daemon (memory/notes.py writes it)
+
 YOU = "you"  # the user's own words, said to Daemon
 BY_COLLECTION = {
     "reference_docs": "document",
@@ -31,8 +33,8 @@ BY_COLLECTION = {
 
 
 def provenance(collection: str, metadata: Mapping[str, Any]) -> str:
-    """ "you", "import:chatgpt" (or another import), "document", "vault", "git", "image", "wikipedia" or
-    "daemon"."""
+    """ "you", "import:chatgpt" (or another import), "note", "document", "vault", "git", "image",
+    "wikipedia" or "daemon"."""
     model = str(metadata.get("model", ""))
     if collection == "conversations":
         if source := exported_from(model):
@@ -40,4 +42,6 @@ def provenance(collection: str, metadata: Mapping[str, Any]) -> str:
         return f"import:{model.removeprefix(IMPORTED)}" if model.startswith(IMPORTED) else YOU
     if collection == "facts":
         return YOU  # facts are learned from the user's own words only (the verification gate)
+    if metadata.get("source") == NOTE_SOURCE:
+        return "note"  # a note or to-do the user kept in Daemon (memory/notes.py)
     return BY_COLLECTION.get(collection, collection)

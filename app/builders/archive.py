@@ -27,6 +27,7 @@ def archive_layout() -> ArchiveLayout:
     from memory.facts.claims import CLAIMS_FILE
     from memory.facts.store import FACTS_FILE
     from memory.journal import JOURNAL_FILE
+    from memory.notes import NOTES_FILE
     from memory.review import REVIEW_FILE
     from memory.session_state_store import SESSION_STATE_FILE
     from memory.shutdown.session_end import JOBS_FILE as SESSION_JOBS_FILE
@@ -43,6 +44,7 @@ def archive_layout() -> ArchiveLayout:
             SESSION_JOBS_FILE,
             JOBS_FILE,
             TASKS_FILE,
+            NOTES_FILE,
         ),
         files=(GRAPH_FILE, PERSONALITY_FILE, SETTINGS_FILE),
         folders=(UPLOADS,),

@@ -12,7 +12,7 @@ from app import VERSION
 from app.builders.memory import build_remembering, open_journal
 from app.builders.models import build_embedded_answers, build_prompt, side_model
 from app.builders.tasks import open_task_book, reminder_requests
-from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime
+from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime, open_notebook
 from app.builders.visual import build_image_recall
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def _remembering_services(
     images = build_image_recall(config, parts.memory, parts.knowledge, env)
     turn_images = turn_images_for(images, config.visual)  # the chat's and the Images tab's (one store)
     tasks = open_task_book(config, env, stack)
+    notes = open_notebook(config, parts.memory, stack)
     catalog = build_tool_catalog(
         config,
         env,
@@ -104,6 +105,7 @@ def _remembering_services(
         images=images,
         mcp=open_mcp_runtime(config, stack),
         tasks=tasks,
+        notes=notes,
     )
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
@@ -159,6 +161,7 @@ def _remembering_services(
         snapshots=snapshot_schedule(config, parts.memory),
         export_archive=archive_export(config, parts.memory),
         tasks=tasks,
+        notes=notes,
     )
 
 

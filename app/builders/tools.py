@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from core.providers.base import ChatProvider
     from core.tools.base import Tool
     from core.tools.catalog import ToolCatalog, UnavailableTool
+    from memory.notes import NoteStore
+    from memory.service import MemoryService
     from memory.tasks import TaskStore
 
 
@@ -34,10 +36,12 @@ def build_tool_catalog(
     images: ImageFinder | None = None,
     mcp: McpRuntime | None = None,
     tasks: TaskStore | None = None,
+    notes: NoteStore | None = None,
 ) -> ToolCatalog:
     """Every tool Daemon knows, available or with the reason it is not: the built-in ones (config-level
     timeout and retries), the store tools over `memory` and `facts` (left out without `memory`; listed as
-    unavailable when `stores_unavailable` says why), the reminder tools over `tasks`, web search and
+    unavailable when `stores_unavailable` says why), the reminder tools over `tasks`, the notebook's over
+    `notes`, web search and
     Wolfram|Alpha, Python execution, and the tools of the configured MCP servers (started through `mcp`,
     which the caller closes)."""
     from dataclasses import replace
@@ -62,6 +66,10 @@ def build_tool_catalog(
         from core.tools.task_tools import task_tools
 
         entries += task_tools(tasks, now_in(tasks))
+    if notes is not None:
+        from core.tools.note_tools import note_tools
+
+        entries += note_tools(notes)
     entries += web_tools(tools, env, config.data_dir, nlp=nlp, side_model=side)
     entries += code_tools(tools.execute_python, env)
     if mcp is not None and config.mcp_servers:
@@ -90,6 +98,7 @@ def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> A
     from core.agent.call_guard import ToolPolicy
     from core.agent.factory import AgentGuards
     from core.tools.builtin import BUILTIN_NAMES
+    from core.tools.note_tools import NOTE_READING_TOOLS, NOTE_TOOL_NAMES
     from core.tools.store_tools import LOCAL_TOOL_NAMES, MEMORY_TOOL_NAMES
     from core.tools.task_tools import TASK_TOOL_NAMES
     from core.tools.web.factory import WEB_TOOL_NAMES
@@ -97,8 +106,8 @@ def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> A
     policy = ToolPolicy(
         budgets=dict(config.tools.max_calls_per_turn),
         default_budget=config.agent.max_rounds,
-        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES | TASK_TOOL_NAMES,
-        memory_tools=MEMORY_TOOL_NAMES,
+        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES | TASK_TOOL_NAMES | NOTE_TOOL_NAMES,
+        memory_tools=MEMORY_TOOL_NAMES | NOTE_READING_TOOLS,
         web_tools=WEB_TOOL_NAMES,
     )
     return AgentGuards(policy, judge, config.context.refine_timeout_s)
@@ -124,4 +133,13 @@ def open_tool_stores(config: AppConfig, stack: ExitStack) -> dict[str, Any]:
     facts, close_facts = open_fact_memory(config.data_dir, memory)
     stack.callback(close_facts)
     images = build_image_recall(config, memory, build_knowledge(config))
-    return {"memory": port, "facts": facts, "images": images}
+    return {"memory": port, "facts": facts, "images": images, "notes": open_notebook(config, memory, stack)}
+
+
+def open_notebook(config: AppConfig, memory: MemoryService, stack: ExitStack) -> NoteStore:
+    """`notes.sqlite3` in the data dir, indexing into `memory`; closed with `stack`."""
+    from memory.notes import NOTES_FILE, NoteStore
+
+    notes = NoteStore(config.data_dir / NOTES_FILE, memory)
+    stack.callback(notes.close)
+    return notes

@@ -3,7 +3,8 @@ embedder, so no model loads), facts, review queue, job ledger and ingester, and 
 
 `CitingAgent` echoes like the chat page's scripted agent, but a message starting with `cite` is answered
 with the first memory marker the prompt holds (`[M1]`), so the answer cites the recalled document
-deterministically; `propose …` asks for a call with side effects, `remind … to X` for a reminder.
+deterministically; `propose …` asks for a call with side effects, `remind … to X` for a reminder,
+`todo X` for a to-do.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core.prompt.tokens import EstimateCounter
 from core.providers.fake import EchoProvider
 from core.tools.base import Tool
 from core.tools.catalog import ToolCatalog, UnavailableTool
+from core.tools.note_tools import NOTE_TOOL_NAMES, note_tools
 from core.tools.task_tools import TASK_TOOL_NAMES, task_tools
 from core.tracing import TRACE_DIR, TraceLog
 from core.turn_context import ContextGatherer, JournalHistory
@@ -45,6 +47,7 @@ from memory.embeddings import HashingEmbedder
 from memory.facts.service import open_fact_memory
 from memory.inmemory_store import InMemoryStore
 from memory.journal import Journal
+from memory.notes import NOTES_FILE, NoteStore
 from memory.port import ConversationMemory
 from memory.review import ReviewQueue
 from memory.service import MemoryService
@@ -72,6 +75,11 @@ class CitingAgent:
         if text.startswith("propose"):
             call = ToolCall("p1", "save_note", {"text": text})
             yield ToolProposal(call, "Saves a note to a file.")
+        if text.startswith("todo "):  # the call a capable model makes for "add … to my to-dos"
+            wanted = text.removeprefix("todo ")
+            yield ToolProposal(
+                ToolCall("n1", "add_todo", {"text": wanted}), "Add a to-do.", f"Add a to-do: {wanted}"
+            )
         if text.startswith("remind"):  # "remind me in 3 seconds to stretch": the call a capable model makes
             arguments = {"what": text.split(" to ", 1)[-1], "when": "in 3 seconds"}
             yield ToolProposal(
@@ -131,7 +139,7 @@ class Stack:
             self.closers.pop()()
 
 
-def _tools(notes: list[str], book: TaskStore) -> ToolRunner:
+def _tools(notes: list[str], book: TaskStore, notebook: NoteStore) -> ToolRunner:
     def save_note(text: str) -> str:
         notes.append(text)
         return "saved"
@@ -145,8 +153,9 @@ def _tools(notes: list[str], book: TaskStore) -> ToolRunner:
     )
     missing = UnavailableTool("web_search", "Search the web.", "needs TAVILY_API_KEY")
     reminders = task_tools(book, lambda: datetime.now(book.zone))
-    local = frozenset({"save_note"}) | TASK_TOOL_NAMES
-    return ToolRunner(ToolCatalog.of([tool, missing, *reminders]), ToolPolicy(local_tools=local))
+    local = frozenset({"save_note"}) | TASK_TOOL_NAMES | NOTE_TOOL_NAMES
+    catalog = ToolCatalog.of([tool, missing, *reminders, *note_tools(notebook)])
+    return ToolRunner(catalog, ToolPolicy(local_tools=local))
 
 
 def build_stack(data: Path) -> Stack:
@@ -188,6 +197,8 @@ def build_stack(data: Path) -> Stack:
     notes: list[str] = []
     book = TaskStore(data / TASKS_FILE, ZoneInfo("Europe/Paris"))
     closers.append(book.close)
+    notebook = NoteStore(data / NOTES_FILE, memory)
+    closers.append(notebook.close)
     knowledge = KnowledgeService(GraphStore(data / GRAPH_FILE))
     backends = GuiBackends(
         memory=memory,
@@ -195,7 +206,7 @@ def build_stack(data: Path) -> Stack:
         learning=FactLearning(facts, knowledge),
         review=review,
         sessions=sessions,
-        tools=_tools(notes, book),
+        tools=_tools(notes, book, notebook),
         documents=desk,
         knowledge=knowledge,
         version="test",
@@ -204,6 +215,7 @@ def build_stack(data: Path) -> Stack:
         data=_data_desk(data, memory),
         reminders=ReminderDesk(book),
         traces=traces,
+        notes=notebook,
     )
     return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
 

@@ -23,6 +23,7 @@ from ui.gui.documents_tab import build_documents_tab
 from ui.gui.graph_tab import build_graph_tab
 from ui.gui.images_tab import build_images_tab
 from ui.gui.memory_tab import build_memory_tab
+from ui.gui.notes_tab import build_notes_tab
 from ui.gui.reminders_tab import build_reminder_banner, build_reminders_tab
 from ui.gui.sessions_tab import build_sessions_tab
 from ui.gui.settings_tab import attach_wizard, build_settings_tab, build_wizard
@@ -78,6 +79,8 @@ def build_app(
                 sessions = build_sessions_tab(gr, orchestrator, parts, chat)
             with gr.Tab("Reminders", id="reminders", elem_id="tab-reminders") as reminders_tab:
                 reminders = build_reminders_tab(gr, parts.reminders)
+            with gr.Tab("Notes", id="notes", elem_id="tab-notes") as notes_tab:
+                notes = build_notes_tab(gr, parts.notes)
             with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
                 data = build_data_tab(gr, parts.data)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
@@ -96,6 +99,8 @@ def build_app(
             sessions,
             reminders_tab,
             reminders,
+            notes_tab,
+            notes,
             data_tab,
             data,
         )

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from core.learning import FactLearning
     from core.ports import FactPort, SessionLifecycle
     from core.tracing import TraceLog
+    from memory.notes import NoteStore
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from ui.gui.data_tab import DataDesk
@@ -47,6 +48,7 @@ class GuiBackends:
     data: DataDesk | None = None  # the "Your data" tab: what is stored, hosts, export, snapshots
     reminders: ReminderDesk | None = None  # the Reminders tab and the banner of due ones
     traces: TraceLog | None = None  # each turn's spans (the Status tab shows one turn's)
+    notes: NoteStore | None = None  # the Notes tab: to-dos and notes
 
 
 def from_services(services: Services) -> GuiBackends:
@@ -93,4 +95,5 @@ def from_services(services: Services) -> GuiBackends:
         ),
         reminders=ReminderDesk(services.tasks) if services.tasks is not None else None,
         traces=services.orchestrator.traces,
+        notes=services.notes,
     )

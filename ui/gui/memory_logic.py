@@ -23,7 +23,12 @@ from ui.shared.review_decisions import approve_item, review_rows
 ALL = "all collections"
 SEARCH_HEADERS = ["#", "kind", "from", "score", "text", "stale", "why it ranks here (score factors)", "id"]
 # where a memory came from (memory/provenance.py), as the table says it
-SOURCE_LABELS = {"you": "you", "daemon": "Daemon's reading of your chats", "wikipedia": "Wikipedia"}
+SOURCE_LABELS = {
+    "you": "you",
+    "note": "your note",
+    "daemon": "Daemon's reading of your chats",
+    "wikipedia": "Wikipedia",
+}
 FACT_HEADERS = ["id", "subject", "relation", "value", "status", "truth", "note"]
 REVIEW_HEADERS = ["id", "kind", "collection", "why", "score", "records"]
 EDIT_SESSION = "gui-edits"  # the pseudo-session a fact edited in the GUI is recorded under

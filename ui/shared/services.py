@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from core.ports import FactPort, SessionLifecycle
     from core.providers.pricing import CostLedger
     from knowledge.service import KnowledgeService
+    from memory.notes import NoteStore
     from memory.review import ReviewQueue
     from memory.service import MemoryService
     from memory.tasks import TaskStore
@@ -45,6 +46,7 @@ class Services:
     snapshots: SnapshotSchedule | None = None  # backups taken while a server runs (backup.every_hours)
     export_archive: Callable[[Path], object] | None = None  # the whole data folder to one archive (GUI)
     tasks: TaskStore | None = None  # the reminders' book (its firings reach every open front end)
+    notes: NoteStore | None = None  # notes and to-dos (the Notes tab, the note tools)
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def reminder_feed(self) -> ReminderFeed | None:

@@ -3,52 +3,25 @@ line between turns, and one missed while Daemon was closed is listed when the ch
 
 from __future__ import annotations
 
-import contextlib
-import io
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.agent.call_guard import ToolPolicy
-from core.agent.loop import AgentRunner
 from core.clocks import SettableClock
-from core.events import RunEvent
 from core.providers.fake import ScriptedProvider, text_response, tool_response
 from core.schedule.tasks import Firing
 from core.schedule.when import parse_when
-from core.tools.catalog import ToolCatalog
 from core.tools.task_tools import task_tools
-from core.tools.toolset import Toolset
-from core.types import Message, ToolCall
+from core.types import ToolCall
 from memory.tasks import TASKS_FILE, TaskStore
-from ui.shared.front_ports import Conversation
+from tests.unit.ui.terminal.agent_chat import Line, chat_with_tools
 from ui.shared.reminders import ReminderFeed
-from ui.shared.tool_runner import ToolRunner
-from ui.terminal.chat import Repl
 
 ZONE = ZoneInfo("Europe/Paris")
 MONDAY = datetime(2026, 12, 7, 10, 0, tzinfo=ZONE)
-
-
-class AgentChat:
-    """The orchestrator's part the REPL uses, played by the real agent loop over a scripted model."""
-
-    default_model = "scripted"
-    model_names = ["scripted"]
-
-    def __init__(self, runner: AgentRunner) -> None:
-        self.runner = runner
-
-    def new_session(self) -> str:
-        return "s1"
-
-    async def run_turn(self, text: str, **_: Any) -> AsyncIterator[RunEvent]:
-        async for event in self.runner.run([Message("user", text)]):
-            yield event
 
 
 def _book(tmp_path: Path, clock: SettableClock) -> TaskStore:
@@ -56,29 +29,13 @@ def _book(tmp_path: Path, clock: SettableClock) -> TaskStore:
 
 
 def _chat(
-    book: TaskStore, steps: list[Any], lines: list[str | Callable[[], str]], notified: list[Firing]
+    book: TaskStore, steps: list[Any], lines: list[Line], notified: list[Firing]
 ) -> tuple[str, ScriptedProvider]:
     tools = task_tools(book, lambda: datetime.fromtimestamp(book._clock(), ZONE))  # noqa: SLF001
-    provider = ScriptedProvider(steps)
-    runner = AgentRunner(provider, Toolset(list(tools)), tool_policy=ToolPolicy())
-    repl = Repl(
-        cast(Conversation, AgentChat(runner)),
-        tools=ToolRunner(ToolCatalog.of(list(tools)), ToolPolicy()),
-        reminders=ReminderFeed(book),
-        reminder_every_s=0.02,
-        notifier=notified.extend,
+    feed = ReminderFeed(book)
+    return chat_with_tools(
+        tools, steps, lines, reminders=feed, reminder_every_s=0.02, notifier=notified.extend
     )
-    answers = iter(lines)
-
-    def read(prompt: str) -> str:
-        print(prompt, end="")
-        answer = next(answers)
-        return answer() if callable(answer) else answer
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        repl.run(read=read)
-    return out.getvalue(), provider
 
 
 def test_a_proposed_reminder_is_set_only_when_approved_and_fires_as_a_line_in_the_chat(
