@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memory.service import MemoryService
     from memory.shutdown.processor import Step
     from memory.shutdown.session_end import SessionEnd
+    from memory.skills import SkillLibrary
 
 
 def chroma_dir(config: AppConfig) -> Path:
@@ -152,6 +153,7 @@ class Remembering:
     review: ReviewQueue
     nlp: SpacyPipeline
     embedder: Embedder  # the one MiniLM: memory, the heads, and recall's matching by meaning
+    skills: SkillLibrary  # the skills folder, indexed into memory (learned ones are written there too)
 
 
 def build_remembering(
@@ -208,12 +210,25 @@ def build_remembering(
         states=states,
         clock=journal.clock,  # "now" is when the journal dates the turn
     )
-    steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review)
+    skills = open_skills(config, memory)
+    steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review, skills)
     sessions, close_sessions = open_session_end(
         config.data_dir, journal, steps, llm_available=model is not None
     )
     stack.callback(close_sessions)
-    return Remembering(memory, port, facts, knowledge, extractor, context, sessions, review, nlp, embedder)
+    return Remembering(
+        memory, port, facts, knowledge, extractor, context, sessions, review, nlp, embedder, skills
+    )
+
+
+def open_skills(config: AppConfig, memory: MemoryService | None) -> SkillLibrary:
+    """The skills folder, its index in `memory` made to match it (only changed skills are embedded)."""
+    from memory.skills import SKILLS_DIR, SkillLibrary
+
+    skills = SkillLibrary(config.data_dir / SKILLS_DIR, memory)
+    if memory is not None:
+        skills.sync()
+    return skills
 
 
 def _session_end_steps(
@@ -225,6 +240,7 @@ def _session_end_steps(
     analyzer: ContextAnalyzer,
     model: ChatProvider | None,
     review: ReviewQueue,
+    skills: SkillLibrary,
 ) -> list[Step]:
     from memory.facts.llm_extraction import LlmFactExtractor
     from memory.shutdown.session_end import build_steps
@@ -239,4 +255,5 @@ def _session_end_steps(
         learn=knowledge.learn,
         tone=analyzer.tone_of,
         review=review,
+        skills=skills.learn,
     )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,10 +32,15 @@ def side_model(config: AppConfig, factory: ProviderFactory, main_name: str) -> C
 
 
 def build_prompt(
-    config: AppConfig, main_name: str, side: ChatProvider | None, inventory: Inventory | None = None
+    config: AppConfig,
+    main_name: str,
+    side: ChatProvider | None,
+    inventory: Inventory | None = None,
+    skills: Callable[[], Sequence[str]] | None = None,
 ) -> PromptBuilder:
     """The prompt builder for the main model: its token counter, its budget (the configured one, capped by
-    the context window minus the reply), compression by the side model when there is one."""
+    the context window minus the reply), compression by the side model when there is one, and the skills
+    catalog for a model that can load a skill (not the embedded one: it uses no tools)."""
     from core.prompt.assembly import MIN_BUDGET
     from core.prompt.builder import PromptBuilder
     from core.prompt.compression import ModelCompressor
@@ -55,6 +61,7 @@ def build_prompt(
         disabled=frozenset(config.prompt.disabled_sections),
         inventory=inventory,
         changes=GitChanges(config.session.git_repos) if config.session.git_repos else None,
+        skills=skills if provider.kind != "local" else None,
     )
 
 

@@ -106,6 +106,7 @@ def _remembering_services(
         mcp=open_mcp_runtime(config, stack),
         tasks=tasks,
         notes=notes,
+        skills=parts.skills,
     )
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
@@ -126,7 +127,8 @@ def _remembering_services(
         side,
         build_embedded_answers(parts.nlp, parts.embedder, parts.extractor, reminder_requests(catalog, tasks)),
         guards,
-        lambda chosen, name: build_prompt(chosen, name, side, inventory),  # the budget follows the window
+        # the budget follows the window; the skills catalog is read each turn (a skill added since shows)
+        lambda chosen, name: build_prompt(chosen, name, side, inventory, parts.skills.catalog),
     )
     choices = main_model_choices(config, factory, names, kit)
     prompt = choices[0].prompt
@@ -162,6 +164,7 @@ def _remembering_services(
         export_archive=archive_export(config, parts.memory),
         tasks=tasks,
         notes=notes,
+        skills=parts.skills,
     )
 
 

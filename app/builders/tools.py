@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from app.builders.memory import build_knowledge, open_journal, open_memory, open_review
+from app.builders.memory import build_knowledge, open_journal, open_memory, open_review, open_skills
 from app.builders.visual import build_image_recall
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from core.providers.base import ChatProvider
     from core.tools.base import Tool
     from core.tools.catalog import ToolCatalog, UnavailableTool
+    from core.tools.skill_tools import SkillSteps
     from memory.notes import NoteStore
     from memory.service import MemoryService
     from memory.tasks import TaskStore
@@ -37,6 +38,7 @@ def build_tool_catalog(
     mcp: McpRuntime | None = None,
     tasks: TaskStore | None = None,
     notes: NoteStore | None = None,
+    skills: SkillSteps | None = None,
 ) -> ToolCatalog:
     """Every tool Daemon knows, available or with the reason it is not: the built-in ones (config-level
     timeout and retries), the store tools over `memory` and `facts` (left out without `memory`; listed as
@@ -70,6 +72,10 @@ def build_tool_catalog(
         from core.tools.note_tools import note_tools
 
         entries += note_tools(notes)
+    if skills is not None:
+        from core.tools.skill_tools import skill_tool
+
+        entries.append(skill_tool(skills))
     entries += web_tools(tools, env, config.data_dir, nlp=nlp, side_model=side)
     entries += code_tools(tools.execute_python, env)
     if mcp is not None and config.mcp_servers:
@@ -106,7 +112,7 @@ def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> A
     policy = ToolPolicy(
         budgets=dict(config.tools.max_calls_per_turn),
         default_budget=config.agent.max_rounds,
-        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES | TASK_TOOL_NAMES | NOTE_TOOL_NAMES,
+        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES | TASK_TOOL_NAMES | NOTE_TOOL_NAMES | {"use_skill"},
         memory_tools=MEMORY_TOOL_NAMES | NOTE_READING_TOOLS,
         web_tools=WEB_TOOL_NAMES,
     )
@@ -133,7 +139,14 @@ def open_tool_stores(config: AppConfig, stack: ExitStack) -> dict[str, Any]:
     facts, close_facts = open_fact_memory(config.data_dir, memory)
     stack.callback(close_facts)
     images = build_image_recall(config, memory, build_knowledge(config))
-    return {"memory": port, "facts": facts, "images": images, "notes": open_notebook(config, memory, stack)}
+    notes = open_notebook(config, memory, stack)
+    return {
+        "memory": port,
+        "facts": facts,
+        "images": images,
+        "notes": notes,
+        "skills": open_skills(config, None),
+    }
 
 
 def open_notebook(config: AppConfig, memory: MemoryService, stack: ExitStack) -> NoteStore:

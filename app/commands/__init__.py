@@ -27,6 +27,7 @@ from app.commands import (
     purge,
     review,
     session,
+    skills,
     sync,
     task,
     tool,
@@ -60,6 +61,7 @@ COMMANDS: tuple[Command, ...] = (
     purge.COMMAND,
     backup.COMMAND,
     task.COMMAND,
+    skills.COMMAND,
     trace.COMMAND,
 )
 DEFAULT = gui.COMMAND

@@ -46,7 +46,10 @@ class PromptBuilder:
         inventory: Callable[[], Sequence[str]] | None = None,
         changes: Callable[[float | None], Sequence[str]] | None = None,
         clock: Callable[[], float] = time.time,
+        skills: Callable[[], Sequence[str]] | None = None,
     ) -> None:
+        """`skills`: the skills catalog (one line per skill), read each turn; with any, the adaptive
+        workflows section lists them whatever the intent, for the model to load one with `use_skill`."""
         # A callable is read on every turn: a personality edited in the Settings tab applies to the next one.
         self._system = system_prompt if callable(system_prompt) else (lambda: system_prompt)
         self._assembler = Assembler(counter, floor_turns=floor_turns)
@@ -56,11 +59,18 @@ class PromptBuilder:
         self._inventory = inventory
         self._changes = changes
         self._clock = clock
+        self._skills = skills
 
     async def build(self, context: TurnContext, *, budget: int | None = None) -> AssembledPrompt:
         intent = context.analysis.intent if context.analysis else "general"
         allowed = sections_for(intent, self._disabled)
+        catalog = list(self._skills()) if self._skills is not None else []
+        if catalog and SKILLS_SECTION not in self._disabled:
+            allowed |= {SKILLS_SECTION}  # a skill says itself when it applies, whatever the intent
         offered = self._contents(context, allowed)
+        if catalog and SKILLS_SECTION in allowed:
+            recalled = offered.get(SKILLS_SECTION, SectionContent(SKILLS_SECTION, ())).items
+            offered[SKILLS_SECTION] = SectionContent(SKILLS_SECTION, (skills_item(catalog), *recalled))
         contents = {
             key: SectionContent(key, c.items[: item_limit(intent, key)], c.why)
             for key, c in offered.items()
@@ -151,3 +161,14 @@ def _lines(key: str, lines: Sequence[str], why: str) -> SectionContent:
 
 def _intent_reasons(intent: str, allowed: frozenset[str]) -> dict[str, str]:
     return {key: f"used by intent {intent} (priority {SECTIONS[key].priority})" for key in allowed}
+
+
+SKILLS_SECTION = "adaptive_workflows"
+SKILLS_LEAD = "Skills the user keeps (load one with use_skill and follow its steps when it applies):"
+
+
+def skills_item(catalog: Sequence[str]) -> PromptItem:
+    """The skills catalog as one item of the adaptive workflows section."""
+    return PromptItem(
+        SKILLS_LEAD + "\n" + "\n".join(f"- {line}" for line in catalog), why="the skills folder"
+    )

@@ -49,15 +49,21 @@ def _sentence_with(text: str, pattern: re.Pattern[str]) -> str:
 
 
 class ProceduralSkillsStep:
-    """A how-to question answered with steps becomes a skill: trigger = the question, action = the steps."""
+    """A how-to question answered with steps becomes a skill: trigger = the question, action = the steps.
+
+    With `learn` (the skills library's), each becomes a skill folder the user can read, edit and remove
+    (memory/skills.py), which indexes it; without, a record of `procedural_skills` only."""
 
     name = "procedural_skills"
     needs_llm = False
 
-    def __init__(self, add: Add) -> None:
+    def __init__(self, add: Add, learn: Callable[[str, Sequence[str]], Any] | None = None) -> None:
         self._add = add
+        self._learn = learn
 
     async def run(self, ctx: StepContext) -> dict[str, Any]:
+        if self._learn is not None:
+            return self._learned(ctx)
         records = []
         for turn in ctx.turns:
             steps = _STEP_LINE.findall(turn.assistant)
@@ -76,6 +82,15 @@ class ProceduralSkillsStep:
         if unique:
             self._add("procedural_skills", unique)
         return {"skills": len(unique)}
+
+    def _learned(self, ctx: StepContext) -> dict[str, Any]:
+        assert self._learn is not None
+        learned = 0
+        for turn in ctx.turns:
+            steps = [step.strip() for step in _STEP_LINE.findall(turn.assistant)][:8]
+            if turn.status == "complete" and _HOW_TO.search(turn.user) and len(steps) >= 2:
+                learned += self._learn(_sentence_with(turn.user, _HOW_TO), steps) is not None
+        return {"skills": learned}
 
 
 class ProposalsStep:

@@ -111,8 +111,10 @@ def build_steps(
     learn: Callable[[Sequence[ExtractedFact], str, float], Any] | None = None,
     tone: Callable[[str], str] | None = None,
     review: ReviewQueue | None = None,
+    skills: Callable[[str, Sequence[str]], Any] | None = None,
 ) -> list[Step]:
-    """The eleven session-end steps in their order (the dedup scan needs the review queue)."""
+    """The eleven session-end steps in their order (the dedup scan needs the review queue; `skills`
+    writes a learned skill into the skills folder)."""
     add, restamp = memory.add, memory.update_metadata
     dedup: list[Step] = []
     if review is not None:
@@ -128,7 +130,7 @@ def build_steps(
         LlmFactsStep(model_facts, facts, learn),
         BlockSummaryStep(add, restamp, facts, BlockSummarizer(model)),
         BehaviouralPatternsStep(lambda: log.turns(None), facts),
-        ProceduralSkillsStep(add),
+        ProceduralSkillsStep(add, skills),
         ProposalsStep(add),
         *dedup,
         OpenThreadsStep(add, everything, restamp),

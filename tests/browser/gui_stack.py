@@ -52,6 +52,7 @@ from memory.port import ConversationMemory
 from memory.review import ReviewQueue
 from memory.service import MemoryService
 from memory.shutdown.session_end import build_steps, open_session_end
+from memory.skills import SKILLS_DIR, SkillLibrary
 from memory.tasks import TASKS_FILE, TaskStore
 from memory.turn_index import TurnIndexer
 from tests.unit.memory.profile_helpers import committed_profiles
@@ -199,6 +200,7 @@ def build_stack(data: Path) -> Stack:
     closers.append(book.close)
     notebook = NoteStore(data / NOTES_FILE, memory)
     closers.append(notebook.close)
+    skills = SkillLibrary(data / SKILLS_DIR, memory)
     knowledge = KnowledgeService(GraphStore(data / GRAPH_FILE))
     backends = GuiBackends(
         memory=memory,
@@ -216,6 +218,7 @@ def build_stack(data: Path) -> Stack:
         reminders=ReminderDesk(book),
         traces=traces,
         notes=notebook,
+        skills=skills,
     )
     return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
 

@@ -35,6 +35,8 @@ TABS = (
     "Status",
     "Sessions",
     "Reminders",
+    "Notes",
+    "Skills",
     "Your data",
     "Settings",
 )

@@ -1,5 +1,6 @@
-"""Notes and to-dos in a real browser: a to-do proposed in the chat is added only when approved; the Notes
-tab adds, searches and marks done (kept, shown again with "show done")."""
+"""Notes, to-dos and skills in a real browser: a to-do proposed in the chat is added only when approved; the
+Notes tab adds, searches and marks done (kept, shown again with "show done"); the Skills tab writes, opens
+and removes a skill."""
 
 from __future__ import annotations
 
@@ -76,3 +77,30 @@ def test_the_notes_tab_adds_searches_and_marks_a_todo_done(context: Any, gui: Gu
     expect(table).not_to_contain_text("renew the passport")
     page.locator("#note-show-done input").check()
     expect(table).to_contain_text("renew the passport")
+
+
+def test_the_skills_tab_writes_edits_and_removes_a_skill(context: Any, gui: Gui) -> None:
+    from playwright.sync_api import expect
+
+    library = gui.stack.backends.skills
+    page = open_page(context, gui)
+    tab(page, "Skills")
+    page.fill("#skill-name textarea", "weekly-review")
+    page.fill("#skill-when textarea", "I ask for a review of my week")
+    page.fill("#skill-steps textarea", "1. List my open to-dos.\n2. Say what is still open.")
+    page.click("#skill-save")
+    expect(page.locator("#skill-status")).to_contain_text("Saved")
+    table = page.locator("#skill-list")
+    expect(table).to_contain_text("I ask for a review of my week")
+    assert library.catalog() == ["weekly-review: use when I ask for a review of my week"]
+    page.fill("#skill-name textarea", "")
+    table.get_by_text("weekly-review", exact=True).last.click()
+    expect(page.locator("#skill-name textarea")).to_have_value("weekly-review")
+    expect(page.locator("#skill-steps textarea")).to_have_value(
+        "1. List my open to-dos.\n2. Say what is still open."
+    )
+    gui.shot(page, "skills")
+    page.click("#skill-remove")
+    expect(page.locator("#skill-status")).to_contain_text("Removed")
+    expect(table).not_to_contain_text("weekly-review")
+    assert library.skills() == []

@@ -125,6 +125,9 @@ def _assert_nothing_twice(data: Path, config: Path, cwd: Path) -> None:
     assert counts["summaries"] == 1 and counts["reflections"] == 1
     assert counts["procedural_skills"] == 1 and counts["proposals"] == 1 and counts["threads"] == 1
     assert counts["conversations"] == len(MESSAGES)  # the start-up repair indexed them once
+    skills = run([sys.executable, str(ROOT / "main.py"), "skills", "list", "--json"], data, cwd)
+    learned = json.loads(skills.stdout)["skills"]
+    assert [s["origin"] for s in learned] == ["learned"]  # the how-to, as a skill folder the user can edit
     facts = run(
         [sys.executable, str(ROOT / "main.py"), "--config", str(config), "facts", "list", "--json"], data, cwd
     )

@@ -27,6 +27,7 @@ from ui.gui.notes_tab import build_notes_tab
 from ui.gui.reminders_tab import build_reminder_banner, build_reminders_tab
 from ui.gui.sessions_tab import build_sessions_tab
 from ui.gui.settings_tab import attach_wizard, build_settings_tab, build_wizard
+from ui.gui.skills_tab import build_skills_tab
 from ui.gui.status_tab import build_status_tab
 from ui.shared.security import HostAllowlist, allowed_hosts_for, check_bind
 
@@ -81,6 +82,8 @@ def build_app(
                 reminders = build_reminders_tab(gr, parts.reminders)
             with gr.Tab("Notes", id="notes", elem_id="tab-notes") as notes_tab:
                 notes = build_notes_tab(gr, parts.notes)
+            with gr.Tab("Skills", id="skills", elem_id="tab-skills") as skills_tab:
+                skills = build_skills_tab(gr, parts.skills)
             with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
                 data = build_data_tab(gr, parts.data)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
@@ -101,6 +104,8 @@ def build_app(
             reminders,
             notes_tab,
             notes,
+            skills_tab,
+            skills,
             data_tab,
             data,
         )

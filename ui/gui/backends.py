@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from memory.notes import NoteStore
     from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from memory.skills import SkillLibrary
     from ui.gui.data_tab import DataDesk
     from ui.gui.documents_tab import DocumentDesk
     from ui.gui.graph_tab import GraphReader
@@ -49,6 +50,7 @@ class GuiBackends:
     reminders: ReminderDesk | None = None  # the Reminders tab and the banner of due ones
     traces: TraceLog | None = None  # each turn's spans (the Status tab shows one turn's)
     notes: NoteStore | None = None  # the Notes tab: to-dos and notes
+    skills: SkillLibrary | None = None  # the Skills tab: the skills folder
 
 
 def from_services(services: Services) -> GuiBackends:
@@ -96,4 +98,5 @@ def from_services(services: Services) -> GuiBackends:
         reminders=ReminderDesk(services.tasks) if services.tasks is not None else None,
         traces=services.orchestrator.traces,
         notes=services.notes,
+        skills=services.skills,
     )

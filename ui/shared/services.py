@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from memory.notes import NoteStore
     from memory.review import ReviewQueue
     from memory.service import MemoryService
+    from memory.skills import SkillLibrary
     from memory.tasks import TaskStore
     from memory.visual.attach import TurnImages
     from ui.shared.reminders import ReminderFeed
@@ -47,6 +48,7 @@ class Services:
     export_archive: Callable[[Path], object] | None = None  # the whole data folder to one archive (GUI)
     tasks: TaskStore | None = None  # the reminders' book (its firings reach every open front end)
     notes: NoteStore | None = None  # notes and to-dos (the Notes tab, the note tools)
+    skills: SkillLibrary | None = None  # the skills folder (the Skills tab, `use_skill`)
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def reminder_feed(self) -> ReminderFeed | None:
