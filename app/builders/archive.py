@@ -31,6 +31,7 @@ def archive_layout() -> ArchiveLayout:
     from memory.review import REVIEW_FILE
     from memory.session_state_store import SESSION_STATE_FILE
     from memory.shutdown.session_end import JOBS_FILE as SESSION_JOBS_FILE
+    from memory.skills import SKILLS_DIR
     from memory.tasks import TASKS_FILE
     from ui.gui.documents_tab import UPLOADS
 
@@ -47,7 +48,7 @@ def archive_layout() -> ArchiveLayout:
             NOTES_FILE,
         ),
         files=(GRAPH_FILE, PERSONALITY_FILE, SETTINGS_FILE),
-        folders=(UPLOADS,),
+        folders=(UPLOADS, SKILLS_DIR),
         merges={GRAPH_FILE: merge_graph_file},
     )
 
