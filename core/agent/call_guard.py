@@ -2,6 +2,8 @@
 
 In order, for each call the model (or the command line) asks for:
 
+0. **allowlist**: a subagent may call only the tools its allowlist names; any other call does not run
+   and the model is told which it may use.
 1. **budget**: at most `budgets[tool]` calls of that tool per turn (`tools.max_calls_per_turn`; tools not
    named get `default_budget`). Over budget, the call does not run and the model is told so.
 2. **exfiltration**: a call to a tool that reaches outside this machine may not carry the user's private
@@ -34,6 +36,7 @@ PROPOSED_NOTE = (
     "Not run: {tool} changes something outside this conversation, so Daemon showed the call to the user "
     "to approve or reject. Tell the user what you proposed and why; do not call it again this turn."
 )
+NOT_ALLOWED_NOTE = "Not run: {tool} is not among the tools this agent may use ({allowed})."
 OVER_BUDGET_NOTE = (
     "Not run: the budget of {budget} {tool} call{s} per turn is used up. Answer with what you have."
 )
@@ -50,6 +53,7 @@ class ToolPolicy:
         memory_tools: tools that read the user's memory and documents: the gate prefers them while the user
             is recalling, and their results count as private text for the rest of the run.
         web_tools: tools that search the web.
+        allowed_tools: the only tools a call may name (a subagent's allowlist); None: no such limit.
     """
 
     budgets: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
@@ -57,6 +61,7 @@ class ToolPolicy:
     local_tools: frozenset[str] = frozenset()
     memory_tools: frozenset[str] = frozenset()
     web_tools: frozenset[str] = frozenset()
+    allowed_tools: frozenset[str] | None = None  # a subagent's allowlist (None: every tool offered)
 
     def budget_of(self, name: str) -> int | None:
         """Calls of tool `name` allowed per turn (None: no per-tool cap)."""
@@ -82,6 +87,10 @@ class CallReview:
 
     def review(self, call: ToolCall, tool: Tool | None) -> Verdict:
         """The verdict for `call`; an unknown tool runs (execution reports it to the model)."""
+        allowed = self.policy.allowed_tools
+        if allowed is not None and call.name not in allowed:
+            listed = ", ".join(sorted(allowed)) or "none"
+            return Verdict("block", NOT_ALLOWED_NOTE.format(tool=call.name, allowed=listed))
         if tool is None:
             return Verdict("run")
         budget = self.policy.budget_of(call.name)
