@@ -124,6 +124,18 @@ class TasksConfig(_Frozen):
 
     check_every_s: float = Field(20.0, gt=0, le=3600)  # how often an open front end looks for due ones
     os_notifications: bool = True  # also as the system's notification (notify-send, osascript) if present
+    max_background: int = Field(2, ge=1, le=16)  # background tasks running at once (the rest wait)
+
+
+class SubagentConfig(_Frozen):
+    """A subagent (`subagents.NAME`): its instructions, the only tools it may use, and its budget."""
+
+    instructions: str
+    tools: tuple[str, ...] = ()
+    max_rounds: int = Field(8, ge=1, le=50)
+    max_tokens: int = Field(40_000, ge=100)
+    timeout_s: float = Field(600.0, gt=0)
+    max_usd: float | None = Field(None, ge=0)
 
 
 class TracingConfig(_Frozen):
@@ -198,6 +210,7 @@ class AppConfig(_Frozen):
     backup: BackupConfig = BackupConfig()
     tasks: TasksConfig = TasksConfig()
     tracing: TracingConfig = TracingConfig()
+    subagents: dict[str, SubagentConfig] = {}
     prompt: PromptConfig = PromptConfig()
     generation: GenerationConfig = GenerationConfig()
     gui: GuiConfig = GuiConfig()

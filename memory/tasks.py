@@ -43,9 +43,11 @@ TASK_MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    # A notice (a background task finished) reaches the front ends the way a due reminder does.
+    ("tasks_002_notices", "ALTER TABLE firings ADD COLUMN kind TEXT NOT NULL DEFAULT 'reminder'"),
 )
 _TASK_COLUMNS = "id, kind, text, created_at, next_at, recurrence, status, origin, last_fired_at"
-_FIRING_COLUMNS = "id, task_id, text, due_at, fired_at, missed_slots"
+_FIRING_COLUMNS = "id, task_id, text, due_at, fired_at, missed_slots, kind"
 _MAX_TEXT = 2000
 
 
@@ -156,6 +158,23 @@ class TaskStore:
                 break
         return missed, slot.timestamp()
 
+    def announce(self, text: str, *, origin: str) -> Firing:
+        """A notice for every open front end (and the next start, if none is open): shown like a due
+        reminder, kept as a finished task of kind "notice" (`task list --all`)."""
+        now = self._clock()
+        notice_id = "notice_" + uuid.uuid4().hex[:10]
+        with self._db.write() as db:
+            db.execute(
+                f"INSERT INTO tasks ({_TASK_COLUMNS}) VALUES (?, 'notice', ?, ?, NULL, NULL, 'done', ?, ?)",
+                (notice_id, text, now, origin, now),
+            )
+            cursor = db.execute(
+                "INSERT INTO firings (task_id, text, due_at, fired_at, missed_slots, kind) "
+                "VALUES (?, ?, ?, ?, 0, 'notice')",
+                (notice_id, text, now, now),
+            )
+        return Firing(int(cursor.lastrowid or 0), notice_id, text, now, now, 0, "notice")
+
     def firings_after(self, firing_id: int) -> list[Firing]:
         """Firings newer than `firing_id`, oldest first (a front end's feed past its cursor)."""
         rows = self._db.rows(f"SELECT {_FIRING_COLUMNS} FROM firings WHERE id > ? ORDER BY id", (firing_id,))
@@ -193,5 +212,5 @@ def _task(row: tuple[Any, ...]) -> Task:
 
 
 def _firing(row: tuple[Any, ...]) -> Firing:
-    firing_id, task_id, text, due_at, fired_at, missed = row
-    return Firing(int(firing_id), task_id, text, due_at, fired_at, int(missed))
+    firing_id, task_id, text, due_at, fired_at, missed, kind = row
+    return Firing(int(firing_id), task_id, text, due_at, fired_at, int(missed), kind)

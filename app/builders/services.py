@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app import VERSION
+from app.builders.background import (
+    agent_tools,
+    build_subagents,
+    open_background,
+    results_to_memory_and_front_ends,
+)
 from app.builders.memory import build_remembering, open_journal
 from app.builders.models import build_embedded_answers, build_prompt, side_model
 from app.builders.tasks import open_task_book, reminder_requests
@@ -108,10 +114,15 @@ def _remembering_services(
         notes=notes,
         skills=parts.skills,
     )
+    guards = build_tool_policy(config, side)  # the same gate and guards for every model and front end
+    traces = config.tracing.log(config.data_dir)
+    # Subagents run on the main model when it can use tools (never the embedded one).
+    subagents = build_subagents(config, factory.capable(names[0]), catalog, guards.policy, traces)
+    background = open_background(config, subagents, stack)
+    catalog = catalog.extended(agent_tools(background, subagents, default=next(iter(config.subagents), "")))
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)
     general = catalog.available.filtered(lambda t: t.name not in stores)
-    guards = build_tool_policy(config, side)  # the same gate and guards for every model and front end
     inventory = Inventory(
         names,
         side.name if side else None,
@@ -143,8 +154,9 @@ def _remembering_services(
         extractor=parts.extractor,
         facts=parts.facts,
         images=turn_images,
-        traces=config.tracing.log(config.data_dir),
+        traces=traces,
     )
+    results_to_memory_and_front_ends(background, orchestrator, tasks)
     return Services(
         config,
         env,
@@ -165,6 +177,7 @@ def _remembering_services(
         tasks=tasks,
         notes=notes,
         skills=parts.skills,
+        background=background,
     )
 
 

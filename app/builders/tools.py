@@ -103,6 +103,7 @@ def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> A
     memory and which search the web (the gate prefers memory while the user recalls), and the gate's judge."""
     from core.agent.call_guard import ToolPolicy
     from core.agent.factory import AgentGuards
+    from core.tools.background_tools import BACKGROUND_TOOL_NAMES
     from core.tools.builtin import BUILTIN_NAMES
     from core.tools.note_tools import NOTE_READING_TOOLS, NOTE_TOOL_NAMES
     from core.tools.store_tools import LOCAL_TOOL_NAMES, MEMORY_TOOL_NAMES
@@ -112,7 +113,12 @@ def build_tool_policy(config: AppConfig, judge: ChatProvider | None = None) -> A
     policy = ToolPolicy(
         budgets=dict(config.tools.max_calls_per_turn),
         default_budget=config.agent.max_rounds,
-        local_tools=LOCAL_TOOL_NAMES | BUILTIN_NAMES | TASK_TOOL_NAMES | NOTE_TOOL_NAMES | {"use_skill"},
+        local_tools=LOCAL_TOOL_NAMES
+        | BUILTIN_NAMES
+        | TASK_TOOL_NAMES
+        | NOTE_TOOL_NAMES
+        | BACKGROUND_TOOL_NAMES
+        | {"use_skill"},
         memory_tools=MEMORY_TOOL_NAMES | NOTE_READING_TOOLS,
         web_tools=WEB_TOOL_NAMES,
     )

@@ -23,6 +23,8 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
 
     def use(services: Services) -> int:
         resume_interrupted(services)
+        if services.background is not None:
+            services.background.start()  # tasks a crash or a close cut off are resumed (or failed) first
         orchestrator, banner = services.orchestrator, services.banner()
         book = services.tasks
         return Repl(

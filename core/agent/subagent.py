@@ -116,6 +116,13 @@ class Subagent:
             self._traces.write(trace)
         return result
 
+    @property
+    def budget(self) -> str:
+        """The budget in words: "up to 8 rounds, 40000 tokens, 600 s, $0.50"."""
+        spec = self.spec
+        money = f", ${spec.max_usd:.2f}" if spec.max_usd is not None else ""
+        return f"up to {spec.max_rounds} rounds, {spec.max_tokens} tokens, {spec.timeout_s:.0f} s{money}"
+
     def _over_money(self, total: Usage) -> bool:
         return self.spec.max_usd is not None and total.cost_usd >= self.spec.max_usd
 

@@ -11,7 +11,7 @@ from core.schedule.recurrence import Recurrence
 from core.schedule.when import When, describe_moment
 
 TaskStatus = Literal["active", "done", "removed"]
-TaskKind = Literal["reminder"]
+TaskKind = Literal["reminder", "notice"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class Firing:
     due_at: float
     fired_at: float
     missed_slots: int = 0
+    kind: str = "reminder"  # or "notice": a background task finished (its text says which)
 
     @property
     def late(self) -> bool:
@@ -55,6 +56,8 @@ class Firing:
 
     def line(self, zone: tzinfo) -> str:
         """The one line every front end shows: "Reminder: call the dentist" (+ when it was due, if late)."""
+        if self.kind == "notice":
+            return self.text
         if not self.late:
             return f"Reminder: {self.text}"
         due = describe_moment(datetime.fromtimestamp(self.due_at, zone))

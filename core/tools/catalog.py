@@ -39,6 +39,10 @@ class ToolCatalog:
             tuple(e for e in items if isinstance(e, UnavailableTool)),
         )
 
+    def extended(self, entries: Iterable[Tool | UnavailableTool]) -> ToolCatalog:
+        """This catalog with `entries` added after its own (tools made over the first ones: subagents)."""
+        return ToolCatalog.of([*self.available, *self.unavailable, *entries])
+
     def reason_unavailable(self, name: str) -> str | None:
         """Why the tool `name` cannot run, or None when it can (or is unknown)."""
         return next((u.reason for u in self.unavailable if u.name == name), None)

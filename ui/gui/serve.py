@@ -31,6 +31,8 @@ def serve_gui(services: Services) -> int:
     app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
+    if services.background is not None:
+        services.background.start()  # tasks a crash or a close cut off are resumed (or failed) first
     desk, tasks = parts.reminders, services.config.tasks
     feed = services.reminder_feed() if desk is not None else None
     notifier = system_notifier(feed.zone, enabled=tasks.os_notifications) if feed is not None else None

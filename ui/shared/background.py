@@ -27,6 +27,11 @@ CANCEL_CHECK_S = 0.5
 class AgentRun(Protocol):
     """What runs a task (a `core.agent.subagent.Subagent`)."""
 
+    @property
+    def budget(self) -> str:
+        """The budget in words, for the proposal the user approves."""
+        ...
+
     async def run(
         self,
         task: str,
@@ -67,6 +72,9 @@ class BackgroundRunner:
         resumed, failed = self.ledger.recover()
         self._thread.start()
         self._started = True
+        if self._on_done is not None:  # a task given up on is said, like one that ended
+            for task in failed:
+                asyncio.run_coroutine_threadsafe(self._on_done(task, None), self._loop)
         self._wake()
         return resumed, failed
 
@@ -152,6 +160,22 @@ class BackgroundRunner:
 
     def running(self) -> list[str]:
         return list(self._running)
+
+    def tasks(self) -> list[BackgroundTask]:
+        """The ledger's tasks, newest first."""
+        return self.ledger.tasks()
+
+    def budget_of(self, agent: str) -> str:
+        """A subagent's budget in words ("up to 8 rounds, 600 s, $0.50"); UserInputError if unknown."""
+        found = self.agents.get(agent)
+        if found is None:
+            known = ", ".join(sorted(self.agents)) or "none configured"
+            raise UserInputError(f"no subagent {agent!r} (subagents: {known})")
+        return found.budget
+
+    def when_done(self, on_done: OnDone) -> None:
+        """What happens with each ended task (set by the composition root once the orchestrator exists)."""
+        self._on_done = on_done
 
     def close(self) -> None:
         """Stop: tasks under way go back to the queue (resumed at the next start), the loop ends."""

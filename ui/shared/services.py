@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from memory.skills import SkillLibrary
     from memory.tasks import TaskStore
     from memory.visual.attach import TurnImages
+    from ui.shared.background import BackgroundRunner
     from ui.shared.reminders import ReminderFeed
     from ui.shared.scheduled_snapshots import SnapshotSchedule
     from ui.shared.tool_runner import ToolRunner
@@ -49,6 +50,7 @@ class Services:
     tasks: TaskStore | None = None  # the reminders' book (its firings reach every open front end)
     notes: NoteStore | None = None  # notes and to-dos (the Notes tab, the note tools)
     skills: SkillLibrary | None = None  # the skills folder (the Skills tab, `use_skill`)
+    background: BackgroundRunner | None = None  # background tasks (started by the front ends that serve)
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def reminder_feed(self) -> ReminderFeed | None:

@@ -22,6 +22,8 @@ from ui.shared.background import BackgroundRunner
 class SteppedAgent:
     """Reports a model call and a tool call, then waits until released (or cancelled)."""
 
+    budget = "up to 1 round"
+
     def __init__(self) -> None:
         self.release = threading.Event()
         self.ran: list[str] = []
