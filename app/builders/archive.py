@@ -24,6 +24,7 @@ def archive_layout() -> ArchiveLayout:
     from knowledge.graph_store import GRAPH_FILE, merge_graph_file
     from knowledge.jobs import JOBS_FILE
     from memory.archive.layout import ArchiveLayout
+    from memory.background import BACKGROUND_FILE
     from memory.facts.claims import CLAIMS_FILE
     from memory.facts.store import FACTS_FILE
     from memory.journal import JOURNAL_FILE
@@ -46,6 +47,7 @@ def archive_layout() -> ArchiveLayout:
             JOBS_FILE,
             TASKS_FILE,
             NOTES_FILE,
+            BACKGROUND_FILE,
         ),
         files=(GRAPH_FILE, PERSONALITY_FILE, SETTINGS_FILE),
         folders=(UPLOADS, SKILLS_DIR),

@@ -1,5 +1,5 @@
-"""`python main.py task add|list|remove`: reminders, from the shell (beside a running GUI too: the task book
-is its own SQLite file, shared safely)."""
+"""`python main.py task add|list|remove|cancel`: reminders and background tasks, from the shell (beside a
+running GUI too: the task book and the ledger are SQLite files, shared safely)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from app.commands.base import Command
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from memory.background import BackgroundLedger
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +30,20 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     remove = actions.add_parser("remove", help="stop a reminder (it stays listed with --all)")
     remove.add_argument("task_id", help="the reminder's id, as `task list` shows it")
     remove.add_argument("--json", action="store_true", help="print one JSON object")
+    cancel = actions.add_parser(
+        "cancel", help="stop a background task (the running Daemon stops it at its next step)"
+    )
+    cancel.add_argument("task_id", help="the background task's id (bg_…), as `task list` shows it")
+    cancel.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def open_ledger(config: AppConfig, stack: ExitStack) -> BackgroundLedger:
+    """The background tasks' ledger (shared with a running Daemon: SQLite keeps them apart)."""
+    from memory.background import BACKGROUND_FILE, BackgroundLedger
+
+    ledger = BackgroundLedger(config.data_dir / BACKGROUND_FILE)
+    stack.callback(ledger.close)
+    return ledger
 
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
@@ -36,17 +51,23 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
 
     from app.builders.tasks import open_task_book
     from core.schedule.when import parse_when
-    from ui.terminal.reminders import show_added, show_removed, show_tasks
+    from ui.terminal.reminders import show_added, show_cancelled, show_removed, show_tasks
 
     with ExitStack() as stack:
         book = open_task_book(config, env, stack)
+        ledger = open_ledger(config, stack)
+        if args.task_command == "cancel":
+            return show_cancelled(ledger.request_cancel(args.task_id), as_json=args.json)
         if args.task_command == "add":
             when = parse_when(args.when, datetime.now(book.zone))
             task = book.add(args.text, when, origin="cli")
             return show_added(task, when, book.zone, as_json=args.json)
         if args.task_command == "list":
-            return show_tasks(book.tasks(include_finished=args.all), book.zone, as_json=args.json)
+            reminders = book.tasks(include_finished=args.all)
+            return show_tasks(reminders, ledger.tasks(), book.zone, as_json=args.json)
         return show_removed(book.remove(args.task_id), book.zone, as_json=args.json)
 
 
-COMMAND = Command("task", "reminders: add, list and remove them", _arguments, _run)
+COMMAND = Command(
+    "task", "reminders (add, list, remove) and background tasks (list, cancel)", _arguments, _run
+)

@@ -95,7 +95,7 @@ def from_services(services: Services) -> GuiBackends:
             services.export_archive,
             upload_folder() / EXPORTS,
         ),
-        reminders=ReminderDesk(services.tasks) if services.tasks is not None else None,
+        reminders=ReminderDesk(services.tasks, background=services.background) if services.tasks else None,
         traces=services.orchestrator.traces,
         notes=services.notes,
         skills=services.skills,

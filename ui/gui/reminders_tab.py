@@ -17,10 +17,12 @@ from core.errors import UserInputError
 from core.schedule.tasks import Firing
 from core.schedule.when import parse_when
 from ui.gui.widgets import row_picker
+from ui.shared.background import task_detail
 from ui.shared.render import markdown_text
 
 if TYPE_CHECKING:
     from memory.tasks import TaskStore
+    from ui.shared.background import BackgroundRunner
 
 TASK_HEADERS = ["id", "when", "reminder"]
 BANNER_POLL_S = 2.0  # how often an open page asks the board (the server checks the book on its own)
@@ -54,10 +56,45 @@ class ReminderBoard:
 
 @dataclass
 class ReminderDesk:
-    """What the banner and the tab work on: the task book and the board of due reminders."""
+    """What the banner and the tab work on: the task book, the board of due reminders and notices, and
+    the background tasks (None: this build runs none)."""
 
     book: TaskStore
     board: ReminderBoard = field(default_factory=ReminderBoard)
+    background: BackgroundRunner | None = None
+
+
+BACKGROUND_HEADERS = ["id", "task", "state", "progress or result"]
+
+
+def background_rows(desk: ReminderDesk) -> list[list[str]]:
+    if desk.background is None:
+        return []
+    return [[t.id, t.title, t.state, task_detail(t)] for t in desk.background.tasks()]
+
+
+def start_background(desk: ReminderDesk, text: str) -> str:
+    """Queue what the user typed for the default subagent; what happened, in words."""
+    runner = desk.background
+    if runner is None or not runner.agents:
+        return "Background tasks need a connected model (the built-in one cannot use tools)."
+    agent = next(iter(runner.agents))
+    try:
+        task = runner.submit(text, agent, origin="gui")
+    except UserInputError as problem:
+        return markdown_text(str(problem))
+    budget = markdown_text(runner.budget_of(agent))
+    return f"Queued for the {markdown_text(agent)} ({budget}): {markdown_text(task.title)}"
+
+
+def cancel_background(desk: ReminderDesk, task_id: str) -> str:
+    if desk.background is None or not (task_id or "").strip():
+        return "Click a background task in the list first."
+    try:
+        task = desk.background.cancel(task_id)
+    except UserInputError as problem:
+        return markdown_text(str(problem))
+    return f"{markdown_text(task.title)}: {task.state} (a running task stops at its next step)."
 
 
 def banner_markdown(desk: ReminderDesk) -> str:
@@ -144,6 +181,34 @@ def build_reminders_tab(gr: Any, desk: ReminderDesk | None) -> dict[str, Any] | 
     c["add"].click(add, [c["text"], c["when"]], [c["status"], c["tasks"]])
     c["tasks"].select(row_picker(gr), None, c["picked"])
     c["remove"].click(remove, c["picked"], [c["status"], c["tasks"]])
-    c["reload"] = lambda: task_rows(desk)
-    c["reload_outputs"] = [c["tasks"]]
+    _background_section(gr, desk, c)
+    c["reload"] = lambda: (task_rows(desk), background_rows(desk))
+    c["reload_outputs"] = [c["tasks"], c["jobs"]]
     return c
+
+
+def _background_section(gr: Any, desk: ReminderDesk, c: dict[str, Any]) -> None:
+    """Background tasks: start one, watch its progress, cancel it; results also come on the banner."""
+    gr.Markdown("### Background tasks")
+    with gr.Row(equal_height=True):
+        c["job_text"] = gr.Textbox(label="Research in the background", elem_id="job-text", scale=3)
+        c["job_start"] = gr.Button("Start", elem_id="job-start", scale=0, min_width=90)
+    c["job_status"] = gr.Markdown("", elem_id="job-status")
+    c["jobs"] = gr.Dataframe(headers=BACKGROUND_HEADERS, elem_id="job-list", interactive=False, wrap=True)
+    with gr.Row(equal_height=True):
+        c["job_picked"] = gr.Textbox(
+            label="Task (click a row)", elem_id="job-picked", interactive=False, scale=3
+        )
+        c["job_refresh"] = gr.Button("Refresh", elem_id="job-refresh", scale=0, min_width=90)
+        c["job_cancel"] = gr.Button("Cancel", elem_id="job-cancel", scale=0, min_width=90)
+
+    def start(text: str) -> tuple[str, list[list[str]]]:
+        return start_background(desk, text), background_rows(desk)
+
+    def cancel(task_id: str) -> tuple[str, list[list[str]]]:
+        return cancel_background(desk, task_id), background_rows(desk)
+
+    c["job_start"].click(start, c["job_text"], [c["job_status"], c["jobs"]])
+    c["jobs"].select(row_picker(gr), None, c["job_picked"])
+    c["job_cancel"].click(cancel, c["job_picked"], [c["job_status"], c["jobs"]])
+    c["job_refresh"].click(lambda: background_rows(desk), None, c["jobs"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from typing import Any, Protocol
 
@@ -41,7 +41,7 @@ class AgentRun(Protocol):
     ) -> SubagentResult: ...
 
 
-OnDone = Callable[[BackgroundTask, SubagentResult | None], Awaitable[None]]
+OnDone = Callable[[BackgroundTask, SubagentResult | None], Coroutine[Any, Any, None]]
 
 
 class BackgroundRunner:
@@ -192,3 +192,13 @@ class BackgroundRunner:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         self._loop.close()
+
+
+def task_detail(task: BackgroundTask) -> str:
+    """Progress while it runs, the start of the result or the reason once it ended."""
+    if task.state == "running":
+        p = task.progress
+        return f"{p.get('rounds', 0)} model calls, {p.get('tool_calls', 0)} tool calls, {p.get('last', '')}"
+    if task.state == "done":
+        return " ".join((task.result or "").split())[:100]
+    return task.error or task.note or ""

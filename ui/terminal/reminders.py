@@ -17,6 +17,8 @@ from typing import TextIO
 
 from core.schedule.tasks import Firing, Task
 from core.schedule.when import When
+from memory.background import BackgroundTask
+from ui.shared.background import task_detail
 from ui.shared.payloads import print_json
 
 PROMPT = "you> "
@@ -94,14 +96,35 @@ def show_added(task: Task, when: When, zone: tzinfo, *, as_json: bool) -> int:
     return 0
 
 
-def show_tasks(tasks: list[Task], zone: tzinfo, *, as_json: bool) -> int:
+def show_tasks(tasks: list[Task], background: list[BackgroundTask], zone: tzinfo, *, as_json: bool) -> int:
+    """Reminders, then background tasks (newest first) with their state and progress."""
     if as_json:
-        print_json({"tasks": [task_payload(t, zone) for t in tasks], "timezone": str(zone)})
+        print_json(
+            {
+                "tasks": [task_payload(t, zone) for t in tasks],
+                "background": [b.to_json() for b in background],
+                "timezone": str(zone),
+            }
+        )
         return 0
     if not tasks:
         print("no reminders (add one: python main.py task add 'call the dentist' --when 'Thursday at 9')")
     for task in tasks:
         print(task_line(task, zone))
+    if background:
+        print("\nbackground tasks:")
+    for job in background:
+        print(f"{job.id}  [{job.state}]  {job.title}  {task_detail(job)}".rstrip())
+    return 0
+
+
+def show_cancelled(task: BackgroundTask, *, as_json: bool) -> int:
+    if as_json:
+        print_json({"background": task.to_json()})
+    elif task.state == "cancelled":
+        print(f"cancelled {task.id}: {task.title}")
+    else:
+        print(f"{task.id} will stop at its next step (the running Daemon reads the request): {task.title}")
     return 0
 
 
