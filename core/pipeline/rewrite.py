@@ -11,12 +11,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.ports import TurnRecord
 from core.providers.base import ChatProvider
-from core.providers.side_call import json_in, side_call
+from core.providers.structured import ask_structured, read_structured
 from core.text import clip
-from core.types import ChatRequest, Message
+from core.types import Message
 
 logger = logging.getLogger(__name__)
 
@@ -70,27 +73,17 @@ class LlmRefiner:
 
     async def refine(self, text: str, recent: Sequence[TurnRecord]) -> Refinement | None:
         """The model's refinement, or None when it is late, fails or answers with something unusable."""
-        request = ChatRequest(
-            messages=(Message("system", INSTRUCTIONS), Message("user", _task(text, recent))),
+        reply = await ask_structured(
+            self._provider,
+            (Message("system", INSTRUCTIONS), Message("user", _task(text, recent))),
+            RefinementReply,
             max_tokens=self._max_tokens,
-            temperature=0.0,
-            response_schema=SCHEMA,
+            timeout_s=self._timeout_s,
+            what="query refinement",
+            otherwise="using the offline analysis",
+            schema=SCHEMA,
         )
-        response = (
-            await side_call(
-                self._provider,
-                request,
-                timeout_s=self._timeout_s,
-                what="query refinement",
-                otherwise="using the offline analysis",
-            )
-        ).response
-        if response is None:
-            return None
-        refinement = parse_refinement(response.text)
-        if refinement is None:
-            logger.info("query refinement answer was not the expected JSON; using the offline analysis")
-        return refinement
+        return refinement_of(reply) if reply is not None else None
 
 
 def _task(text: str, recent: Sequence[TurnRecord]) -> str:
@@ -105,20 +98,33 @@ def _task(text: str, recent: Sequence[TurnRecord]) -> str:
     return "\n".join(lines)
 
 
+class RefinementReply(BaseModel):
+    """The reply's shape (lenient: unknown keys ignored, a missing list empty); `refinement_of` cleans it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    query: str = Field(min_length=1)
+    topics: Any = []
+    relation: Any = "new"
+    open_questions: Any = []
+
+
 def parse_refinement(raw: str) -> Refinement | None:
     """A `Refinement` from the model's text (a JSON object, possibly fenced), or None if unusable."""
-    data = json_in(raw)
-    if not isinstance(data, dict):
-        return None
-    query = _clean(data.get("query"))
+    reply = read_structured(raw, RefinementReply)
+    return None if isinstance(reply, str) else refinement_of(reply)
+
+
+def refinement_of(reply: RefinementReply) -> Refinement | None:
+    """The reply cleaned: fields clipped to one line, lists to their limits, an unknown relation "new"."""
+    query = _clean(reply.query)
     if not query:
         return None
-    relation = data.get("relation")
     return Refinement(
         query=query,
-        topics=_strings(data.get("topics"), _MAX_TOPICS),
-        relation=relation if relation in RELATIONS else "new",
-        open_questions=_strings(data.get("open_questions"), _MAX_QUESTIONS),
+        topics=_strings(reply.topics, _MAX_TOPICS),
+        relation=reply.relation if reply.relation in RELATIONS else "new",
+        open_questions=_strings(reply.open_questions, _MAX_QUESTIONS),
     )
 
 

@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, model_validator
+
 from core.ports import FACT_CATEGORIES, ExtractedFact, TurnRecord
 from core.providers.base import ChatProvider
-from core.providers.side_call import json_in, side_call
+from core.providers.structured import ask_structured, read_structured
 from core.relations import canonical_relation, normalize
 from core.text import clip
-from core.types import ChatRequest, Message
+from core.types import Message
 from memory.facts.extraction_rules import EPHEMERAL as PASSING_MOMENT
 from memory.facts.model import USER, subject_key
 from memory.facts.verification import EPHEMERAL as EPHEMERAL_RELATIONS
@@ -173,28 +175,19 @@ class LlmFactExtractor:
         recent = [turn for turn in turns[-MAX_TURNS:] if turn.user.strip()]
         if not recent or self._max_facts <= 0:
             return []
-        request = ChatRequest(
-            messages=(Message("system", INSTRUCTIONS), Message("user", build_task(recent, known))),
+        reply = await ask_structured(
+            self._provider,
+            (Message("system", INSTRUCTIONS), Message("user", build_task(recent, known))),
+            FactsReply,
             max_tokens=self._max_tokens,
-            temperature=0.0,
-            response_schema=SCHEMA,
+            timeout_s=self._timeout_s,
+            what="fact extraction",
+            otherwise="no model-extracted facts",
+            schema=SCHEMA,
         )
-        response = (
-            await side_call(
-                self._provider,
-                request,
-                timeout_s=self._timeout_s,
-                what="fact extraction",
-                otherwise="no model-extracted facts",
-            )
-        ).response
-        if response is None:
+        if reply is None:
             return []
-        facts = parse_facts(response.text, [turn.user for turn in recent], self._max_facts)
-        if facts is None:
-            logger.info("fact extraction answer was not the expected JSON; no model-extracted facts")
-            return []
-        return facts
+        return facts_of(reply.facts, [turn.user for turn in recent], self._max_facts)
 
 
 def build_task(turns: Sequence[TurnRecord], known: Sequence[tuple[str, str, str]]) -> str:
@@ -218,9 +211,13 @@ def parse_facts(raw: str, user_texts: Sequence[str], max_facts: int = 10) -> lis
 
     `user_texts` are the user's messages the excerpts must come from.
     """
-    items = _fact_items(raw)
-    if items is None:
-        return None
+    reply = read_structured(raw, FactsReply)
+    return None if isinstance(reply, str) else facts_of(reply.facts, user_texts, max_facts)
+
+
+def facts_of(items: Sequence[Any], user_texts: Sequence[str], max_facts: int = 10) -> list[ExtractedFact]:
+    """The valid facts among the reply's items: each checked, normalised and grounded on its own (one bad
+    item is dropped, not the reply)."""
     sources = [_flat(text) for text in user_texts]
     facts: list[ExtractedFact] = []
     seen: set[tuple[str, str, str]] = set()
@@ -237,12 +234,17 @@ def parse_facts(raw: str, user_texts: Sequence[str], max_facts: int = 10) -> lis
     return facts
 
 
-def _fact_items(raw: str) -> list[Any] | None:
-    """The `facts` list of the answer's JSON object (a bare list is accepted too)."""
-    data = json_in(raw)
-    if isinstance(data, dict):
-        data = data.get("facts")
-    return data if isinstance(data, list) else None
+class FactsReply(BaseModel):
+    """The reply's shape: a `facts` list (a bare list is read as one); each item is checked by itself."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    facts: list[Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_list(cls, data: Any) -> Any:
+        return {"facts": data} if isinstance(data, list) else data
 
 
 def _validated(item: object, sources: Sequence[str]) -> ExtractedFact | None:

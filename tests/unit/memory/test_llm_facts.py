@@ -55,8 +55,11 @@ GOOD = answer(
 )
 
 
-async def extract(raw: str | BaseException, **kw: Any) -> tuple[list[ExtractedFact], ScriptedProvider]:
-    provider = ScriptedProvider([raw])
+async def extract(
+    raw: str | BaseException, *then: str, **kw: Any
+) -> tuple[list[ExtractedFact], ScriptedProvider]:
+    """The facts of the model's answer `raw` (and of `then`, the answers to the repair request)."""
+    provider = ScriptedProvider([raw, *then])
     facts = await LlmFactExtractor(provider, **kw).extract(TURNS)
     provider.assert_complete()
     return facts, provider
@@ -129,10 +132,23 @@ async def test_at_most_max_facts_and_no_duplicates() -> None:
     assert [f.predicate for f in facts] == ["lives in", "works at"]
 
 
-@pytest.mark.parametrize("raw", ["", "I could not find any facts.", "[1, 2]", '{"facts": "none"}', "{broken"])
-async def test_junk_answers_give_no_facts(raw: str) -> None:
-    facts, _ = await extract(raw)
+@pytest.mark.parametrize("raw", ["", "I could not find any facts.", '{"facts": "none"}', "{broken"])
+async def test_junk_answers_are_asked_again_once_and_give_no_facts(raw: str) -> None:
+    facts, provider = await extract(raw, "still not JSON")
     assert facts == []
+    repair = provider.requests[1].messages[-1].content
+    assert repair.startswith("That reply could not be used:")
+
+
+async def test_a_repaired_answer_gives_its_facts() -> None:
+    facts, provider = await extract('{"facts": "none"}', GOOD)
+    assert "facts: Input should be a valid list" in provider.requests[1].messages[-1].content
+    assert len(facts) == 4
+
+
+async def test_items_that_are_not_facts_are_dropped_without_asking_again() -> None:
+    facts, provider = await extract("[1, 2]")
+    assert facts == [] and len(provider.requests) == 1
 
 
 def test_parse_tells_junk_from_an_empty_answer() -> None:
