@@ -221,39 +221,7 @@ class BackgroundLedger:
 
 
 def _task(row: tuple[Any, ...]) -> BackgroundTask:
-    (
-        task_id,
-        title,
-        prompt,
-        agent,
-        origin,
-        state,
-        created,
-        started,
-        ended,
-        attempts,
-        cancel,
-        progress,
-        result,
-        error,
-        trace_id,
-        note,
-    ) = row
-    return BackgroundTask(
-        task_id,
-        title,
-        prompt,
-        agent,
-        origin,
-        state,
-        created,
-        started,
-        ended,
-        int(attempts),
-        bool(cancel),
-        json.loads(progress or "{}"),
-        result,
-        error,
-        trace_id,
-        note,
-    )
+    """A row in `_COLUMNS` order as a task (the flags and the progress decoded)."""
+    values = list(row)
+    values[9], values[10], values[11] = int(values[9]), bool(values[10]), json.loads(values[11] or "{}")
+    return BackgroundTask(*values)

@@ -72,6 +72,32 @@ def send(page: Any, text: str) -> None:
     page.click("#send")
 
 
+@contextmanager
+def stack_served(
+    tmp_path_factory: pytest.TempPathFactory, name: str, prepare: Callable[[Any], None] | None = None
+) -> Iterator[Gui]:
+    """The GUI over a whole test stack (tests/browser/gui_stack.py) in a new data dir, as `gui` serves it;
+    `prepare(stack)` runs before the server starts."""
+    from tests.browser.gui_stack import build_stack
+    from ui.gui.app import build_app, launch
+
+    data = tmp_path_factory.mktemp(name)
+    restore_uploads = uploads_inside(data)
+    stack = build_stack(data)
+    try:
+        if prepare is not None:
+            prepare(stack)
+        app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
+        url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
+        try:
+            yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
+        finally:
+            app.close()
+    finally:
+        stack.close()
+        restore_uploads()
+
+
 def tab(page: Any, name: str) -> None:
     page.get_by_role("tab", name=name).click()
 

@@ -11,27 +11,15 @@ from typing import Any
 
 import pytest
 
-from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
-from tests.browser.gui_stack import build_stack
+from tests.browser.gui_page import Gui, open_page, send, stack_served, tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Gui]:
-    from ui.gui.app import build_app, launch
-
-    data = tmp_path_factory.mktemp("gui-notes")
-    restore_uploads = uploads_inside(data)
-    stack = build_stack(data)
-    app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
-    url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
-    try:
-        yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
-    finally:
-        app.close()
-        stack.close()
-        restore_uploads()
+    with stack_served(tmp_path_factory, "gui-notes") as served:
+        yield served
 
 
 def test_a_todo_proposed_in_the_chat_is_added_only_when_approved(context: Any, gui: Gui) -> None:

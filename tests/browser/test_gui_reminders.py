@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from core.schedule.when import When
-from tests.browser.gui_page import Gui, free_port, open_page, send, tab, uploads_inside
-from tests.browser.gui_stack import build_stack
+from tests.browser.gui_page import Gui, open_page, send, stack_served, tab
 from ui.shared.reminders import ReminderFeed, reminders_delivered
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -25,24 +24,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[Gui]:
-    from ui.gui.app import build_app, launch
+    def missed_while_closed(stack: Any) -> None:
+        book = stack.backends.reminders.book
+        book.add("renew the passport", When(datetime.now(book.zone) - timedelta(hours=3)), origin="cli")
 
-    data = tmp_path_factory.mktemp("gui-reminders")
-    restore_uploads = uploads_inside(data)
-    stack = build_stack(data)
-    desk = stack.backends.reminders
-    assert desk is not None
-    closed_then = datetime.now(desk.book.zone) - timedelta(hours=3)  # came due while Daemon was closed
-    desk.book.add("renew the passport", When(closed_then), origin="cli")
-    app = build_app(stack.orchestrator, title="Daemon", backends=stack.backends)
-    url = launch(app, "127.0.0.1", free_port(), None, block=False, quiet=True, blocked_paths=[data])
-    try:
+    with stack_served(tmp_path_factory, "gui-reminders", missed_while_closed) as served:
+        desk = served.stack.backends.reminders
         with reminders_delivered(ReminderFeed(desk.book), desk.board.add, every_s=0.3):
-            yield Gui(url, stack, data, tmp_path_factory.mktemp("screenshots"))
-    finally:
-        app.close()
-        stack.close()
-        restore_uploads()
+            yield served
 
 
 def test_a_reminder_missed_while_closed_is_on_the_first_pages_banner_until_dismissed(
