@@ -22,7 +22,7 @@ from typing import Any
 
 from core.errors import UserInputError
 from core.schedule.recurrence import Recurrence
-from core.schedule.tasks import Firing, Task
+from core.schedule.tasks import Firing, Task, TaskKind
 from core.schedule.when import When
 from memory.sqlite_db import DurableDB, Migration
 
@@ -59,8 +59,9 @@ class TaskStore:
         self.zone = zone
         self._clock = clock
 
-    def add(self, text: str, when: When, *, origin: str) -> Task:
-        """Add an active task; its text is what the reminder will say."""
+    def add(self, text: str, when: When, *, origin: str, kind: TaskKind = "reminder") -> Task:
+        """Add an active task; its text is what the reminder will say (kind "agent": what a background
+        task does at each slot)."""
         text = " ".join(text.split())
         if not text:
             raise UserInputError("a reminder needs something to remind you of")
@@ -74,6 +75,7 @@ class TaskStore:
             recurrence=when.recurrence,
             status="active",
             origin=origin,
+            kind=kind,
         )
         rule = json.dumps(task.recurrence.to_json()) if task.recurrence else None
         with self._db.write() as db:
@@ -130,9 +132,9 @@ class TaskStore:
                 assert task.next_at is not None
                 missed, following = self._after(task, moment)
                 cursor = db.execute(
-                    "INSERT INTO firings (task_id, text, due_at, fired_at, missed_slots) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (task.id, task.text, task.next_at, moment, missed),
+                    "INSERT INTO firings (task_id, text, due_at, fired_at, missed_slots, kind) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (task.id, task.text, task.next_at, moment, missed, task.kind),
                 )
                 status = "active" if following is not None else "done"
                 db.execute(
@@ -140,7 +142,15 @@ class TaskStore:
                     (following, status, moment, task.id),
                 )
                 fired.append(
-                    Firing(int(cursor.lastrowid or 0), task.id, task.text, task.next_at, moment, missed)
+                    Firing(
+                        int(cursor.lastrowid or 0),
+                        task.id,
+                        task.text,
+                        task.next_at,
+                        moment,
+                        missed,
+                        task.kind,
+                    )
                 )
         return fired
 
@@ -174,6 +184,10 @@ class TaskStore:
                 (notice_id, text, now, now),
             )
         return Firing(int(cursor.lastrowid or 0), notice_id, text, now, now, 0, "notice")
+
+    def announce_text(self, text: str) -> None:
+        """`announce` from Daemon itself (a scheduled task that could not start)."""
+        self.announce(text, origin="daemon")
 
     def firings_after(self, firing_id: int) -> list[Firing]:
         """Firings newer than `firing_id`, oldest first (a front end's feed past its cursor)."""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     from app.builders.tasks import open_task_book
+    from ui.shared.background import scheduled_runs
     from ui.shared.reminders import ReminderFeed, system_notifier
     from ui.terminal.chat import Repl
 
@@ -35,6 +36,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
             reminders=services.reminder_feed(),
             reminder_every_s=config.tasks.check_every_s,
             notifier=system_notifier(book.zone, enabled=notify) if book is not None else None,
+            act=scheduled_runs(services.background, book.announce_text) if book is not None else None,
         ).run()
 
     def attached(client: DaemonClient) -> int:

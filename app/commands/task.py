@@ -23,6 +23,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="when, in words: 'Thursday at 9', 'in 20 minutes', 'every Monday at 8', 'the 1st of each month'",
     )
+    add.add_argument(
+        "--run", action="store_true", help="do TEXT as a background task at each slot instead of reminding"
+    )
     add.add_argument("--json", action="store_true", help="print one JSON object")
     listing = actions.add_parser("list", help="the active reminders, soonest first")
     listing.add_argument("--all", action="store_true", help="also the finished and removed ones")
@@ -60,7 +63,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
             return show_cancelled(ledger.request_cancel(args.task_id), as_json=args.json)
         if args.task_command == "add":
             when = parse_when(args.when, datetime.now(book.zone))
-            task = book.add(args.text, when, origin="cli")
+            task = book.add(args.text, when, origin="cli", kind="agent" if args.run else "reminder")
             return show_added(task, when, book.zone, as_json=args.json)
         if args.task_command == "list":
             reminders = book.tasks(include_finished=args.all)

@@ -11,7 +11,7 @@ from core.schedule.recurrence import Recurrence
 from core.schedule.when import When, describe_moment
 
 TaskStatus = Literal["active", "done", "removed"]
-TaskKind = Literal["reminder", "notice"]
+TaskKind = Literal["reminder", "agent", "notice"]  # agent: a background task run at each slot
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Firing:
     due_at: float
     fired_at: float
     missed_slots: int = 0
-    kind: str = "reminder"  # or "notice": a background task finished (its text says which)
+    kind: str = "reminder"  # "agent": a scheduled background task started; "notice": one finished
 
     @property
     def late(self) -> bool:
@@ -58,6 +58,8 @@ class Firing:
         """The one line every front end shows: "Reminder: call the dentist" (+ when it was due, if late)."""
         if self.kind == "notice":
             return self.text
+        if self.kind == "agent":
+            return f"Scheduled task started in the background: {self.text}"
         if not self.late:
             return f"Reminder: {self.text}"
         due = describe_moment(datetime.fromtimestamp(self.due_at, zone))
@@ -72,8 +74,9 @@ LATE_AFTER_S = 120.0  # a firing this long after its slot was not seen on time
 class TaskBook(Protocol):
     """The user's scheduled tasks, as the tools and front ends use them."""
 
-    def add(self, text: str, when: When, *, origin: str) -> Task:
-        """Add an active task whose first slot is `when.first`."""
+    def add(self, text: str, when: When, *, origin: str, kind: TaskKind = "reminder") -> Task:
+        """Add an active task whose first slot is `when.first` (kind "agent": run `text` as a background
+        task at each slot)."""
         ...
 
     def tasks(self, *, include_finished: bool = False) -> list[Task]:

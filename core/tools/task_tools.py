@@ -1,5 +1,6 @@
 """The agent's reminder tools over the user's task book: `set_reminder` (proposed, the user approves),
-`list_reminders` and `cancel_reminder` (proposed too: it changes the book).
+`schedule_task` (work run as a background task at each slot; proposed too), `list_reminders` and
+`cancel_reminder` (proposed: it changes the book).
 
 `set_reminder` takes the time in words, as the user said it ("Thursday at 9", "every Monday at 8"); the
 words are read by `core.schedule.when` in the user's zone, and the proposal the user approves says the
@@ -18,8 +19,11 @@ from core.schedule.tasks import Task, TaskBook
 from core.schedule.when import When, parse_when
 from core.tools.base import Tool
 
-TASK_TOOL_NAMES = frozenset({"set_reminder", "list_reminders", "cancel_reminder"})
-REMINDER_HINT = r"\b(remind|reminder|reminders|alarm|nudge|don'?t let me forget|schedule)\b"
+TASK_TOOL_NAMES = frozenset({"set_reminder", "schedule_task", "list_reminders", "cancel_reminder"})
+REMINDER_HINT = (
+    r"\b(remind|reminder|reminders|alarm|nudge|don'?t let me forget|schedule|every (day|week|month|morning|"
+    r"evening|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday))\b"
+)
 
 
 def task_tools(book: TaskBook, now: Callable[[], datetime]) -> tuple[Tool, ...]:
@@ -50,6 +54,35 @@ def task_tools(book: TaskBook, now: Callable[[], datetime]) -> tuple[Tool, ...]:
         task = book.add(text, moment, origin="chat")
         return f"Reminder {task.id} set: {moment.describe()}: {task.text}"
 
+    def preview_schedule(arguments: dict[str, Any]) -> str:
+        what, when = read(arguments)
+        described = when.describe()
+        return f"{described[:1].upper()}{described[1:]}, run in the background: {what}"
+
+    def schedule_task(what: str, when: str) -> str:
+        """Schedule work Daemon does by itself at a time or on a rule, as a background task whose result
+        the user gets in the chat (they approve it first), e.g. "every Monday at 8" + "summarise what I
+        told you last week". For a plain reminder use set_reminder.
+
+        Args:
+            what: the work to do, in full (it runs with nothing else to go on).
+            when: when, in words: "every Monday at 8", "tomorrow at 7", "the 1st of every month".
+        """
+        text, moment = read({"what": what, "when": when})
+        task = book.add(text, moment, origin="chat", kind="agent")
+        return f"Scheduled {task.id}: {moment.describe()}: {task.text}"
+
+    hint = REMINDER_HINT
+    return (
+        Tool.from_function(set_reminder, use_when=hint, side_effects=True, preview=preview_reminder),
+        Tool.from_function(schedule_task, use_when=hint, side_effects=True, preview=preview_schedule),
+        *_book_tools(book, now),
+    )
+
+
+def _book_tools(book: TaskBook, now: Callable[[], datetime]) -> tuple[Tool, ...]:
+    """Listing the reminders and cancelling one."""
+
     def list_reminders() -> str:
         """List the user's active reminders with their ids and next times."""
         tasks = book.tasks()
@@ -77,7 +110,6 @@ def task_tools(book: TaskBook, now: Callable[[], datetime]) -> tuple[Tool, ...]:
 
     hint = REMINDER_HINT
     return (
-        Tool.from_function(set_reminder, use_when=hint, side_effects=True, preview=preview_reminder),
         Tool.from_function(list_reminders, use_when=hint),
         Tool.from_function(cancel_reminder, use_when=hint, side_effects=True, preview=preview_cancel),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ui.shared.background import scheduled_runs
 from ui.shared.idle import sessions_served
 from ui.shared.reminders import reminders_delivered, system_notifier
 from ui.shared.scheduled_snapshots import snapshots_scheduled
@@ -42,7 +43,11 @@ def serve_gui(services: Services) -> int:
         snapshots_scheduled(services.snapshots),
         # what came due while Daemon was closed is on the banner from the first page on
         reminders_delivered(
-            feed, desk.board.add if desk else print, every_s=tasks.check_every_s, notifier=notifier
+            feed,
+            desk.board.add if desk else print,
+            every_s=tasks.check_every_s,
+            notifier=notifier,
+            act=scheduled_runs(services.background, desk.book.announce_text) if desk else None,
         ),
     ):
         try:

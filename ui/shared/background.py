@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from core.agent.subagent import SubagentResult
 from core.errors import UserInputError
 from core.events import RunEvent, ToolCallStarted, UsageUpdate
+from core.schedule.tasks import Firing
 from memory.background import BackgroundLedger, BackgroundTask, TaskState
 
 logger = logging.getLogger(__name__)
@@ -202,3 +203,22 @@ def task_detail(task: BackgroundTask) -> str:
     if task.state == "done":
         return " ".join((task.result or "").split())[:100]
     return task.error or task.note or ""
+
+
+def scheduled_runs(
+    runner: BackgroundRunner | None, announce: Callable[[str], object]
+) -> Callable[[list[Firing]], None]:
+    """What to do with the slots this process fired: a scheduled task ("every Monday at 8, summarise my
+    week") starts as a background task of the first subagent; without one, that is announced instead."""
+
+    def act(firings: list[Firing]) -> None:
+        for firing in firings:
+            if firing.kind != "agent":
+                continue
+            if runner is None or not runner.agents:
+                announce(f"Scheduled task not run (it needs a connected model): {firing.text}")
+                continue
+            agent = next(iter(runner.agents))
+            runner.submit(firing.text, agent, origin="schedule", title=f"Scheduled: {firing.text[:70]}")
+
+    return act

@@ -76,18 +76,20 @@ def reminders_delivered(
     every_s: float,
     notifier: Deliver | None = None,
     missed: Deliver | None = None,
+    act: Deliver | None = None,
 ) -> Iterator[None]:
     """First, before the body runs, what came due while Daemon was closed goes to `missed` (default:
     `deliver`); then, while it runs, due reminders are checked every `every_s` seconds on a background
-    thread and handed to `deliver`. What this process fired also goes to `notifier`. A failing check is
-    logged and tried again at the next one."""
+    thread and handed to `deliver`. What this process fired also goes to `notifier`, and to `act` (which
+    starts the scheduled background tasks). A failing check is logged and tried again at the next one."""
     if feed is None:
         yield
         return
     first = feed.at_start()
     (missed or deliver)(first.shown)
-    if notifier is not None and first.fired_here:
-        notifier(first.fired_here)
+    for hand in (notifier, act):
+        if hand is not None and first.fired_here:
+            hand(first.fired_here)
     stop = threading.Event()
 
     def check() -> None:
@@ -98,8 +100,9 @@ def reminders_delivered(
             return
         if batch.shown:
             deliver(batch.shown)
-        if notifier is not None and batch.fired_here:
-            notifier(batch.fired_here)
+        for hand in (notifier, act):
+            if hand is not None and batch.fired_here:
+                hand(batch.fired_here)
 
     def loop() -> None:
         while True:

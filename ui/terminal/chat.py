@@ -180,10 +180,11 @@ class Repl:
         reminders: ReminderFeed | None = None,
         reminder_every_s: float = 20.0,
         notifier: Deliver | None = None,
+        act: Deliver | None = None,
     ) -> None:
         """`tools` runs the calls with side effects the user approves (None: proposals are only shown);
         `reminders` is checked every `reminder_every_s` seconds, due ones printed between turns (and given
-        to `notifier`, the system's notification)."""
+        to `notifier`, the system's notification; `act` starts the scheduled background tasks)."""
         self.orchestrator = orchestrator
         self.banner = banner
         self.session_id = session_id or orchestrator.new_session()
@@ -196,6 +197,7 @@ class Repl:
         self._reminders = reminders
         self._reminder_every_s = reminder_every_s
         self._notifier = notifier
+        self._act = act
         self._lines = ReminderLines(reminders.zone) if reminders is not None else None
 
     def run(self, read: Callable[[str], str] = input) -> int:
@@ -211,6 +213,7 @@ class Repl:
                 every_s=self._reminder_every_s,
                 notifier=self._notifier,
                 missed=self._lines.missed if self._lines else None,  # before the first prompt
+                act=self._act,
             ):
                 return self._loop_lines(read)
         finally:

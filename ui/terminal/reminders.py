@@ -71,7 +71,8 @@ class ReminderLines:
 
 def task_line(task: Task, zone: tzinfo) -> str:
     mark = "" if task.status == "active" else f"  ({task.status})"
-    return f"{task.id}  {task.describe_when(zone)}  {task.text}{mark}"
+    run = "run: " if task.kind == "agent" else ""
+    return f"{task.id}  {task.describe_when(zone)}  {run}{task.text}{mark}"
 
 
 def task_payload(task: Task, zone: tzinfo) -> dict[str, object]:
@@ -85,6 +86,7 @@ def task_payload(task: Task, zone: tzinfo) -> dict[str, object]:
         "when": task.describe_when(zone),
         "repeats": task.recurrence.describe() if task.recurrence else None,
         "origin": task.origin,
+        "kind": task.kind,
     }
 
 
@@ -92,7 +94,8 @@ def show_added(task: Task, when: When, zone: tzinfo, *, as_json: bool) -> int:
     if as_json:
         print_json({"task": task_payload(task, zone)})
     else:
-        print(f"reminder {task.id}: {when.describe()}: {task.text}")
+        what = "scheduled task" if task.kind == "agent" else "reminder"
+        print(f"{what} {task.id}: {when.describe()}: {task.text}")
     return 0
 
 
