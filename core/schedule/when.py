@@ -153,9 +153,7 @@ def _adverb(match: re.Match[str], reading: _Reading, now: datetime) -> None:
 
 def _weekday_list(match: re.Match[str], reading: _Reading, now: datetime) -> None:
     names = re.findall(_DAY_NAME, match[0].lower())
-    days = tuple(
-        sorted({_WEEKDAYS[n.rstrip("s")] if n.rstrip("s") in _WEEKDAYS else _WEEKDAYS[n] for n in names})
-    )
+    days = tuple(sorted({_WEEKDAYS[name] for name in names}))  # every spelling _DAY_NAME matches is a key
     every = bool(match["every"]) or match[0].lower().rstrip().endswith("s") or len(days) > 1
     if every or reading.frequency == "weekly":
         reading.frequency, reading.weekdays = "weekly", days
