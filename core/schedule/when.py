@@ -154,7 +154,7 @@ def _adverb(match: re.Match[str], reading: _Reading, now: datetime) -> None:
 def _weekday_list(match: re.Match[str], reading: _Reading, now: datetime) -> None:
     names = re.findall(_DAY_NAME, match[0].lower())
     days = tuple(sorted({_WEEKDAYS[name] for name in names}))  # every spelling _DAY_NAME matches is a key
-    every = bool(match["every"]) or match[0].lower().rstrip().endswith("s") or len(days) > 1
+    every = bool(match["every"]) or _plural(match[0]) or len(days) > 1
     if every or reading.frequency == "weekly":
         reading.frequency, reading.weekdays = "weekly", days
         if match["n"]:
@@ -162,6 +162,14 @@ def _weekday_list(match: re.Match[str], reading: _Reading, now: datetime) -> Non
         return
     which = (match["which"] or "").lower()
     reading.day_rule = _weekday_rule(days[0], which)
+
+
+def _plural(words: str) -> bool:
+    """Whether a day is named in the plural ("Mondays"), not a day whose own name ends in s ("weds")."""
+    tokens = re.findall(r"[a-z]+", words.lower())
+    return any(
+        t.endswith("s") and not re.fullmatch(_DAY_NAME, t) and re.fullmatch(_DAY_NAME, t[:-1]) for t in tokens
+    )
 
 
 def _weekday_rule(weekday: int, which: str) -> Callable[[datetime], date]:

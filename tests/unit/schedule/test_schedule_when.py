@@ -39,6 +39,8 @@ def _at(words: str, now: datetime = MONDAY_MORNING) -> datetime:
         ("5 January", datetime(2027, 1, 5, 9, 0)),  # the next one
         ("2027-01-05 at 08:15", datetime(2027, 1, 5, 8, 15)),
         ("on the 15th", datetime(2026, 12, 15, 9, 0)),
+        ("weds at 5pm", datetime(2026, 12, 9, 17, 0)),  # a day spelt with an s is not "every"
+        ("thurs at noon", datetime(2026, 12, 10, 12, 0)),
     ],
 )
 def test_a_one_off_moment_is_read_in_the_users_zone(words: str, expected: datetime) -> None:
