@@ -98,11 +98,13 @@ def reminders_delivered(
         except StorageError:
             logger.exception("could not read the task book; trying again at the next check")
             return
-        if batch.shown:
-            deliver(batch.shown)
-        for hand in (notifier, act):
-            if hand is not None and batch.fired_here:
-                hand(batch.fired_here)
+        for hand, firings in ((deliver, batch.shown), (notifier, batch.fired_here), (act, batch.fired_here)):
+            if hand is None or not firings:
+                continue
+            try:
+                hand(firings)
+            except Exception:  # noqa: BLE001 - one failing hand must not stop the checks that follow
+                logger.exception("handing on %d due reminder(s) failed", len(firings))
 
     def loop() -> None:
         while True:
