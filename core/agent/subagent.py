@@ -109,8 +109,9 @@ class Subagent:
         except TimeoutError:
             stopped.append("time")
         result = self._result(done, failure, stopped, trace.turn_id, time.monotonic() - started)
+        # Like a turn's trace: timings and counts, not the words (the task may quote the user's memory).
         trace.record(
-            "turn", trace.started, result.seconds * 1000, outcome=result.exit_reason, task=task[:200]
+            "turn", trace.started, result.seconds * 1000, outcome=result.exit_reason, task_chars=len(task)
         )
         if self._traces is not None:
             self._traces.write(trace)
@@ -148,8 +149,9 @@ class Subagent:
             note = "" if result.exit_reason == "answer" else f" (stopped: {result.exit_reason})"
             return f"{result.answer}{note}\n[{spec.name} subagent, trace {result.trace_id}]"
 
+        purpose = spec.instructions.strip().split(". ")[0].rstrip(".")
         description = (
-            f"Hand a task to the {spec.name} subagent ({spec.instructions.splitlines()[0]}); it may use "
+            f"Hand a task to the {spec.name} subagent ({purpose}); it may use "
             f"{', '.join(spec.tools) or 'no tools'} and answers with what it found."
         )
         schema = {
