@@ -37,10 +37,10 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
 
     with ExitStack() as stack:
         mcp = open_mcp_runtime(config, stack)
-        tasks = open_task_book(config, env, stack)
-        catalog = build_tool_catalog(config, env, mcp=mcp, tasks=tasks)
+        catalog = build_tool_catalog(config, env, mcp=mcp)  # the light tools open nothing in the data dir
         if args.tool_command == "list" or args.name not in _names(catalog):
             stores = open_tool_stores(config, stack)
+            tasks = open_task_book(config, env, stack)
             catalog = build_tool_catalog(config, env, mcp=mcp, tasks=tasks, **stores)
         if args.tool_command == "list":
             return list_tools(catalog, as_json=args.json)

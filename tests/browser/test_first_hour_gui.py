@@ -34,9 +34,7 @@ TABS = (
     "Images",
     "Status",
     "Sessions",
-    "Reminders",
-    "Notes",
-    "Skills",
+    "Tasks",
     "Your data",
     "Settings",
 )

@@ -43,7 +43,8 @@ def test_the_notes_tab_adds_searches_and_marks_a_todo_done(context: Any, gui: Gu
     from playwright.sync_api import expect
 
     page = open_page(context, gui)
-    tab(page, "Notes")
+    tab(page, "Tasks")
+    tab(page, "Notes and to-dos")
     page.fill("#note-text textarea", "renew the passport")
     page.click("#note-add")
     expect(page.locator("#note-status")).to_contain_text("Added: renew the passport")
@@ -72,6 +73,7 @@ def test_the_skills_tab_writes_edits_and_removes_a_skill(context: Any, gui: Gui)
 
     library = gui.stack.backends.skills
     page = open_page(context, gui)
+    tab(page, "Tasks")
     tab(page, "Skills")
     page.fill("#skill-name textarea", "weekly-review")
     page.fill("#skill-when textarea", "I ask for a review of my week")

@@ -74,7 +74,7 @@ def test_the_reminders_tab_asks_for_a_time_it_cannot_read_adds_and_removes(conte
     from playwright.sync_api import expect
 
     page = open_page(context, gui)
-    tab(page, "Reminders")
+    tab(page, "Tasks")  # its first inner tab: Reminders
     page.fill("#reminder-what textarea", "call the dentist")
     page.fill("#reminder-when textarea", "next blursday")
     page.click("#reminder-add")

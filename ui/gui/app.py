@@ -78,12 +78,14 @@ def build_app(
                 status = build_status_tab(gr, orchestrator, parts)
             with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
                 sessions = build_sessions_tab(gr, orchestrator, parts, chat)
-            with gr.Tab("Reminders", id="reminders", elem_id="tab-reminders") as reminders_tab:
-                reminders = build_reminders_tab(gr, parts.reminders)
-            with gr.Tab("Notes", id="notes", elem_id="tab-notes") as notes_tab:
-                notes = build_notes_tab(gr, parts.notes)
-            with gr.Tab("Skills", id="skills", elem_id="tab-skills") as skills_tab:
-                skills = build_skills_tab(gr, parts.skills)
+            # Reminders, notes and skills share one tab: twelve tabs do not fit a laptop's width.
+            with gr.Tab("Tasks", id="tasks", elem_id="tab-tasks") as tasks_tab, gr.Tabs(elem_id="task-tabs"):
+                with gr.Tab("Reminders", id="reminders", elem_id="tab-reminders") as reminders_tab:
+                    reminders = build_reminders_tab(gr, parts.reminders)
+                with gr.Tab("Notes and to-dos", id="notes", elem_id="tab-notes") as notes_tab:
+                    notes = build_notes_tab(gr, parts.notes)
+                with gr.Tab("Skills", id="skills", elem_id="tab-skills") as skills_tab:
+                    skills = build_skills_tab(gr, parts.skills)
             with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
                 data = build_data_tab(gr, parts.data)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
@@ -100,6 +102,8 @@ def build_app(
             status,
             sessions_tab,
             sessions,
+            tasks_tab,  # opening it shows its first inner tab, the reminders
+            reminders,
             reminders_tab,
             reminders,
             notes_tab,
