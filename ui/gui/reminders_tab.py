@@ -1,5 +1,5 @@
-"""Reminders in the GUI: the banner above the tabs where due ones appear, and the Reminders tab (the list,
-adding one in words, removing one).
+"""Reminders in the GUI: the banner above the tabs where due ones appear, and the Tasks tab's Reminders (the
+list, adding one in words, removing one; the background tasks below them).
 
 The GUI's server checks the task book on a background thread (ui/shared/reminders.py) and puts what came
 due on the `ReminderBoard`; every open page polls the board with a timer and shows what was not dismissed.
@@ -33,7 +33,6 @@ class ReminderBoard:
     """Due reminders waiting for the user to read them, shared by every page this server serves."""
 
     _firings: list[Firing] = field(default_factory=list)
-    _dismissed: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, firings: list[Firing]) -> None:
@@ -44,14 +43,12 @@ class ReminderBoard:
     def pending(self) -> list[Firing]:
         """The reminders not yet dismissed, oldest first."""
         with self._lock:
-            return [f for f in self._firings if f.id > self._dismissed]
+            return list(self._firings)
 
     def dismiss(self) -> None:
         """Take down everything up now."""
         with self._lock:
-            if self._firings:
-                self._dismissed = max(f.id for f in self._firings)
-            self._firings = []
+            self._firings.clear()
 
 
 @dataclass
