@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config import AppConfig
+    from core.generation.action_requests import ActionRequests
     from core.generation.embedded import EmbeddedAnswers
-    from core.generation.reminder_request import ReminderRequests
     from core.nlp import SpacyPipeline
     from core.pipeline.analyzer import ContextAnalyzer
     from core.pipeline.linear_head import HeadSpec, LinearHead
@@ -114,7 +114,7 @@ def build_embedded_answers(
     nlp: SpacyPipeline,
     embedder: Embedder,
     extractor: FactExtractor | None,
-    reminders: ReminderRequests | None = None,
+    reminders: ActionRequests | None = None,
 ) -> EmbeddedAnswers:
     """What answers for the embedded model where it cannot (core/generation/embedded.py): the built-in
     tools directly, reminder requests as proposals, recall questions from memory (a question meets a fact's

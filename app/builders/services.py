@@ -17,7 +17,7 @@ from app.builders.background import (
 )
 from app.builders.memory import build_remembering, open_journal
 from app.builders.models import build_embedded_answers, build_prompt, side_model
-from app.builders.tasks import open_task_book, reminder_requests
+from app.builders.tasks import action_requests, open_task_book
 from app.builders.tools import build_tool_catalog, build_tool_policy, open_mcp_runtime, open_notebook
 from app.builders.visual import build_image_recall
 
@@ -136,7 +136,7 @@ def _remembering_services(
         general,
         tuple(stores),
         side,
-        build_embedded_answers(parts.nlp, parts.embedder, parts.extractor, reminder_requests(catalog, tasks)),
+        build_embedded_answers(parts.nlp, parts.embedder, parts.extractor, action_requests(catalog, tasks)),
         guards,
         # the budget follows the window; the skills catalog is read each turn (a skill added since shows)
         lambda chosen, name: build_prompt(chosen, name, side, inventory, parts.skills.catalog),

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
     from core.config import AppConfig
-    from core.generation.reminder_request import ReminderRequests
+    from core.generation.action_requests import ActionRequests
     from core.tools.catalog import ToolCatalog
     from memory.tasks import TaskStore
 
@@ -43,9 +43,16 @@ def now_in(book: TaskStore) -> Callable[[], datetime]:
     return lambda: datetime.now(book.zone)
 
 
-def reminder_requests(catalog: ToolCatalog, book: TaskStore) -> ReminderRequests | None:
-    """ "Remind me …" read into a proposal for the embedded model (which cannot call `set_reminder`)."""
-    from core.generation.reminder_request import ReminderRequests
+def action_requests(catalog: ToolCatalog, book: TaskStore) -> ActionRequests | None:
+    """ "Remind me …", "add … to my to-dos", "make a note …" read into proposals for the embedded model
+    (which cannot call the tools itself)."""
+    from core.generation.action_requests import ActionRequests, NotebookRequests, ReminderRequests
 
-    tool = catalog.available.get("set_reminder")
-    return ReminderRequests(tool, now_in(book)) if tool is not None else None
+    tools = catalog.available
+    readers: list[ReminderRequests | NotebookRequests] = []
+    if (reminder := tools.get("set_reminder")) is not None:
+        readers.append(ReminderRequests(reminder, now_in(book)))
+    todo, note = tools.get("add_todo"), tools.get("add_note")
+    if todo is not None and note is not None:
+        readers.append(NotebookRequests(todo, note))
+    return ActionRequests(tuple(readers)) if readers else None

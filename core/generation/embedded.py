@@ -5,7 +5,7 @@ document, and given the memory-laden prompt it continues it ("Hi! I'm Maya Lindq
 help you"). So for it, in order:
 
 1. a time, unit or arithmetic question is answered by the tool itself (`direct_tools.py`), and a request
-   for a reminder becomes the proposal the user approves (`reminder_request.py`);
+   for a reminder, a to-do or a note becomes the proposal the user approves (`action_requests.py`);
 2. "What do you remember about me?" is answered with the current facts, grouped (`told.py`);
 3. a question about the user, their people or their documents is answered from memory (`extractive.py`);
 4. a statement that tells facts is acknowledged with them ("I'll remember that you live in Gothenburg");
@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core.events import Done, RunEvent, TextDelta
+from core.generation.action_requests import ActionRequests
 from core.generation.direct_tools import DirectToolAgent, DirectTools
 from core.generation.extractive import (
     EXTRACTIVE_MODEL,
@@ -34,7 +35,6 @@ from core.generation.extractive import (
     prompt_markers,
     user_names,
 )
-from core.generation.reminder_request import ReminderRequests
 from core.generation.told import Told, acknowledgement, asks_for_summary, summary, told_from_extracted
 from core.ports import FactExtractor, FactView
 from core.prompt.assembly import AssembledPrompt
@@ -66,7 +66,7 @@ class EmbeddedAnswers:
         recall: the extractive answerer's hook (recall questions, and the attribution check).
         extractor: reads the facts a statement tells (the app's fact extractor); None: no acknowledgement.
         tools: the built-in tools' direct answers.
-        reminders: reads "remind me …" into a `set_reminder` proposal (None: no task book).
+        reminders: reads "remind me …", "add … to my to-dos", "make a note …" into proposals (None: none).
     """
 
     def __init__(
@@ -74,7 +74,7 @@ class EmbeddedAnswers:
         recall: ExtractiveRecall,
         extractor: FactExtractor | None = None,
         tools: DirectTools | None = None,
-        reminders: ReminderRequests | None = None,
+        reminders: ActionRequests | None = None,
     ) -> None:
         self._recall = recall
         self._extractor = extractor

@@ -1,10 +1,12 @@
-"""A request for a reminder, read from the message when the embedded model answers (it cannot call tools).
+"""Requests for an action, read from the message when the embedded model answers (it cannot call tools).
 
 "Remind me on Thursday at 9 to call the dentist" becomes the same proposal a capable model would make: a
 `set_reminder` call the user approves, with the moment read ("Remind you Thu 10 Dec 2026 at 09:00: call
 the dentist"). A request without a usable time gets the question instead ("When should I remind you to
-call the dentist?"), never a guessed time. Only a message that *asks* for a reminder is read here: one that
-starts with "remind me", "set a reminder", "can you remind me", …
+call the dentist?"), never a guessed time. "Add renewing my passport to my to-do list" and "make a note
+that the spare key is with Maya" become `add_todo` and `add_note` proposals. Only a message that *asks*
+for the action is read here: the whole message must be the request ("remind me …", "add … to my to-do
+list", "make a note: …"); a sentence that merely mentions reminders or notes goes on to the other readers.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from core.schedule.when import find_when
 from core.tools.base import Tool
 from core.types import Message, ToolCall
 
-REMINDER_MODEL = "daemon-tools (direct)"
+ACTION_MODEL = "daemon-tools (direct)"
 _ASKS = re.compile(
     r"^\W*(?:(?:hey|hi|ok|okay|so|please|daemon)\W+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
     r"(?:please\s+)?(?P<verb>remind me|set (?:me )?(?:a|an) (?:reminder|alarm)|add (?:a|an) reminder|"
@@ -42,7 +44,7 @@ class ReminderRequests:
     tool: Tool
     now: Callable[[], datetime]
 
-    def agent_for(self, text: str) -> ReminderAgent | None:
+    def agent_for(self, text: str) -> ProposalAgent | None:
         """The agent when `text` asks for a reminder (a proposal, or the question to ask); else None."""
         asked = _ASKS.match(" ".join(text.split()))
         if asked is None:
@@ -57,17 +59,17 @@ class ReminderRequests:
             if found and _STRAY.search(found.rest):  # "pay rent yesterday at 9": a time word left unread
                 phrase = request
         if not what:
-            return ReminderAgent(answer="What should I remind you of, and when?")
+            return ProposalAgent(answer="What should I remind you of, and when?")
         if not phrase:
-            return ReminderAgent(answer=f"When should I remind you to {what}?")
+            return ProposalAgent(answer=f"When should I remind you to {what}?")
         call = ToolCall("direct_1", self.tool.name, {"what": what, "when": phrase})
         try:
             preview = self.tool.describe_call(call.arguments)
         except ToolRetry as unusable:
             question = str(unusable).split(" Ask the user")[0]
-            return ReminderAgent(answer=question)
+            return ProposalAgent(answer=question)
         answer = f"I can set this reminder: {preview}. Approve it and I will."
-        return ReminderAgent(answer=answer, proposal=ToolProposal(call, self.tool.description, preview))
+        return ProposalAgent(answer=answer, proposal=ToolProposal(call, self.tool.description, preview))
 
 
 def _split_at_to(request: str) -> tuple[str, str]:
@@ -84,7 +86,7 @@ def _what(words: str) -> str:
     return _LEAD.sub("", words).strip(" ,;.!?")
 
 
-class ReminderAgent:
+class ProposalAgent:
     """Plays the turn as the agent loop would: the proposal (if any), then the reply."""
 
     def __init__(self, answer: str, proposal: ToolProposal | None = None) -> None:
@@ -103,7 +105,65 @@ class ReminderAgent:
         yield TextDelta(self.answer)
         yield Done(
             answer=self.answer,
-            model=REMINDER_MODEL,
+            model=ACTION_MODEL,
             tool_calls=tuple(record),
-            extra={"mode": "reminder_request"},
+            extra={"mode": "action_request"},
         )
+
+
+_TODO = re.compile(
+    r"^\W*(?:(?:hey|ok|okay|so|please|daemon)\W+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+    r"(?:please\s+)?(?:"
+    r"(?:add|put|write)\s+(?P<what>.+?)\s+(?:to|on|onto)\s+(?:my\s+)?(?:to-?do|todo|to do)(?:\s+list|s)?"
+    r"|add\s+(?:a\s+)?(?:to-?do|todo)\s*[:,-]?\s+(?P<item>.+?)"
+    r")(?:\W+(?:please|thanks|thank you))?\W*$",
+    re.I,
+)
+_NOTE = re.compile(
+    r"^\W*(?:(?:hey|ok|okay|so|please|daemon)\W+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+    r"(?:please\s+)?(?:make|take|keep|add)\s+a\s+note\s*(?:that|of|:|,|-)?\s+(?P<what>.+?)"
+    r"(?:\W+(?:please|thanks|thank you))?\W*$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class NotebookRequests:
+    """Reads "add … to my to-do list" and "make a note that …" against the notebook's tools."""
+
+    add_todo: Tool
+    add_note: Tool
+
+    def agent_for(self, text: str) -> ProposalAgent | None:
+        message = " ".join(text.split())
+        if todo := _TODO.match(message):
+            return _proposed(self.add_todo, (todo["what"] or todo["item"] or "").strip(" .!?"))
+        if note := _NOTE.match(message):
+            return _proposed(self.add_note, note["what"].strip(" .!?"))
+        return None
+
+
+@dataclass(frozen=True)
+class ActionRequests:
+    """Every reader of action requests, in order; the first that reads the message answers it."""
+
+    readers: tuple[ReminderRequests | NotebookRequests, ...]
+
+    def agent_for(self, text: str) -> ProposalAgent | None:
+        for reader in self.readers:
+            if (agent := reader.agent_for(text)) is not None:
+                return agent
+        return None
+
+
+def _proposed(tool: Tool, text: str) -> ProposalAgent:
+    """The proposal of `tool` with `text`, in words, or what the user should say instead."""
+    call = ToolCall("direct_1", tool.name, {"text": text})
+    try:
+        preview = tool.describe_call(call.arguments)
+    except ToolRetry:
+        return ProposalAgent(answer="What should I write down?")
+    return ProposalAgent(
+        answer=f"I can do this: {preview}. Approve it and I will.",
+        proposal=ToolProposal(call, tool.description, preview),
+    )

@@ -1,4 +1,5 @@
-"""With the embedded model, "remind me …" becomes the proposal a capable model would make, or a question."""
+"""With the embedded model, "remind me …", "add … to my to-dos" and "make a note …" become the proposals a
+capable model would make, or a question."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core.events import Done, RunEvent, TextDelta, ToolProposal
-from core.generation.reminder_request import ReminderRequests
+from core.generation.action_requests import NotebookRequests, ReminderRequests
+from core.tools.note_tools import note_tools
 from core.tools.task_tools import task_tools
+from memory.notes import NOTES_FILE, NoteStore
 from memory.tasks import TASKS_FILE, TaskStore
 
 ZONE = ZoneInfo("Europe/Paris")
@@ -25,7 +28,7 @@ def requests(tmp_path: Path) -> ReminderRequests:
     return ReminderRequests(tools["set_reminder"], lambda: MONDAY)
 
 
-def _events(requests: ReminderRequests, text: str) -> list[RunEvent]:
+def _events(requests: ReminderRequests | NotebookRequests, text: str) -> list[RunEvent]:
     agent = requests.agent_for(text)
     assert agent is not None, text
 
@@ -78,3 +81,33 @@ def test_a_request_without_a_usable_time_gets_a_question_and_no_proposal(
 def test_a_message_that_only_mentions_reminders_is_not_a_request(requests: ReminderRequests) -> None:
     for text in ("My phone reminds me at 9 every day", "What reminders do I have?", "It reminds me of Paris"):
         assert requests.agent_for(text) is None
+
+
+@pytest.fixture
+def notebook(tmp_path: Path) -> NotebookRequests:
+    tools = {t.name: t for t in note_tools(NoteStore(tmp_path / NOTES_FILE, None))}
+    return NotebookRequests(tools["add_todo"], tools["add_note"])
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "words"),
+    [
+        ("Add renewing my passport to my to-do list", "add_todo", "renewing my passport"),
+        ("can you put call the plumber on my todo list please?", "add_todo", "call the plumber"),
+        ("add a to-do: book the vet", "add_todo", "book the vet"),
+        ("Make a note that the spare key is with Maya.", "add_note", "the spare key is with Maya"),
+        ("please take a note: wifi password is on the fridge", "add_note", "wifi password is on the fridge"),
+    ],
+)
+def test_a_todo_or_note_request_becomes_its_proposal(
+    notebook: NotebookRequests, text: str, tool: str, words: str
+) -> None:
+    proposal = _events(notebook, text)[0]
+    assert isinstance(proposal, ToolProposal)
+    assert (proposal.call.name, proposal.call.arguments) == (tool, {"text": words})
+    assert proposal.preview.endswith(words)
+
+
+def test_a_message_that_mentions_notes_is_not_a_request(notebook: NotebookRequests) -> None:
+    for text in ("My to-do list is too long", "I took a note of his number", "What's on my to-do list?"):
+        assert notebook.agent_for(text) is None
