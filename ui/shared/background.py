@@ -121,8 +121,11 @@ class BackgroundRunner:
             result = await agent.run(
                 task.prompt, cancel=cancel, progress=lambda e: self._progress(task, counts, e)
             )
-            state: TaskState = "cancelled" if self.ledger.cancel_requested(task.id) else "done"
-            ended = self.ledger.finish(task.id, state, result=result.answer, trace_id=result.trace_id)
+            if result.exit_reason == "error":  # the model failed: the task failed, with its reason
+                ended = self.ledger.finish(task.id, "failed", error=result.answer, trace_id=result.trace_id)
+            else:
+                state: TaskState = "cancelled" if self.ledger.cancel_requested(task.id) else "done"
+                ended = self.ledger.finish(task.id, state, result=result.answer, trace_id=result.trace_id)
         except asyncio.CancelledError:  # Daemon is closing: resumed at the next start
             self.ledger.requeue(task.id, "resumed: Daemon was closed while it ran")
             raise

@@ -150,3 +150,22 @@ def test_an_unknown_subagent_is_refused(ledger: BackgroundLedger) -> None:
     runner = BackgroundRunner(ledger, {"researcher": SteppedAgent()})
     with pytest.raises(UserInputError, match="no subagent 'poet'"):
         runner.submit("write a poem", "poet", origin="chat")
+
+
+def test_a_run_whose_model_failed_is_a_failed_task_with_the_reason(ledger: BackgroundLedger) -> None:
+    class Failing(SteppedAgent):
+        async def run(
+            self,
+            task: str,
+            *,
+            cancel: asyncio.Event | None = None,
+            progress: Callable[[RunEvent], None] | None = None,
+        ) -> SubagentResult:
+            return SubagentResult("the model service is unreachable", "error", Usage(), (), "sub-2", 0.0)
+
+    runner = BackgroundRunner(ledger, {"researcher": Failing()})
+    runner.start()
+    task = runner.submit("anything", "researcher", origin="chat")
+    _wait(lambda: ledger.get(task.id).state == "failed")
+    assert ledger.get(task.id).error == "the model service is unreachable"
+    runner.close()
