@@ -74,6 +74,7 @@ class Verdict:
 
     action: Action
     message: str = ""
+    preview: str = ""  # a proposed call's own words for what it would do (the tool's `preview`)
 
 
 @dataclass
@@ -103,10 +104,10 @@ class CallReview:
             return Verdict("block", blocked)
         if tool.side_effects and not self.approved:
             try:
-                tool.describe_call(call.arguments)
+                preview = tool.describe_call(call.arguments)
             except (ToolRetry, UserInputError) as unusable:  # the model asks the user rather than propose it
                 return Verdict("block", f"Not proposed: {unusable}")
-            return Verdict("propose", PROPOSED_NOTE.format(tool=call.name))
+            return Verdict("propose", PROPOSED_NOTE.format(tool=call.name), preview)
         return Verdict("run")
 
     def observe(self, call: ToolCall, output: str) -> None:

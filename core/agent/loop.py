@@ -322,10 +322,10 @@ class AgentRunner:
         if (final := final_answer((o.call for o in outcomes if o.ok), state.offer.toolset)) is not None:
             state.final, state.emitted = final, False  # never streamed yet: `_finish` shows it
 
-    def _review_calls(self, state: _RunState, errors: dict[str, str]) -> set[str]:
+    def _review_calls(self, state: _RunState, errors: dict[str, str]) -> dict[str, str]:
         """Pass each call not already refused through the guards: blocked and proposed calls get the note
-        the model reads in `errors`; the ids of the proposed ones are returned."""
-        proposed: set[str] = set()
+        the model reads in `errors`; the proposed ones are returned, id -> their preview."""
+        proposed: dict[str, str] = {}
         for call in state.decision.calls:
             if call.id in errors:
                 continue
@@ -333,7 +333,7 @@ class AgentRunner:
             if verdict.action != "run":
                 errors[call.id] = verdict.message
                 if verdict.action == "propose":
-                    proposed.add(call.id)
+                    proposed[call.id] = verdict.preview
         return proposed
 
     async def _screened(self, outcome: ToolOutcome) -> ToolOutcome:
@@ -405,14 +405,13 @@ def _last_user(messages: Sequence[Message]) -> Message | None:
     return next((m for m in reversed(messages) if m.role == "user"), None)
 
 
-def _announced(call: ToolCall, toolset: Toolset, proposed: set[str]) -> ToolProposal | ToolCallStarted:
-    """The event that tells the front end about a call: a proposal to approve, or a call starting."""
+def _announced(call: ToolCall, toolset: Toolset, proposed: dict[str, str]) -> ToolProposal | ToolCallStarted:
+    """The event that tells the front end about a call: a proposal to approve (with the preview the guard
+    read), or a call starting."""
     if call.id not in proposed:
         return ToolCallStarted(call)
     tool = toolset.get(call.name)
-    if tool is None:
-        return ToolProposal(call)
-    return ToolProposal(call, tool.description, tool.describe_call(call.arguments))  # the guard checked it
+    return ToolProposal(call, tool.description if tool else "", proposed[call.id])
 
 
 def _private_texts(messages: Sequence[Message], signals: TurnSignals | None) -> tuple[str, ...]:
