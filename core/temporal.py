@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -142,7 +142,8 @@ def _day_start(moment: datetime) -> datetime:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def _shift_months(moment: datetime, months: int) -> tuple[int, int]:
+def shift_months(moment: date, months: int) -> tuple[int, int]:
+    """The (year, month) `months` after `moment`'s month (before, when negative)."""
     index = moment.year * 12 + moment.month - 1 + months
     return index // 12, index % 12 + 1
 
@@ -160,7 +161,7 @@ def _unit_window(unit: str, anchor: datetime, offset: int, expression: str) -> T
         saturday = day - timedelta(days=day.weekday()) + timedelta(days=5, weeks=offset)
         return TimeWindow(saturday, saturday + timedelta(days=2), expression)
     if unit == "month":
-        year, month = _shift_months(anchor, offset)
+        year, month = shift_months(anchor, offset)
         return _month_window(year, month, expression)
     return TimeWindow(
         datetime(anchor.year + offset, 1, 1), datetime(anchor.year + offset + 1, 1, 1), expression

@@ -54,12 +54,18 @@ class Recurrence:
             day += timedelta(days=1)
         raise ValueError(f"{self.describe()} never happens")  # the parser refuses such rules first
 
+    @property
+    def step(self) -> timedelta | None:
+        """The fixed gap of an every-N-minutes or every-N-hours rule (None for calendar rules)."""
+        if self.frequency == "minutely":
+            return timedelta(minutes=self.interval)
+        if self.frequency == "hourly":
+            return timedelta(hours=self.interval)
+        return None
+
     def _next_interval(self, moment: datetime) -> datetime:
-        step = (
-            timedelta(minutes=self.interval)
-            if self.frequency == "minutely"
-            else timedelta(hours=self.interval)
-        )
+        step = self.step
+        assert step is not None  # next_after sends only minutely and hourly rules here
         # In UTC: arithmetic on two datetimes of one zone is wall-clock arithmetic in Python.
         start, now = (self.start or moment).astimezone(UTC), moment.astimezone(UTC)
         if start > now:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 
 from core.errors import UserInputError
 from core.schedule.recurrence import WEEKDAY_NAMES, Frequency, Recurrence, wall_time
+from core.temporal import shift_months
 
 DEFAULT_TIME = time(9, 0)  # a day named without a time
 _DAYPART_TIMES = {
@@ -119,12 +120,8 @@ def _count(word: str) -> int:
 def _relative(match: re.Match[str], reading: _Reading, now: datetime) -> None:
     amount = 0.5 if match["half"] else _count(match["n"])
     unit = _UNITS[match["unit"].lower()]
-    if unit == "months":
-        reading.day = _add_months(now.date(), int(amount))
-        reading.at = reading.at or now.time().replace(second=0, microsecond=0)
-        return
-    if unit == "years":
-        reading.day = _add_months(now.date(), int(amount) * 12)
+    if unit in ("months", "years"):  # a calendar step: the same day (or the month's last) at this time
+        reading.day = _add_months(now.date(), int(amount) * (12 if unit == "years" else 1))
         reading.at = reading.at or now.time().replace(second=0, microsecond=0)
         return
     reading.delta = timedelta(**{unit: amount})
@@ -457,26 +454,9 @@ def _repeating(reading: _Reading, at: time, words: str, now: datetime) -> When:
     if frequency == "yearly" and month is None:
         source = reading.day or now.date()
         month, month_day = source.month, source.day
-    if frequency == "yearly" and reading.day is not None and reading.month is None:
-        month, month_day = reading.day.month, reading.day.day
-    start = None
-    if frequency in ("minutely", "hourly"):
-        step = (
-            timedelta(minutes=reading.interval)
-            if frequency == "minutely"
-            else timedelta(hours=reading.interval)
-        )
-        start = later(now, step).replace(second=0, microsecond=0)
-    rule = Recurrence(
-        frequency,
-        reading.interval,
-        at,
-        weekdays,
-        month_day,
-        month,
-        anchor=now.date(),
-        start=start,
-    )
+    rule = Recurrence(frequency, reading.interval, at, weekdays, month_day, month, anchor=now.date())
+    if rule.step is not None:  # every N minutes or hours: counted from the first whole minute after one step
+        rule = replace(rule, start=later(now, rule.step).replace(second=0, microsecond=0))
     try:
         first = rule.next_after(now, zone)
     except ValueError:
@@ -498,6 +478,6 @@ def later(moment: datetime, delta: timedelta) -> datetime:
 
 
 def _add_months(day: date, months: int) -> date:
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    return day.replace(year=year, month=month + 1, day=min(day.day, calendar.monthrange(year, month + 1)[1]))
+    """The same day `months` later, or that month's last day when it is shorter."""
+    year, month = shift_months(day, months)
+    return day.replace(year=year, month=month, day=min(day.day, calendar.monthrange(year, month)[1]))
