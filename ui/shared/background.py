@@ -81,9 +81,7 @@ class BackgroundRunner:
 
     def submit(self, prompt: str, agent: str, *, origin: str, title: str = "") -> BackgroundTask:
         """Queue a task for `agent`; it starts as soon as fewer than `max_running` run."""
-        if agent not in self.agents:
-            known = ", ".join(sorted(self.agents)) or "none configured"
-            raise UserInputError(f"no subagent {agent!r} (subagents: {known})")
+        self._agent(agent)
         task = self.ledger.create(prompt, agent, origin=origin, title=title)
         self._wake()
         return task
@@ -171,11 +169,15 @@ class BackgroundRunner:
 
     def budget_of(self, agent: str) -> str:
         """A subagent's budget in words ("up to 8 rounds, 600 s, $0.50"); UserInputError if unknown."""
-        found = self.agents.get(agent)
+        return self._agent(agent).budget
+
+    def _agent(self, name: str) -> AgentRun:
+        """The subagent called `name`; UserInputError naming the ones there are."""
+        found = self.agents.get(name)
         if found is None:
             known = ", ".join(sorted(self.agents)) or "none configured"
-            raise UserInputError(f"no subagent {agent!r} (subagents: {known})")
-        return found.budget
+            raise UserInputError(f"no subagent {name!r} (subagents: {known})")
+        return found
 
     def when_done(self, on_done: OnDone) -> None:
         """What happens with each ended task (set by the composition root once the orchestrator exists)."""
