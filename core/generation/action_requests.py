@@ -24,9 +24,11 @@ from core.tools.base import Tool
 from core.types import Message, ToolCall
 
 ACTION_MODEL = "daemon-tools (direct)"
+_ASKING = r"(?:(?:can|could|would|will) you\s+(?:please\s+)?)?(?:please\s+)?"  # how a request is put
 _ASKS = re.compile(
-    r"^\W*(?:(?:hey|hi|ok|okay|so|please|daemon)\W+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
-    r"(?:please\s+)?(?P<verb>remind me|set (?:me )?(?:a|an) (?:reminder|alarm)|add (?:a|an) reminder|"
+    r"^\W*(?:(?:hey|hi|ok|okay|so|please|daemon)\W+)*"
+    + _ASKING
+    + r"(?P<verb>remind me|set (?:me )?(?:a|an) (?:reminder|alarm)|add (?:a|an) reminder|"
     r"create (?:a|an) reminder|don'?t let me forget)\b",
     re.I,
 )
@@ -62,14 +64,12 @@ class ReminderRequests:
             return ProposalAgent(answer="What should I remind you of, and when?")
         if not phrase:
             return ProposalAgent(answer=f"When should I remind you to {what}?")
-        call = ToolCall("direct_1", self.tool.name, {"what": what, "when": phrase})
-        try:
-            preview = self.tool.describe_call(call.arguments)
-        except ToolRetry as unusable:
-            question = str(unusable).split(" Ask the user")[0]
-            return ProposalAgent(answer=question)
-        answer = f"I can set this reminder: {preview}. Approve it and I will."
-        return ProposalAgent(answer=answer, proposal=ToolProposal(call, self.tool.description, preview))
+        return _proposed(
+            self.tool,
+            {"what": what, "when": phrase},
+            "I can set this reminder",
+            lambda unusable: str(unusable).split(" Ask the user")[0],  # the time's own question
+        )
 
 
 def _split_at_to(request: str) -> tuple[str, str]:
@@ -112,16 +112,16 @@ class ProposalAgent:
 
 
 _TODO = re.compile(
-    r"^\W*(?:(?:hey|ok|okay|so|please|daemon)\W+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
-    r"(?:please\s+)?(?:"
+    r"^\W*(?:(?:hey|ok|okay|so|please|daemon)\W+)*" + _ASKING + r"(?:"
     r"(?:add|put|write)\s+(?P<what>.+?)\s+(?:to|on|onto)\s+(?:my\s+)?(?:to-?do|todo|to do)(?:\s+list|s)?"
     r"|add\s+(?:a\s+)?(?:to-?do|todo)\s*[:,-]?\s+(?P<item>.+?)"
     r")(?:\W+(?:please|thanks|thank you))?\W*$",
     re.I,
 )
 _NOTE = re.compile(
-    r"^\W*(?:(?:hey|ok|okay|so|please|daemon)\W+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
-    r"(?:please\s+)?(?:make|take|keep|add)\s+a\s+note\s*(?:that|of|:|,|-)?\s+(?P<what>.+?)"
+    r"^\W*(?:(?:hey|ok|okay|so|please|daemon)\W+)*"
+    + _ASKING
+    + r"(?:make|take|keep|add)\s+a\s+note\s*(?:that|of|:|,|-)?\s+(?P<what>.+?)"
     r"(?:\W+(?:please|thanks|thank you))?\W*$",
     re.I,
 )
@@ -137,10 +137,14 @@ class NotebookRequests:
     def agent_for(self, text: str) -> ProposalAgent | None:
         message = " ".join(text.split())
         if todo := _TODO.match(message):
-            return _proposed(self.add_todo, (todo["what"] or todo["item"] or "").strip(" .!?"))
+            return self._propose(self.add_todo, (todo["what"] or todo["item"] or "").strip(" .!?"))
         if note := _NOTE.match(message):
-            return _proposed(self.add_note, note["what"].strip(" .!?"))
+            return self._propose(self.add_note, note["what"].strip(" .!?"))
         return None
+
+    @staticmethod
+    def _propose(tool: Tool, text: str) -> ProposalAgent:
+        return _proposed(tool, {"text": text}, "I can do this", lambda _: "What should I write down?")
 
 
 @dataclass(frozen=True)
@@ -156,14 +160,17 @@ class ActionRequests:
         return None
 
 
-def _proposed(tool: Tool, text: str) -> ProposalAgent:
-    """The proposal of `tool` with `text`, in words, or what the user should say instead."""
-    call = ToolCall("direct_1", tool.name, {"text": text})
+def _proposed(
+    tool: Tool, arguments: dict[str, object], lead: str, asked: Callable[[ToolRetry], str]
+) -> ProposalAgent:
+    """The proposal of `tool` with `arguments`, said in the tool's own words after `lead`; when the tool
+    refuses them, the question `asked` makes of its reason, and no proposal."""
+    call = ToolCall("direct_1", tool.name, arguments)
     try:
         preview = tool.describe_call(call.arguments)
-    except ToolRetry:
-        return ProposalAgent(answer="What should I write down?")
+    except ToolRetry as unusable:
+        return ProposalAgent(answer=asked(unusable))
     return ProposalAgent(
-        answer=f"I can do this: {preview}. Approve it and I will.",
+        answer=f"{lead}: {preview}. Approve it and I will.",
         proposal=ToolProposal(call, tool.description, preview),
     )
