@@ -1,6 +1,6 @@
-"""What the process tests of `export`, `import` and `backup` share: `main.py` on the echo model in a given
-data folder, a `cli` session that owns a folder meanwhile, and a digest of a folder's files (to show a
-refused import changed nothing)."""
+"""What the process tests of `export`, `import`, `backup`, `task`, `trace` and background tasks share:
+`main.py` on the echo model in a given data folder, a `cli` session that owns a folder meanwhile, and a
+digest of a folder's files (to show a refused import changed nothing)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ ECHO_CONFIG = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    m
 
 
 def main(
-    tmp_path: Path, data: Path, *args: str, stdin: str | None = None
+    tmp_path: Path, data: Path, *args: str, stdin: str | None = None, config_extra: str = ""
 ) -> subprocess.CompletedProcess[str]:
+    """`main.py ARGS` on the echo model (plus `config_extra`, YAML) with `data` as its data folder."""
     config = tmp_path / "echo.yaml"
-    config.write_text(ECHO_CONFIG)
+    config.write_text(ECHO_CONFIG + config_extra)
     env = {**os.environ, "DAEMON_DATA_DIR": str(data)}
     return subprocess.run(
         [sys.executable, str(ROOT / "main.py"), "--config", str(config), *args],

@@ -5,35 +5,21 @@ printed when the terminal chat starts."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG = (
-    "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
-    "user:\n  timezone: Europe/Paris\ntasks:\n  os_notifications: false\n"
-)
+from tests.integration.data_cli import main
+
+PARIS_QUIET = "user:\n  timezone: Europe/Paris\ntasks:\n  os_notifications: false\n"
 
 pytestmark = pytest.mark.integration
 
 
 def _daemon(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    config = tmp_path / "config.yaml"
-    config.write_text(CONFIG)
-    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), "--config", str(config), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        input=stdin,
-    )
+    return main(tmp_path, tmp_path / "data", *args, stdin=stdin, config_extra=PARIS_QUIET)
 
 
 def test_task_add_list_and_remove_keep_their_json_contract(tmp_path: Path) -> None:

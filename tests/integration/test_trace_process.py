@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-ECHO = "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
+from tests.integration.data_cli import main
 
 pytestmark = pytest.mark.integration
 
 
 def _daemon(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    config = tmp_path / "echo.yaml"
-    config.write_text(ECHO)
-    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
-    command = [sys.executable, str(ROOT / "main.py"), "--config", str(config), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    return main(tmp_path, tmp_path / "data", *args)
 
 
 def test_the_turn_id_ask_prints_finds_its_trace(tmp_path: Path) -> None:
