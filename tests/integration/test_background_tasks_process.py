@@ -15,12 +15,9 @@ from pathlib import Path
 import pytest
 
 from memory.background import BACKGROUND_FILE, BackgroundLedger
+from tests.integration.data_cli import ROOT, main
 
-ROOT = Path(__file__).resolve().parents[2]
-ECHO = (
-    "models:\n  main: echo\nproviders:\n  echo:\n    kind: echo\n    model: echo\n"
-    "tasks:\n  os_notifications: false\n"
-)
+QUIET = "tasks:\n  os_notifications: false\n"
 # A process that runs one background task with an agent that never finishes, and says when it runs.
 RUNNER = """
 import asyncio, sys, time
@@ -37,8 +34,8 @@ class Slow:
 
 ledger = BackgroundLedger(Path(sys.argv[1]))
 runner = BackgroundRunner(ledger, {"researcher": Slow()})
+existing = ledger.queued()  # read before the runner starts it (then it is no longer queued)
 runner.start()
-existing = [t for t in ledger.tasks() if t.state == "queued"]
 task = existing[0] if existing else runner.submit("what did I read in May?", "researcher", origin="chat")
 while ledger.get(task.id).state != "running":
     time.sleep(0.02)
@@ -66,13 +63,7 @@ def _run_and_kill(data: Path) -> str:
 
 
 def _daemon(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    config = tmp_path / "echo.yaml"
-    config.write_text(ECHO)
-    env = {**os.environ, "DAEMON_DATA_DIR": str(tmp_path / "data")}
-    command = [sys.executable, str(ROOT / "main.py"), "--config", str(config), *args]
-    return subprocess.run(
-        command, capture_output=True, text=True, env=env, timeout=300, input=stdin, cwd=ROOT
-    )
+    return main(tmp_path, tmp_path / "data", *args, stdin=stdin, config_extra=QUIET)
 
 
 def _state(tmp_path: Path, task_id: str) -> dict[str, object]:
