@@ -16,6 +16,7 @@ from core.errors import UserInputError
 from core.events import RunEvent, ToolCallStarted, UsageUpdate
 from core.types import ToolCall, Usage
 from memory.background import BACKGROUND_FILE, BackgroundLedger, BackgroundTask
+from tests.unit.ui.shared.background_helpers import wait_for
 from ui.shared.background import BackgroundRunner
 
 
@@ -45,13 +46,6 @@ class SteppedAgent:
         return SubagentResult(f"found it: {task}", reason, Usage(10, 5), (), "sub-1", 0.1)
 
 
-def _wait(condition: Callable[[], bool], seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 @pytest.fixture
 def ledger(tmp_path: Path) -> BackgroundLedger:
     return BackgroundLedger(tmp_path / BACKGROUND_FILE)
@@ -66,7 +60,7 @@ def test_a_task_reports_progress_and_its_result_is_handed_on(ledger: BackgroundL
     runner = BackgroundRunner(ledger, {"researcher": agent}, on_done=on_done)
     runner.start()
     task = runner.submit("what did I read in May?", "researcher", origin="chat")
-    _wait(lambda: ledger.get(task.id).progress.get("tool_calls") == 1)
+    wait_for(lambda: ledger.get(task.id).progress.get("tool_calls") == 1)
     running = ledger.get(task.id)
     assert running.state == "running" and running.progress == {
         "rounds": 1,
@@ -75,7 +69,7 @@ def test_a_task_reports_progress_and_its_result_is_handed_on(ledger: BackgroundL
         "last": "using search_memory",
     }
     agent.release.set()
-    _wait(lambda: bool(finished))
+    wait_for(lambda: bool(finished))
     assert finished == [("done", "found it: what did I read in May?")]
     assert ledger.get(task.id).result == "found it: what did I read in May?"
     runner.close()
@@ -87,11 +81,11 @@ def test_at_most_n_run_at_once_and_the_next_starts_when_one_ends(ledger: Backgro
     runner.start()
     first = runner.submit("first", "researcher", origin="chat")
     second = runner.submit("second", "researcher", origin="chat")
-    _wait(lambda: ledger.get(first.id).state == "running")
+    wait_for(lambda: ledger.get(first.id).state == "running")
     time.sleep(0.2)
     assert ledger.get(second.id).state == "queued" and agent.ran == ["first"]
     agent.release.set()
-    _wait(lambda: ledger.get(second.id).state == "done")
+    wait_for(lambda: ledger.get(second.id).state == "done")
     runner.close()
 
 
@@ -103,14 +97,14 @@ def test_a_task_is_cancelled_from_here_or_from_another_process(
     runner.start()
     here = runner.submit("cancel me here", "researcher", origin="gui")
     queued = runner.submit("cancel me while queued", "researcher", origin="gui")
-    _wait(lambda: ledger.get(here.id).state == "running")
+    wait_for(lambda: ledger.get(here.id).state == "running")
     assert runner.cancel(queued.id).state == "cancelled"  # never started
     runner.cancel(here.id)
-    _wait(lambda: ledger.get(here.id).state == "cancelled")
+    wait_for(lambda: ledger.get(here.id).state == "cancelled")
     there = runner.submit("cancel me from a shell", "researcher", origin="gui")
-    _wait(lambda: ledger.get(there.id).state == "running")
+    wait_for(lambda: ledger.get(there.id).state == "running")
     BackgroundLedger(tmp_path / BACKGROUND_FILE).request_cancel(there.id)  # another process's ledger
-    _wait(lambda: ledger.get(there.id).state == "cancelled")
+    wait_for(lambda: ledger.get(there.id).state == "cancelled")
     assert agent.ran == ["cancel me here", "cancel me from a shell"]
     with pytest.raises(UserInputError, match="already ended"):
         runner.cancel(here.id)
@@ -131,7 +125,7 @@ def test_tasks_cut_off_by_a_crash_are_resumed_and_failed_after_two(ledger: Backg
     assert [t.id for t in resumed] == [once.id]
     assert resumed[0].note == "resumed after Daemon stopped while it ran"
     assert [t.id for t in failed] == [twice.id] and "stopped by a restart 2 times" in (failed[0].error or "")
-    _wait(lambda: ledger.get(once.id).state == "done")
+    wait_for(lambda: ledger.get(once.id).state == "done")
     assert agent.ran == ["cut off once"]
     runner.close()
 
@@ -140,7 +134,7 @@ def test_closing_daemon_puts_a_running_task_back_in_the_queue(ledger: Background
     runner = BackgroundRunner(ledger, {"researcher": SteppedAgent()})
     runner.start()
     task = runner.submit("long research", "researcher", origin="chat")
-    _wait(lambda: ledger.get(task.id).state == "running")
+    wait_for(lambda: ledger.get(task.id).state == "running")
     runner.close()
     back = ledger.get(task.id)
     assert back.state == "queued" and back.attempts == 0 and "closed while it ran" in (back.note or "")
@@ -166,6 +160,6 @@ def test_a_run_whose_model_failed_is_a_failed_task_with_the_reason(ledger: Backg
     runner = BackgroundRunner(ledger, {"researcher": Failing()})
     runner.start()
     task = runner.submit("anything", "researcher", origin="chat")
-    _wait(lambda: ledger.get(task.id).state == "failed")
+    wait_for(lambda: ledger.get(task.id).state == "failed")
     assert ledger.get(task.id).error == "the model service is unreachable"
     runner.close()

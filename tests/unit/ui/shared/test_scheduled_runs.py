@@ -4,7 +4,6 @@ after missed slots), and says so plainly when there is no model to run it."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from core.schedule.when import parse_when
 from core.types import Usage
 from memory.background import BACKGROUND_FILE, BackgroundLedger
 from memory.tasks import TASKS_FILE, TaskStore
+from tests.unit.ui.shared.background_helpers import wait_for
 from ui.shared.background import BackgroundRunner, scheduled_runs
 from ui.shared.reminders import ReminderFeed, reminders_delivered
 
@@ -35,13 +35,6 @@ class Summariser:
         progress: Callable[[RunEvent], None] | None = None,
     ) -> SubagentResult:
         return SubagentResult(f"summary of: {task}", "answer", Usage(), (), "sub-x", 0.0)
-
-
-def _wait(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def test_a_weekly_task_missed_for_three_weeks_starts_one_background_task(tmp_path: Path) -> None:
@@ -63,7 +56,7 @@ def test_a_weekly_task_missed_for_three_weeks_starts_one_background_task(tmp_pat
         ReminderFeed(book), lambda f: shown.extend(x.line(ZONE) for x in f), every_s=60, act=act
     ):
         pass
-    _wait(lambda: bool(ledger.tasks()) and ledger.tasks()[0].state == "done")
+    wait_for(lambda: bool(ledger.tasks()) and ledger.tasks()[0].state == "done")
     (task,) = ledger.tasks()
     assert task.prompt == "summarise what I told you last week" and task.origin == "schedule"
     assert task.result == "summary of: summarise what I told you last week"
