@@ -26,7 +26,7 @@ from core.text import clip
 from knowledge.documents.catalogue import list_documents, reingest_document, remove_document
 from knowledge.jobs import RUNNING, ItemOutcome, JobItem, JobLedger, JobRunner, Progress
 from ui.gui.backends import GuiBackends
-from ui.gui.widgets import empty_note, row_picker
+from ui.gui.widgets import empty_note, row_picker, said
 
 if TYPE_CHECKING:
     from core.config import AppConfig
@@ -365,12 +365,6 @@ def _sources_and_jobs(gr: Any, desk: DocumentDesk, c: dict[str, Any]) -> None:
 
 def _wire_jobs(gr: Any, desk: DocumentDesk, c: dict[str, Any]) -> None:
     """Sync buttons start jobs and return at once; the timer refreshes the list; cancel asks a job to stop."""
-
-    def said(action: Callable[[], str]) -> str:
-        try:
-            return action()
-        except DaemonError as error:
-            return f"⚠ {error}"
 
     sources = desk.sources
     if sources is not None:

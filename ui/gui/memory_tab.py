@@ -5,13 +5,13 @@ Every action goes through `ui.gui.memory_logic`, which calls the services the CL
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from core.errors import DaemonError
 from ui.gui import memory_logic as logic
 from ui.gui.backends import GuiBackends
-from ui.gui.widgets import empty_note, row_picker
+from ui.gui.widgets import empty_note, refusal, row_picker, said
 
 MISSING = "Memory is not loaded in this GUI."
 
@@ -72,20 +72,12 @@ def build_memory_tab(gr: Any, parts: GuiBackends) -> Any:
     return c
 
 
-def _guarded(action: Callable[[], str]) -> str:
-    """Run a user action; a refused one shows its reason, never a traceback."""
-    try:
-        return action()
-    except DaemonError as error:
-        return f"⚠ {error}"
-
-
 async def _guarded_async(action: Awaitable[str]) -> str:
-    """`_guarded` for an action that is awaited."""
+    """`said` for an action that is awaited."""
     try:
         return await action
     except DaemonError as error:
-        return f"⚠ {error}"
+        return refusal(error)
 
 
 def _wire(gr: Any, parts: GuiBackends, c: dict[str, Any]) -> None:
@@ -109,7 +101,7 @@ def _wire(gr: Any, parts: GuiBackends, c: dict[str, Any]) -> None:
         try:
             message = (await logic.correct_fact(facts, learning, fact_id, value)).message
         except DaemonError as error:
-            message = f"⚠ {error}"
+            message = refusal(error)
         return message, facts_table(show_history), ""
 
     async def remove(fact_id: str, show_history: bool) -> tuple[Any, ...]:
@@ -124,7 +116,7 @@ def _wire(gr: Any, parts: GuiBackends, c: dict[str, Any]) -> None:
     def decide(item: str, approve: bool) -> tuple[Any, ...]:
         if review is None:
             return "No review queue in this GUI.", []
-        message = _guarded(lambda: logic.decide_review(review, memory, facts, item, approve))
+        message = said(lambda: logic.decide_review(review, memory, facts, item, approve))
         return message, review_table()
 
     gr.on(

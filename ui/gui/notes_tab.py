@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import UserInputError
 from core.notes import Note, NoteKind
-from ui.gui.widgets import row_picker
+from ui.gui.widgets import row_picker, said
 from ui.shared.render import markdown_text
 
 if TYPE_CHECKING:
@@ -32,21 +32,17 @@ def _row(note: Note) -> list[str]:
 
 
 def add_note(book: NoteStore, kind_label: str, text: str) -> str:
-    try:
+    def add() -> str:
         note = book.add(KINDS.get(kind_label, "todo"), text, origin="gui")
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"Added: {markdown_text(note.text)}"
+        return f"Added: {markdown_text(note.text)}"
+
+    return said(add)
 
 
 def complete(book: NoteStore, note_id: str) -> str:
     if not (note_id or "").strip():
         return "Click a to-do in the list first."
-    try:
-        note = book.complete(note_id)
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"Done: {markdown_text(note.text)}"
+    return said(lambda: f"Done: {markdown_text(book.complete(note_id).text)}")
 
 
 def build_notes_tab(gr: Any, book: NoteStore | None) -> dict[str, Any] | None:

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from core.errors import UserInputError
 from core.schedule.tasks import Firing
 from core.schedule.when import parse_when
-from ui.gui.widgets import row_picker
+from ui.gui.widgets import row_picker, said
 from ui.shared.background import task_detail
 from ui.shared.render import markdown_text
 
@@ -76,22 +75,25 @@ def start_background(desk: ReminderDesk, text: str) -> str:
     if runner is None or not runner.agents:
         return "Background tasks need a connected model (the built-in one cannot use tools)."
     agent = next(iter(runner.agents))
-    try:
+
+    def start() -> str:
         task = runner.submit(text, agent, origin="gui")
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    budget = markdown_text(runner.budget_of(agent))
-    return f"Queued for the {markdown_text(agent)} ({budget}): {markdown_text(task.title)}"
+        budget = markdown_text(runner.budget_of(agent))
+        return f"Queued for the {markdown_text(agent)} ({budget}): {markdown_text(task.title)}"
+
+    return said(start)
 
 
 def cancel_background(desk: ReminderDesk, task_id: str) -> str:
     if desk.background is None or not (task_id or "").strip():
         return "Click a background task in the list first."
-    try:
-        task = desk.background.cancel(task_id)
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"{markdown_text(task.title)}: {task.state} (a running task stops at its next step)."
+    runner = desk.background
+
+    def cancel() -> str:
+        task = runner.cancel(task_id)
+        return f"{markdown_text(task.title)}: {task.state} (a running task stops at its next step)."
+
+    return said(cancel)
 
 
 def banner_markdown(desk: ReminderDesk) -> str:
@@ -106,22 +108,19 @@ def task_rows(desk: ReminderDesk) -> list[list[str]]:
 
 def add_reminder(desk: ReminderDesk, text: str, when: str) -> str:
     """Add what the user typed; the moment read, or the question when the words give no usable time."""
-    try:
+
+    def add() -> str:
         moment = parse_when(when, datetime.now(desk.book.zone))
         task = desk.book.add(text, moment, origin="gui")
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"Reminder set: {markdown_text(moment.describe())}: {markdown_text(task.text)}"
+        return f"Reminder set: {markdown_text(moment.describe())}: {markdown_text(task.text)}"
+
+    return said(add)
 
 
 def remove_reminder(desk: ReminderDesk, task_id: str) -> str:
     if not (task_id or "").strip():
         return "Click a reminder in the list first."
-    try:
-        task = desk.book.remove(task_id)
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"Removed: {markdown_text(task.text)}"
+    return said(lambda: f"Removed: {markdown_text(desk.book.remove(task_id).text)}")
 
 
 def build_reminder_banner(gr: Any, desk: ReminderDesk | None) -> None:

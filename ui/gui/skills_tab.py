@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import UserInputError
 from memory.skills import Skill
-from ui.gui.widgets import row_picker
+from ui.gui.widgets import row_picker, said
 from ui.shared.render import markdown_text
 
 if TYPE_CHECKING:
@@ -33,19 +33,20 @@ def open_skill(library: SkillLibrary, name: str) -> tuple[str, str, str, str, st
 def save_skill(library: SkillLibrary, name: str, when: str, steps: str, tools: str) -> str:
     """Write (or replace) the skill the editor holds; the user's edit makes a learned skill theirs."""
     listed = tuple(t.strip() for t in tools.split(",") if t.strip())
-    try:
+
+    def save() -> str:
         skill = library.add(Skill(name.strip(), when.strip(), steps.strip(), listed), replace=True)
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"Saved `{markdown_text(skill.name)}`: used from your next message."
+        return f"Saved `{markdown_text(skill.name)}`: used from your next message."
+
+    return said(save)
 
 
 def remove_skill(library: SkillLibrary, name: str) -> str:
-    try:
+    def remove() -> str:
         moved = library.remove(name)
-    except UserInputError as problem:
-        return markdown_text(str(problem))
-    return f"Removed `{markdown_text(name)}` (its folder is kept in `{markdown_text(str(moved))}`)."
+        return f"Removed `{markdown_text(name)}` (its folder is kept in `{markdown_text(str(moved))}`)."
+
+    return said(remove)
 
 
 def build_skills_tab(gr: Any, library: SkillLibrary | None) -> dict[str, Any] | None:

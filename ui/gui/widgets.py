@@ -5,6 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.errors import DaemonError
+from ui.shared.render import markdown_text
+
+
+def refusal(error: DaemonError) -> str:
+    """A refused action's reason for a tab's status line: marked, and Markdown-safe (it may quote the
+    user's words)."""
+    return f"⚠ {markdown_text(str(error))}"
+
+
+def said(action: Callable[[], str]) -> str:
+    """Run a user's action from a tab: its message, or the reason it was refused, never a traceback."""
+    try:
+        return action()
+    except DaemonError as error:
+        return refusal(error)
+
 
 def row_picker(gr: Any) -> Callable[..., str]:
     """A select handler returning the first cell (the id) of the clicked table row.
