@@ -185,10 +185,6 @@ class TaskStore:
             )
         return Firing(int(cursor.lastrowid or 0), notice_id, text, now, now, 0, "notice")
 
-    def announce_text(self, text: str) -> None:
-        """`announce` from Daemon itself (a scheduled task that could not start)."""
-        self.announce(text, origin="daemon")
-
     def firings_after(self, firing_id: int) -> list[Firing]:
         """Firings newer than `firing_id`, oldest first (a front end's feed past its cursor)."""
         rows = self._db.rows(f"SELECT {_FIRING_COLUMNS} FROM firings WHERE id > ? ORDER BY id", (firing_id,))

@@ -8,19 +8,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from zoneinfo import ZoneInfo
-
     from core.config import AppConfig
     from core.generation.action_requests import ActionRequests
     from core.tools.catalog import ToolCatalog
     from memory.tasks import TaskStore
-
-
-def zone_of(config: AppConfig, env: Mapping[str, str]) -> ZoneInfo:
-    """The user's time zone: `user.timezone`, else the system's."""
-    from core.schedule.zone import user_zone
-
-    return user_zone(config.user.timezone, dict(env))
 
 
 def open_task_book(
@@ -30,10 +21,12 @@ def open_task_book(
     processes that share it apart (`task add` beside a running GUI)."""
     import time
 
+    from core.schedule.zone import user_zone
     from memory.tasks import TASKS_FILE, TaskStore
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    book = TaskStore(config.data_dir / TASKS_FILE, zone_of(config, env), clock=clock or time.time)
+    zone = user_zone(config.user.timezone, dict(env))  # `user.timezone`, else the system's
+    book = TaskStore(config.data_dir / TASKS_FILE, zone, clock=clock or time.time)
     stack.callback(book.close)
     return book
 

@@ -36,7 +36,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
             reminders=services.reminder_feed(),
             reminder_every_s=config.tasks.check_every_s,
             notifier=system_notifier(book.zone, enabled=notify) if book is not None else None,
-            act=scheduled_runs(services.background, book.announce_text) if book is not None else None,
+            act=scheduled_runs(services.background, book) if book is not None else None,
         ).run()
 
     def attached(client: DaemonClient) -> int:

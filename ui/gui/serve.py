@@ -47,7 +47,7 @@ def serve_gui(services: Services) -> int:
             desk.board.add if desk else print,
             every_s=tasks.check_every_s,
             notifier=notifier,
-            act=scheduled_runs(services.background, desk.book.announce_text) if desk else None,
+            act=scheduled_runs(services.background, desk.book) if desk else None,
         ),
     ):
         try:

@@ -20,6 +20,7 @@ from core.errors import UserInputError
 from core.events import RunEvent, ToolCallStarted, UsageUpdate
 from core.schedule.tasks import Firing
 from memory.background import BackgroundLedger, BackgroundTask, TaskState
+from memory.tasks import TaskStore
 
 logger = logging.getLogger(__name__)
 CANCEL_CHECK_S = 0.5
@@ -210,18 +211,18 @@ def task_detail(task: BackgroundTask) -> str:
     return task.error or task.note or ""
 
 
-def scheduled_runs(
-    runner: BackgroundRunner | None, announce: Callable[[str], object]
-) -> Callable[[list[Firing]], None]:
+def scheduled_runs(runner: BackgroundRunner | None, book: TaskStore) -> Callable[[list[Firing]], None]:
     """What to do with the slots this process fired: a scheduled task ("every Monday at 8, summarise my
-    week") starts as a background task of the first subagent; without one, that is announced instead."""
+    week") starts as a background task of the first subagent; without one, the book announces that."""
 
     def act(firings: list[Firing]) -> None:
         for firing in firings:
             if firing.kind != "agent":
                 continue
             if runner is None or not runner.agents:
-                announce(f"Scheduled task not run (it needs a connected model): {firing.text}")
+                book.announce(
+                    f"Scheduled task not run (it needs a connected model): {firing.text}", origin="daemon"
+                )
                 continue
             agent = next(iter(runner.agents))
             runner.submit(firing.text, agent, origin="schedule", title=f"Scheduled: {firing.text[:70]}")

@@ -51,7 +51,7 @@ def test_a_weekly_task_missed_for_three_weeks_starts_one_background_task(tmp_pat
     runner.start()
     clock.now = datetime(2026, 12, 23, 9, 0, tzinfo=ZONE).timestamp()  # three Mondays later
     shown: list[str] = []
-    act = scheduled_runs(runner, book.announce_text)
+    act = scheduled_runs(runner, book)
     with reminders_delivered(
         ReminderFeed(book), lambda f: shown.extend(x.line(ZONE) for x in f), every_s=60, act=act
     ):
@@ -70,6 +70,6 @@ def test_without_a_model_a_scheduled_task_is_announced_as_not_run(tmp_path: Path
     book.add("tidy my notes", parse_when("in 5 minutes", MONDAY), origin="cli", kind="agent")
     clock.now += 600
     feed = ReminderFeed(book)
-    scheduled_runs(None, book.announce_text)(feed.at_start().fired_here)
+    scheduled_runs(None, book)(feed.at_start().fired_here)
     (notice,) = feed.due().shown
     assert notice.line(ZONE) == "Scheduled task not run (it needs a connected model): tidy my notes"
