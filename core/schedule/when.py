@@ -376,10 +376,6 @@ class FoundTime:
     phrase: str
     rest: str
 
-    def when(self, now: datetime) -> When:
-        """What the phrase says (`TimeNotUnderstood` when it is unusable: past, impossible)."""
-        return parse_when(self.phrase, now)
-
 
 def find_when(sentence: str, now: datetime) -> FoundTime | None:
     """The first time phrase inside `sentence` ("on Thursday at 9") and the sentence without it ("Remind

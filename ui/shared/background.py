@@ -161,9 +161,6 @@ class BackgroundRunner:
             if await asyncio.to_thread(self.ledger.cancel_requested, task_id):
                 cancel.set()
 
-    def running(self) -> list[str]:
-        return list(self._running)
-
     def tasks(self) -> list[BackgroundTask]:
         """The ledger's tasks, newest first."""
         return self.ledger.tasks()

@@ -102,7 +102,7 @@ def test_the_time_phrase_is_found_in_a_sentence_and_the_rest_is_what_to_do() -> 
     for sentence, (rest, day, at) in cases.items():
         found = find_when(sentence, MONDAY_MORNING)
         assert found is not None, sentence
-        when = found.when(MONDAY_MORNING)
+        when = parse_when(found.phrase, MONDAY_MORNING)
         assert found.rest == rest
         assert (when.first.day, when.first.time()) == (day, at)
     assert find_when("remind me to call the dentist", MONDAY_MORNING) is None
