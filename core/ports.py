@@ -394,3 +394,36 @@ class ImageFinder(Protocol):
     async def find_images(self, query: str, limit: int) -> ImageMatches:
         """Up to `limit` images for `query`, best first, with a line saying how they were found."""
         ...
+
+
+# --- What synthesis reads and writes (knowledge/synthesis/); memory/synthesis_sources.py implements it. ---
+
+
+@dataclass(frozen=True)
+class KnownText:
+    """A stored text synthesis can start from or compare against: its record id, collection and text."""
+
+    id: str
+    collection: str
+    text: str
+
+
+class SynthesisSources(Protocol):
+    """The user's memory as synthesis sees it: texts to start from, embeddings, the nearest known texts,
+    and where an accepted connection is kept (`synthesis_results`, where later turns recall it)."""
+
+    def texts(self, collections: Sequence[str], limit: int) -> list[KnownText]:
+        """Up to `limit` visible records of each collection (hidden and superseded ones left out)."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Unit vectors of `texts` (a NumPy array, one row per text)."""
+        ...
+
+    def nearest(self, vector: Any, collections: Sequence[str], k: int) -> list[tuple[KnownText, float]]:
+        """The `k` known texts most similar to `vector` across `collections`, with their cosine similarity."""
+        ...
+
+    def keep(self, result_id: str, text: str, metadata: Mapping[str, Any]) -> None:
+        """Store an accepted connection in `synthesis_results` (idempotent by id)."""
+        ...

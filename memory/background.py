@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.errors import UserInputError
-from memory.sqlite_db import DurableDB, Migration
+from core.sqlite_db import DurableDB, Migration
 
 BACKGROUND_FILE = "background.sqlite3"
 TaskState = Literal["queued", "running", "done", "cancelled", "failed"]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from core.errors import UserInputError
-from memory.sqlite_db import DurableDB, Migration
+from core.sqlite_db import DurableDB, Migration
 
 HIDDEN_MIGRATIONS: tuple[Migration, ...] = (
     (

@@ -16,7 +16,7 @@ from typing import Any
 
 from core.errors import StorageError, UserInputError
 from core.ports import SessionRecord, TurnRecord
-from memory.sqlite_db import DurableDB
+from core.sqlite_db import DurableDB
 
 _MIGRATIONS: tuple[tuple[str, str], ...] = (
     (

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.durable import move_aside
 from core.errors import StorageError
-from memory.sqlite_db import DurableDB, Migration
+from core.sqlite_db import DurableDB, Migration
 
 if TYPE_CHECKING:
     import numpy as np

@@ -20,7 +20,7 @@ from core.errors import UserInputError
 from core.notes import NOTE_KINDS, Note, NoteKind
 from memory.provenance import NOTE_SOURCE
 from memory.service import MemoryService
-from memory.sqlite_db import DurableDB, Migration
+from core.sqlite_db import DurableDB, Migration
 from memory.vector_store import Record
 
 logger = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from typing import Any, Final, Literal
 
 from core.errors import UserInputError
 from memory.hidden import HIDDEN_MIGRATIONS, HiddenRecords, hide_rows, unhide_rows
-from memory.sqlite_db import DurableDB, Migration
+from core.sqlite_db import DurableDB, Migration
 
 REVIEW_FILE = "review.sqlite3"
 # Final, so each constant has its Literal type and fits `Kind` / `Status` below.

@@ -59,6 +59,7 @@ class MemoryService:
         self.reindexed: dict[str, int] = {}  # collection -> documents the last open() re-indexed
         self.verified = False  # whether the last open() compared the index with the store
         self.settings = settings or RetrievalSettings()
+        self.sources: dict[str, CandidateSource] = dict(sources or {})
         self._retriever = Retriever(store, self.lexical, self.payloads, self.settings, sources=sources)
         self._reranker = reranker or NoReranker()
         self._clock = clock

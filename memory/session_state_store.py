@@ -19,7 +19,7 @@ from typing import Any
 
 from core.pipeline.session_state import escalation_snapshot
 from core.ports import SessionState
-from memory.sqlite_db import DurableDB
+from core.sqlite_db import DurableDB
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from core.errors import UserInputError
 from core.schedule.recurrence import Recurrence
 from core.schedule.tasks import Firing, Task, TaskKind
 from core.schedule.when import When
-from memory.sqlite_db import DurableDB, Migration
+from core.sqlite_db import DurableDB, Migration
 
 TASKS_FILE = "tasks.sqlite3"
 TASK_MIGRATIONS: tuple[Migration, ...] = (

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory.sqlite_db import DurableDB
+from core.sqlite_db import DurableDB
 
 CLAIMS_FILE = "claims.sqlite3"
 _MIGRATIONS = (

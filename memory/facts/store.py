@@ -17,7 +17,7 @@ from typing import Any
 from memory.facts.model import CURRENT, SUPERSEDED, Candidate, StoredFact
 from memory.facts.truth import after_event, initial_truth
 from memory.facts.verification import Decision, Verdict
-from memory.sqlite_db import DurableDB
+from core.sqlite_db import DurableDB
 
 FACTS_FILE = "facts.sqlite3"
 _MIGRATIONS = (

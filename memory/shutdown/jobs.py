@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import StorageError
-from memory.sqlite_db import DurableDB
+from core.sqlite_db import DurableDB
 
 PENDING, RUNNING, DONE, FAILED, SKIPPED = "pending", "running", "done", "failed", "skipped"
 STATUSES = (PENDING, RUNNING, DONE, FAILED, SKIPPED)
