@@ -18,9 +18,9 @@ from typing import Any
 
 from core.errors import UserInputError
 from core.notes import NOTE_KINDS, Note, NoteKind
+from core.sqlite_db import DurableDB, Migration
 from memory.provenance import NOTE_SOURCE
 from memory.service import MemoryService
-from core.sqlite_db import DurableDB, Migration
 from memory.vector_store import Record
 
 logger = logging.getLogger(__name__)

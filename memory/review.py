@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from core.errors import UserInputError
-from memory.hidden import HIDDEN_MIGRATIONS, HiddenRecords, hide_rows, unhide_rows
 from core.sqlite_db import DurableDB, Migration
+from memory.hidden import HIDDEN_MIGRATIONS, HiddenRecords, hide_rows, unhide_rows
 
 REVIEW_FILE = "review.sqlite3"
 # Final, so each constant has its Literal type and fits `Kind` / `Status` below.

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.sqlite_db import DurableDB
 from memory.facts.model import CURRENT, SUPERSEDED, Candidate, StoredFact
 from memory.facts.truth import after_event, initial_truth
 from memory.facts.verification import Decision, Verdict
-from core.sqlite_db import DurableDB
 
 FACTS_FILE = "facts.sqlite3"
 _MIGRATIONS = (
