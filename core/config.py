@@ -19,6 +19,7 @@ from core.config_documents import DocumentsConfig
 from core.config_mcp import McpServers
 from core.config_memory import INTENT_NAMES, MEMORY_COLLECTION_NAMES, MemoryConfig, _Frozen
 from core.config_sources import ObsidianConfig, WikipediaConfig
+from core.config_synthesis import SynthesisConfig
 from core.config_tools import ToolsConfig
 from core.config_user import UserConfig
 from core.config_visual import VisualConfig
@@ -210,6 +211,7 @@ class AppConfig(_Frozen):
     backup: BackupConfig = BackupConfig()
     tasks: TasksConfig = TasksConfig()
     tracing: TracingConfig = TracingConfig()
+    synthesis: SynthesisConfig = SynthesisConfig()
     subagents: dict[str, SubagentConfig] = {}
     prompt: PromptConfig = PromptConfig()
     generation: GenerationConfig = GenerationConfig()

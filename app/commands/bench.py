@@ -303,6 +303,37 @@ def _tracing_headline() -> Headline:
     return tracing_headline
 
 
+def _synthesis_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seed", type=count_arg(0, 1_000_000), default=7, help="corpus and sampling seed (7)"
+    )
+    parser.add_argument(
+        "--pairs", type=count_arg(1, 100_000), default=200, help="random baseline pairs (200)"
+    )
+
+
+def _synthesis(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    import tempfile
+
+    from core.nlp import SpacyPipeline
+    from eval.benchmarks.synthesis_bench import run_synthesis_benchmark
+
+    with tempfile.TemporaryDirectory(prefix="daemon-bench-synthesis-") as folder:
+        memory = stores.memory_in(Path(folder) / "chroma")
+        try:
+            return run_synthesis_benchmark(
+                memory, SpacyPipeline(), Path(folder), seed=args.seed, baseline_pairs=args.pairs
+            )
+        finally:
+            memory.close()
+
+
+def _synthesis_headline() -> Headline:
+    from eval.benchmarks.synthesis_bench import synthesis_headline
+
+    return synthesis_headline
+
+
 def _export_headline() -> Headline:
     from eval.benchmarks.export_bench import export_headline
 
@@ -355,6 +386,13 @@ BENCHMARKS = (
         _tracing_arguments,
         _tracing,
         _tracing_headline,
+    ),
+    Benchmark(
+        "synthesis",
+        "the synthesis filter on a generated corpus: per-stage rates, planted candidates, random baseline",
+        _synthesis_arguments,
+        _synthesis,
+        _synthesis_headline,
     ),
     Benchmark(
         "images",

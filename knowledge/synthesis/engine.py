@@ -118,8 +118,9 @@ class SynthesisEngine:
                 notes.append(f"{name} not run: the run's time budget was spent")
                 continue
             say(f"{name}: generating")
+            began = self._clock()
             candidates = await propose()
-            generated[name] = len(candidates)
+            generated[name] = {"candidates": len(candidates), "seconds": round(self._clock() - began, 3)}
             readings = await self.filter.read(candidates, earlier)
             for reading in readings:
                 counts.count(reading)

@@ -78,10 +78,11 @@ def short(text: str, words: int = 18) -> str:
 
 
 class StructuralRetrieval:
-    """Generator 0: search each seed's skeleton; hits from another domain that share it become candidates.
+    """Generator 0: search each seed's skeleton; a hit from another domain whose skeleton is closer to the
+    seed's than its subject matter is (an analogy, not a neighbour) becomes a candidate.
 
     `search(vector, k)` returns known texts near a vector across the stores (and Wikipedia); `domains`
-    reads a hit's domain when it is not in the pool.
+    reads the hits' domains.
     """
 
     def __init__(
@@ -91,14 +92,16 @@ class StructuralRetrieval:
         search: Callable[[np.ndarray, int], list[tuple[KnownText, float]]],
         domains: DomainReader,
         *,
-        min_shared: int = 2,
+        min_structure: float = 0.45,
+        min_gap: float = 0.15,
         k: int = 10,
     ) -> None:
         self._structure = structure
         self._embed = embed
         self._search = search
         self._domains = domains
-        self._min_shared = min_shared
+        self._min_structure = min_structure
+        self._min_gap = min_gap
         self._k = k
 
     def propose(self, pool: Pool, rng: random.Random, seeds: int, limit: int) -> list[Candidate]:
@@ -111,28 +114,42 @@ class StructuralRetrieval:
                 break
             seed, domain = pool.texts[row], pool.domains[row]
             skeleton = self._structure(seed.text)
-            if len(skeleton) < self._min_shared:
+            if len(skeleton) < 2:
                 continue
-            query = np.asarray(self._embed([" ".join(skeleton)]), dtype=np.float32)[0]
-            hits = [(h, s) for h, s in self._search(query, self._k) if h.id != seed.id]
-            if not hits:
-                continue
-            hit_domains = self._domains.read([h.text for h, _ in hits])
-            for (hit, _), reading in zip(hits, hit_domains, strict=True):
-                if reading.domain in (UNASSIGNED, domain):
-                    continue
-                shared = [w for w in dict.fromkeys(skeleton) if w in set(self._structure(hit.text))]
-                if len(shared) < self._min_shared:
-                    continue
-                pair = frozenset((seed.id, hit.id))
-                if pair not in found:
-                    found[pair] = self._candidate(seed, hit, shared)
-                break
+            best = self._analogy(seed, domain, skeleton, pool.vectors[row])
+            if best is not None and frozenset((seed.id, best[0].id)) not in found:
+                found[frozenset((seed.id, best[0].id))] = self._candidate(seed, *best, skeleton)
         return list(found.values())
 
+    def _analogy(
+        self, seed: KnownText, domain: str, skeleton: list[str], seed_vector: np.ndarray
+    ) -> tuple[KnownText, list[str]] | None:
+        """The hit of another domain most like the seed in structure and least in subject, if any."""
+        query = np.asarray(self._embed([" ".join(skeleton)]), dtype=np.float32)[0]
+        hits = [h for h, _ in self._search(query, self._k) if h.id != seed.id]
+        skeletons = [self._structure(h.text) for h in hits]
+        usable = [(h, sk) for h, sk in zip(hits, skeletons, strict=True) if len(sk) >= 2]
+        if not usable:
+            return None
+        readings = self._domains.read([h.text for h, _ in usable])
+        vectors = np.asarray(
+            self._embed([h.text for h, _ in usable] + [" ".join(sk) for _, sk in usable]), dtype=np.float32
+        )
+        texts, shapes = vectors[: len(usable)], vectors[len(usable) :]
+        best: tuple[float, KnownText, list[str]] | None = None
+        for i, ((hit, shape), reading) in enumerate(zip(usable, readings, strict=True)):
+            if reading.domain in (UNASSIGNED, domain):
+                continue
+            structure, content = float(shapes[i] @ query), float(texts[i] @ seed_vector)
+            if structure < self._min_structure or structure - content < self._min_gap:
+                continue
+            if best is None or structure - content > best[0]:
+                best = (structure - content, hit, shape)
+        return None if best is None else (best[1], best[2])
+
     @staticmethod
-    def _candidate(seed: KnownText, hit: KnownText, shared: list[str]) -> Candidate:
-        pattern = ", ".join(shared[:5])
+    def _candidate(seed: KnownText, hit: KnownText, hit_shape: list[str], seed_shape: list[str]) -> Candidate:
+        pattern = f"{' '.join(seed_shape[:5])} / {' '.join(hit_shape[:5])}"
         bridge = (
             f'"{short(seed.text)}" and "{short(hit.text)}" follow the same pattern ({pattern}), so what '
             "works for one may work for the other."

@@ -110,19 +110,29 @@ class GraphWalker:
     def _candidate(self, path: list[tuple[str, str, Edge]]) -> Candidate:
         start, end = path[0][0], path[-1][1]
         names = [self._name(start), *(self._name(to) for _, to, _ in path)]
-        middle = names[1:-1]
-        facts = [render_edge(self._graph, edge).rstrip(".") for _, _, edge in path]
-        bridge = (
-            f"{names[0]} and {names[-1]} are connected through {', '.join(middle)}: " + "; ".join(facts) + "."
-        )
         first_fact, last_fact = path[0][2].fact_ids, path[-1][2].fact_ids
         return Candidate(
             Endpoint(self.describe(start), first_fact[0] if first_fact else "", "facts"),
             Endpoint(self.describe(end), last_fact[0] if last_fact else "", "facts"),
-            bridge,
+            self._bridge(path, names),
             GENERATOR,
             via=" → ".join(names),
         )
+
+    def _bridge(self, path: list[tuple[str, str, Edge]], names: list[str]) -> str:
+        """The path in words. Two ends sharing one neighbour by the same relation read as what they have
+        in common ("Both X and Y need Z"); any other path as its facts in order."""
+        first, last = path[0][2], path[-1][2]
+        shared = len(path) == 2 and first.relation == last.relation and first.target == last.target
+        if shared:
+            relation = first.relation.replace("_", " ")
+            plural = relation[:-1] if relation.endswith("s") and not relation.endswith("ss") else relation
+            return (
+                f"Both {names[0]} and {names[-1]} {plural} {names[1]}, so what keeps one of them going "
+                "may say something about the other."
+            )
+        facts = [render_edge(self._graph, edge).rstrip(".") for _, _, edge in path]
+        return f"{names[0]} and {names[-1]} are linked: " + "; then ".join(facts) + "."
 
     def _name(self, entity_id: str) -> str:
         entity = self._graph.entity(entity_id)

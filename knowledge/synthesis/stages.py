@@ -5,7 +5,7 @@ its figure (`Reading.stages`). Stages 0-4 run offline; stage 5 needs a configure
 one a candidate that passed 0-4 waits unjudged ("waiting") rather than being passed on unread.
 
 0 text_sanity        the bridge is a sentence: enough words, a verb with a subject, function words, no
-                     repetition; each endpoint has words
+                     repeated content words; it names both of its sides; each endpoint has words
 1 domain_crossing    the endpoints fall in two distinct domains (`domains.py`), both clearly assigned
 2 semantic_distance  the endpoints' cosine distance lies in a band: closer is a restatement, farther
                      has nothing in common
@@ -210,18 +210,22 @@ class SynthesisFilter:
         words = [w.lower() for w in _WORD.findall(candidate.bridge)]
         if len(words) < s.min_words or len(words) > s.max_words:
             return StageResult("text_sanity", False, len(words), f"{len(words)} words in the bridge")
-        distinct = len(set(words)) / len(words)
+        content = [w for w in words if w not in _FUNCTION_WORDS]
+        distinct = len(set(content)) / max(1, len(content))
         if distinct < s.min_distinct_ratio:
-            return StageResult("text_sanity", False, distinct, "the bridge repeats itself")
+            return StageResult("text_sanity", False, round(distinct, 4), "the bridge repeats itself")
         function = sum(w in _FUNCTION_WORDS for w in words) / len(words)
         if function < s.min_function_ratio:
             return StageResult("text_sanity", False, function, "too few function words for a sentence")
         for end in (candidate.left, candidate.right):
             if len(_WORD.findall(end.text)) < 3:
                 return StageResult("text_sanity", False, None, "an endpoint has almost no words")
+        for end in (candidate.left, candidate.right):
+            if not _names(candidate.bridge, end.text):
+                return StageResult("text_sanity", False, None, "the bridge does not name one of its sides")
         if not self._clause(candidate.bridge):
             return StageResult("text_sanity", False, None, "no verb with a subject in the bridge")
-        return StageResult("text_sanity", True, distinct, "a sentence")
+        return StageResult("text_sanity", True, round(distinct, 4), "a sentence")
 
     def crossing(self, domains: tuple[str, str]) -> StageResult:
         """Stage 1: two distinct, clearly assigned domains."""
@@ -303,6 +307,16 @@ class SynthesisFilter:
         converged = min(1.0, 0.5 + 0.25 * (convergence - 1))
         score = 0.35 * coherence + 0.25 * novelty + 0.20 * max(0.0, fit) + 0.10 * converged + 0.10
         return round(min(1.0, score), 4)
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to five letters: a rough stem that lets "feeding" match "feed" and "fed" not."""
+    return {w.lower()[:5] for w in _WORD.findall(text) if w.lower() not in _FUNCTION_WORDS and len(w) > 2}
+
+
+def _names(bridge: str, side: str) -> bool:
+    """Whether a bridge shares a content word with one of its sides (a bridge naming neither is none)."""
+    return bool(_stems(bridge) & _stems(side))
 
 
 def rating_score(rating: str) -> float:
