@@ -84,6 +84,11 @@ class KnowledgeService:
                 self._store.save(self._graph)
         return result
 
+    def snapshot(self) -> KnowledgeGraph:
+        """A copy of the graph taken under the lock, for long reads in another thread (synthesis walks)."""
+        with self._lock:
+            return KnowledgeGraph.from_node_link(self._graph.to_node_link())
+
     def entity_type(self, name: str) -> str | None:
         """`core.ports.EntityTypes`: the graph's type of the entity so named (None: unknown or vague)."""
         with self._lock:

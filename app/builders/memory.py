@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.builders.models import build_analyzer, build_extractor
+from app.builders.synthesis import build_synthesis, open_synthesis_book, session_end_synthesis
 
 if TYPE_CHECKING:
     from core.config import AppConfig
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from core.providers.base import ChatProvider
     from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
+    from knowledge.synthesis.engine import SynthesisEngine
     from memory.embeddings import Embedder
     from memory.facts.service import FactMemory
     from memory.journal import Journal
@@ -154,6 +156,7 @@ class Remembering:
     nlp: SpacyPipeline
     embedder: Embedder  # the one MiniLM: memory, the heads, and recall's matching by meaning
     skills: SkillLibrary  # the skills folder, indexed into memory (learned ones are written there too)
+    synthesis: SynthesisEngine  # connections between distant memories, and their blind audit
 
 
 def build_remembering(
@@ -162,9 +165,12 @@ def build_remembering(
     history: JournalHistory,
     model: ChatProvider | None,
     stack: ExitStack,
+    *,
+    judge: ChatProvider | None = None,
 ) -> Remembering:
     """Memory, facts, the graph and the context pipeline over `journal`; `model` (the side model, if any)
-    adjudicates facts, refines queries and writes session-end summaries."""
+    adjudicates facts, refines queries and writes session-end summaries; `judge` (a capable model, if
+    any) rates synthesis candidates."""
     from core.nlp import SpacyPipeline
     from core.pipeline.escalation import EscalationConfig
     from core.turn_context import ContextGatherer
@@ -211,13 +217,24 @@ def build_remembering(
         clock=journal.clock,  # "now" is when the journal dates the turn
     )
     skills = open_skills(config, memory)
-    steps = _session_end_steps(memory, facts, journal, extractor, knowledge, analyzer, model, review, skills)
+    synthesis = build_synthesis(
+        config.synthesis,
+        open_synthesis_book(config.data_dir, config.synthesis, stack),
+        memory,
+        nlp,
+        graph=knowledge.snapshot,
+        judge=judge,
+    )
+    synthesize = session_end_synthesis(synthesis, config.synthesis) if config.synthesis.enabled else None
+    steps = _session_end_steps(
+        memory, facts, journal, extractor, knowledge, analyzer, model, review, skills, synthesize
+    )
     sessions, close_sessions = open_session_end(
         config.data_dir, journal, steps, llm_available=model is not None
     )
     stack.callback(close_sessions)
     return Remembering(
-        memory, port, facts, knowledge, extractor, context, sessions, review, nlp, embedder, skills
+        memory, port, facts, knowledge, extractor, context, sessions, review, nlp, embedder, skills, synthesis
     )
 
 
@@ -241,6 +258,7 @@ def _session_end_steps(
     model: ChatProvider | None,
     review: ReviewQueue,
     skills: SkillLibrary,
+    synthesize: Callable[[str], Awaitable[dict[str, Any]]] | None,
 ) -> list[Step]:
     from memory.facts.llm_extraction import LlmFactExtractor
     from memory.shutdown.session_end import build_steps
@@ -256,4 +274,5 @@ def _session_end_steps(
         tone=analyzer.tone_of,
         review=review,
         skills=skills.learn,
+        synthesize=synthesize,
     )

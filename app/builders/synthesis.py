@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config_synthesis import SynthesisConfig
@@ -71,3 +71,23 @@ def build_synthesis(
     return SynthesisEngine(
         sources, book, engine_filter, structure=structure_of(nlp), graph=graph, cross_store=cross, seed=seed
     )
+
+
+def session_end_synthesis(
+    engine: SynthesisEngine, settings: SynthesisConfig
+) -> Callable[[str], Awaitable[dict[str, Any]]]:
+    """The session-end step's run: bounded by `session_end_seconds`; a halted book skips it, saying why."""
+
+    async def synthesize(session_id: str) -> dict[str, Any]:
+        from core.errors import UserInputError
+        from knowledge.synthesis.engine import RunBudget
+        from memory.shutdown.processor import StepSkipped
+
+        budget = RunBudget(seconds=settings.session_end_seconds, candidates=settings.candidates_per_generator)
+        try:
+            report = await engine.run(budget)
+        except UserInputError as halted:
+            raise StepSkipped(str(halted)) from None
+        return {k: report[k] for k in ("run_id", "seconds", "generated", "queued", "waiting", "notes")}
+
+    return synthesize

@@ -8,7 +8,7 @@ rather than duplicates), and work a crash interrupted is found by `resume` at th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +112,11 @@ def build_steps(
     tone: Callable[[str], str] | None = None,
     review: ReviewQueue | None = None,
     skills: Callable[[str, Sequence[str]], Any] | None = None,
+    synthesize: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
 ) -> list[Step]:
     """The eleven session-end steps in their order (the dedup scan needs the review queue; `skills`
-    writes a learned skill into the skills folder)."""
+    writes a learned skill into the skills folder; `synthesize` is a bounded synthesis run, when the
+    user turned it on)."""
     add, restamp = memory.add, memory.update_metadata
     dedup: list[Step] = []
     if review is not None:
@@ -135,6 +137,6 @@ def build_steps(
         *dedup,
         OpenThreadsStep(add, everything, restamp),
         ImplementationTrackingStep(everything, restamp),
-        SynthesisHookStep(),
+        SynthesisHookStep(synthesize),
         ReflectionStep(add, restamp, facts, provider=model, tone=tone),
     ]

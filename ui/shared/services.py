@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from core.ports import FactPort, SessionLifecycle
     from core.providers.pricing import CostLedger
     from knowledge.service import KnowledgeService
+    from knowledge.synthesis.engine import SynthesisEngine
     from memory.notes import NoteStore
     from memory.review import ReviewQueue
     from memory.service import MemoryService
@@ -51,6 +52,7 @@ class Services:
     notes: NoteStore | None = None  # notes and to-dos (the Notes tab, the note tools)
     skills: SkillLibrary | None = None  # the skills folder (the Skills tab, `use_skill`)
     background: BackgroundRunner | None = None  # background tasks (started by the front ends that serve)
+    synthesis: SynthesisEngine | None = None  # connections between memories and their blind audit
     resources: ExitStack = field(default_factory=ExitStack)  # what close() closes, last opened first
 
     def reminder_feed(self) -> ReminderFeed | None:
