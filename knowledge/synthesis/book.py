@@ -6,6 +6,9 @@ the offline stages, no judge has read it yet), `rejected` (with the stage and fi
 `accepted` or `declined` (graded). Rejections are kept: `synthesis show` explains any candidate, and the
 statistics are computed from them.
 
+An accepted candidate is kept in memory (`synthesis_results`) by the engine; one graded where memory was
+not open is kept at the engine's next start (`kept_at` says when).
+
 The audit is blind: what it returns for review has no generator. A grade is three yes/no screens and a 1-5
 rating; a "no" anywhere or a rating of 1-2 is a false positive. When at least `halt_after` grades since the
 last resume have a false-positive rate above `halt_rate`, the book halts: runs refuse until the user resumes.
@@ -33,7 +36,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             id TEXT PRIMARY KEY, created_at REAL NOT NULL, run_id TEXT NOT NULL, generator TEXT NOT NULL,
             left_end TEXT NOT NULL, right_end TEXT NOT NULL, bridge TEXT NOT NULL, via TEXT NOT NULL,
             domains TEXT NOT NULL, stages TEXT NOT NULL, status TEXT NOT NULL, rejected_at TEXT,
-            composite REAL, convergence INTEGER NOT NULL, generators TEXT NOT NULL
+            composite REAL, convergence INTEGER NOT NULL, generators TEXT NOT NULL, kept_at REAL
         );
         CREATE INDEX candidates_status ON candidates (status, created_at);
         CREATE TABLE grades (
@@ -78,6 +81,11 @@ class StoredCandidate:
     composite: float | None
     convergence: int
     generators: tuple[str, ...]
+    rating: int | None = None  # the user's 1-5 rating once graded
+
+    @property
+    def grade(self) -> str:
+        return f"{self.rating}/5" if self.rating is not None else ""
 
     def to_json(self, *, blind: bool = False) -> dict[str, Any]:
         """The candidate as JSON; `blind` leaves out who generated it and how (for the audit)."""
@@ -100,6 +108,7 @@ class StoredCandidate:
             "rejected_at": self.rejected_at or None,
             "composite": self.composite,
             "convergence": self.convergence,
+            "rating": self.rating,
         }
         return out
 
@@ -220,6 +229,15 @@ class SynthesisBook:
                 ),
             )
 
+    def unkept(self) -> list[StoredCandidate]:
+        """Accepted candidates not yet in memory (graded where memory was not open: `synthesis audit` beside
+        a running Daemon)."""
+        return self._select("WHERE status = 'accepted' AND kept_at IS NULL ORDER BY created_at")
+
+    def mark_kept(self, candidate_id: str) -> None:
+        with self._db.write() as db:
+            db.execute("UPDATE candidates SET kept_at = ? WHERE id = ?", (self._clock(), candidate_id))
+
     def get(self, candidate_id: str) -> StoredCandidate:
         found = self._select("WHERE id = ?", (candidate_id.strip(),))
         if not found:
@@ -244,7 +262,11 @@ class SynthesisBook:
         return found[0] if found else None
 
     def _select(self, where: str, params: Sequence[Any] = ()) -> list[StoredCandidate]:
-        return [_stored(row) for row in self._db.rows(f"SELECT {_COLUMNS} FROM candidates {where}", params)]
+        rating = (
+            "(SELECT rating FROM grades WHERE candidate_id = candidates.id ORDER BY graded_at DESC LIMIT 1)"
+        )
+        rows = self._db.rows(f"SELECT {_COLUMNS}, {rating} FROM candidates {where}", params)
+        return [_stored(row) for row in rows]
 
     # --- the audit ------------------------------------------------------------------------------------------
     def grade(self, candidate_id: str, grade: Grade) -> StoredCandidate:
@@ -356,7 +378,7 @@ class SynthesisBook:
 
 def _stored(row: tuple[Any, ...]) -> StoredCandidate:
     (cid, created, generator, left, right, bridge, via, domains, stages, status, rejected_at, composite,
-     convergence, generators) = row  # fmt: skip
+     convergence, generators, rating) = row  # fmt: skip
     return StoredCandidate(
         id=cid,
         created_at=created,
@@ -372,6 +394,7 @@ def _stored(row: tuple[Any, ...]) -> StoredCandidate:
         composite=composite,
         convergence=convergence,
         generators=tuple(json.loads(generators)),
+        rating=rating,
     )
 
 

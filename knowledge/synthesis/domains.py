@@ -111,26 +111,31 @@ class DomainReader:
         self,
         embed: Callable[[Sequence[str]], np.ndarray],
         *,
-        min_similarity: float = 0.15,
+        min_similarity: float = 0.25,
         margin: float = 0.02,
+        top: int = 3,
         domains: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self._embed = embed
         self._min = min_similarity
         self._margin = margin
+        self._top = top
         self._domains = domains or DOMAINS
         self._names = list(self._domains)
-        self._prototypes: np.ndarray | None = None
+        self._terms: tuple[np.ndarray, np.ndarray] | None = None
 
-    def _loaded(self) -> np.ndarray:
-        if self._prototypes is None:
-            rows = []
-            for name in self._names:
-                vectors = np.asarray(self._embed(list(self._domains[name])), dtype=np.float32)
-                mean = vectors.mean(axis=0)
-                rows.append(mean / (np.linalg.norm(mean) or 1.0))
-            self._prototypes = np.vstack(rows)
-        return self._prototypes
+    def _loaded(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every term of every description embedded on its own, and the domain index of each term."""
+        if self._terms is None:
+            terms, owners = [], []
+            for index, name in enumerate(self._names):
+                for sentence in self._domains[name]:
+                    for term in (t.strip() for t in sentence.replace(" and ", ", ").split(",")):
+                        if term:
+                            terms.append(term)
+                            owners.append(index)
+            self._terms = (np.asarray(self._embed(terms), dtype=np.float32), np.asarray(owners))
+        return self._terms
 
     def read(self, texts: Sequence[str]) -> list[DomainReading]:
         """One reading per text, in order."""
@@ -140,12 +145,17 @@ class DomainReader:
         return self.read_vectors(vectors)
 
     def read_vectors(self, vectors: np.ndarray) -> list[DomainReading]:
-        """Readings of already embedded texts (unit vectors)."""
-        sims = np.asarray(vectors, dtype=np.float32) @ self._loaded().T
+        """Readings of already embedded texts (unit vectors): a domain's score is the mean similarity of
+        its `top` closest terms (one strong term can be a pun; several agreeing ones are a subject)."""
+        terms, owners = self._loaded()
+        sims = np.asarray(vectors, dtype=np.float32) @ terms.T
         readings = []
         for row in sims:
-            order = np.argsort(-row)
-            best, second = float(row[order[0]]), float(row[order[1]]) if len(order) > 1 else -1.0
+            scores = np.array(
+                [np.sort(row[owners == d])[-self._top :].mean() for d in range(len(self._names))]
+            )
+            order = np.argsort(-scores)
+            best, second = float(scores[order[0]]), float(scores[order[1]])
             clear = best >= self._min and best - second >= self._margin
             readings.append(DomainReading(self._names[order[0]] if clear else UNASSIGNED, best, second))
         return readings

@@ -203,8 +203,16 @@ class SynthesisEngine:
         """Record a grade; an accepted connection is kept in `synthesis_results`, citing its sources."""
         graded = self.book.grade(candidate_id, grade)
         if graded.status == "accepted":
-            self._sources.keep(graded.id, insight_text(graded), insight_metadata(graded, grade))
+            self.keep_accepted()
         return graded
+
+    def keep_accepted(self) -> int:
+        """Keep in memory every accepted connection not kept yet; how many were kept."""
+        pending = self.book.unkept()
+        for candidate in pending:
+            self._sources.keep(candidate.id, insight_text(candidate), insight_metadata(candidate))
+            self.book.mark_kept(candidate.id)
+        return len(pending)
 
 
 def insight_text(candidate: StoredCandidate) -> str:
@@ -212,14 +220,14 @@ def insight_text(candidate: StoredCandidate) -> str:
     return f"{candidate.bridge} (Links: {_clip(candidate.left.text)} / {_clip(candidate.right.text)})"
 
 
-def insight_metadata(candidate: StoredCandidate, grade: Grade) -> dict[str, Any]:
+def insight_metadata(candidate: StoredCandidate) -> dict[str, Any]:
     """The record's metadata: its score, convergence, grade and the ids of the memories it links (the
     citations a later answer gives)."""
     sources: Sequence[str] = [e.source_id for e in (candidate.left, candidate.right) if e.source_id]
     return {
         "score": float(candidate.composite or 0.0),
         "convergence": float(candidate.convergence),
-        "grade": f"{grade.rating}/5",
+        "grade": candidate.grade,
         "source_ids": json.dumps(list(sources)),
         "created_at": time.time(),
     }
