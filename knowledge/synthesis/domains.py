@@ -149,11 +149,9 @@ class DomainReader:
         its `top` closest terms (one strong term can be a pun; several agreeing ones are a subject)."""
         terms, owners = self._loaded()
         sims = np.asarray(vectors, dtype=np.float32) @ terms.T
-        readings = []
+        readings, domains = [], range(len(self._names))
         for row in sims:
-            scores = np.array(
-                [np.sort(row[owners == d])[-self._top :].mean() for d in range(len(self._names))]
-            )
+            scores = np.array([np.sort(row[owners == d])[-self._top :].mean() for d in domains])
             order = np.argsort(-scores)
             best, second = float(scores[order[0]]), float(scores[order[1]])
             clear = best >= self._min and best - second >= self._margin
