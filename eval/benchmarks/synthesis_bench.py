@@ -45,8 +45,8 @@ def run_synthesis_benchmark(
     from app.builders.synthesis import build_synthesis
 
     corpus = build_corpus(seed)
-    _store(memory, corpus)
-    graph = _graph(corpus)
+    store_corpus(memory, corpus)
+    graph = corpus_graph(corpus)
     book = SynthesisBook(folder / SYNTHESIS_FILE)
     try:
         engine = build_synthesis(
@@ -88,7 +88,8 @@ def run_synthesis_benchmark(
     }
 
 
-def _store(memory: MemoryService, corpus: SynthesisCorpus) -> None:
+def store_corpus(memory: MemoryService, corpus: SynthesisCorpus) -> None:
+    """The corpus's memories as notes and its documents as documents, through the normal write path."""
     now = time.time()
     notes = [
         Record(t.id, t.text, {"file_path": f"{t.id}.md", "title": t.id, "created_at": now})
@@ -104,7 +105,8 @@ def _store(memory: MemoryService, corpus: SynthesisCorpus) -> None:
     memory.add("reference_docs", documents)
 
 
-def _graph(corpus: SynthesisCorpus) -> KnowledgeGraph:
+def corpus_graph(corpus: SynthesisCorpus) -> KnowledgeGraph:
+    """A knowledge graph of the corpus's facts (each pattern memory's subject, relation and concept)."""
     graph = KnowledgeGraph()
     for subject, relation, concept, fact_id in corpus.triples:
         source, target = graph.add_entity(subject), graph.add_entity(concept)

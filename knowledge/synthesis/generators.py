@@ -7,7 +7,8 @@ lemmas of its verbs, adjectives and adverbs ("Sourdough starter needs regular fe
 "need regular stay alive"). That skeleton is searched across the stores (and the Wikipedia index when one
 is configured); a hit from another domain that shares the skeleton is an analogy candidate.
 
-Cross-store (2): a fact about the user and a piece of knowledge (a document, a note, Wikipedia) from two
+Cross-store (2): something of the user's (a fact, a turn, a note) and a piece of knowledge (a document,
+Wikipedia) from two
 different domains, sampled at random, and a capable model asked whether a real link exists. Only with a
 configured model: it costs a call per pair, so a run asks for at most `max_pairs`.
 """
@@ -30,7 +31,7 @@ RETRIEVAL = "retrieval"
 CROSS_STORE = "cross_store"
 STRUCTURE_POS = ("VERB", "ADJ", "ADV")
 PERSONAL = ("facts", "conversations", "obsidian_notes")
-KNOWLEDGE = ("wiki_knowledge", "reference_docs", "obsidian_notes")
+KNOWLEDGE = ("wiki_knowledge", "reference_docs")
 
 
 @dataclass
@@ -172,7 +173,7 @@ class CrossStore:
 
     async def propose(self, pool: Pool, rng: random.Random, limit: int) -> list[Candidate]:
         """Up to `min(limit, max_pairs)` model calls, one candidate per pair the model links."""
-        personal, knowledge = pool.indexes(("facts", "conversations")), pool.indexes(KNOWLEDGE)
+        personal, knowledge = pool.indexes(PERSONAL), pool.indexes(KNOWLEDGE)
         if not personal or not knowledge:
             return []
         out: list[Candidate] = []
