@@ -29,6 +29,7 @@ from app.commands import (
     session,
     skills,
     sync,
+    synthesis,
     task,
     tool,
     trace,
@@ -62,6 +63,7 @@ COMMANDS: tuple[Command, ...] = (
     backup.COMMAND,
     task.COMMAND,
     skills.COMMAND,
+    synthesis.COMMAND,
     trace.COMMAND,
 )
 DEFAULT = gui.COMMAND

@@ -39,6 +39,7 @@ KNOWN = (
     "wiki_knowledge",
 )
 SAMPLED = tuple(dict.fromkeys(PERSONAL + KNOWLEDGE))
+MIN_POOL = 10  # fewer texts than this rarely hold two domains worth linking
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,11 @@ class SynthesisEngine:
         say("reading your memory")
         texts = await asyncio.to_thread(self._sources.texts, SAMPLED, budget.sample_per_collection)
         pool = await asyncio.to_thread(Pool.of, texts, self._sources.embed, self.filter.domains)
+        if len(pool.texts) < MIN_POOL:
+            notes.append(
+                f"only {len(pool.texts)} memories to read: connections need more to draw on (chat, notes, "
+                "documents)"
+            )
         for name, propose in self._generators(pool, budget, notes):
             if out_of_time():
                 notes.append(f"{name} not run: the run's time budget was spent")
