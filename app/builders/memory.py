@@ -225,6 +225,7 @@ def build_remembering(
         graph=knowledge.snapshot,
         judge=judge,
     )
+    synthesis.keep_accepted()  # connections accepted by `synthesis audit` while memory was closed
     synthesize = session_end_synthesis(synthesis, config.synthesis) if config.synthesis.enabled else None
     steps = _session_end_steps(
         memory, facts, journal, extractor, knowledge, analyzer, model, review, skills, synthesize

@@ -139,6 +139,11 @@ class SynthesisEngine:
                 f"no judge model is configured: {counts.waiting} candidates passed the offline stages and "
                 "wait unjudged (connect a model in Settings, or set models.judge)"
             )
+        elif counts.waiting:
+            notes.append(
+                f"the judge model gave no usable rating for {counts.waiting} candidates: they wait for the "
+                "next run"
+            )
         report = {
             "run_id": run_id,
             "seconds": round(self._clock() - started, 2),
