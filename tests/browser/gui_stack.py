@@ -20,11 +20,14 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from app.builders.synthesis import build_synthesis
 from core.agent.call_guard import ToolPolicy
 from core.config import GenerationConfig, load_config
+from core.config_synthesis import SynthesisConfig
 from core.events import Done, RunEvent, TextDelta, ToolProposal
 from core.generation.setup import turn_modes
 from core.learning import FactLearning
+from core.nlp import SpacyPipeline
 from core.orchestrator import ModelChoice, Orchestrator
 from core.ports import ExtractedFact, TurnRecord
 from core.prompt.builder import PromptBuilder
@@ -42,6 +45,7 @@ from knowledge.documents.pipeline import DocumentIngester
 from knowledge.graph_store import GRAPH_FILE, GraphStore
 from knowledge.jobs import JobLedger
 from knowledge.service import KnowledgeService
+from knowledge.synthesis.book import SYNTHESIS_FILE, SynthesisBook
 from memory.document_store import ReferenceDocStore
 from memory.embeddings import HashingEmbedder
 from memory.facts.service import open_fact_memory
@@ -202,6 +206,11 @@ def build_stack(data: Path) -> Stack:
     closers.append(notebook.close)
     skills = SkillLibrary(data / SKILLS_DIR, memory)
     knowledge = KnowledgeService(GraphStore(data / GRAPH_FILE))
+    synthesis_book = SynthesisBook(data / SYNTHESIS_FILE)
+    closers.append(synthesis_book.close)
+    synthesis = build_synthesis(
+        SynthesisConfig(), synthesis_book, memory, SpacyPipeline(), graph=knowledge.snapshot, judge=None
+    )
     backends = GuiBackends(
         memory=memory,
         facts=facts,
@@ -219,6 +228,7 @@ def build_stack(data: Path) -> Stack:
         traces=traces,
         notes=notebook,
         skills=skills,
+        synthesis=synthesis,
     )
     return Stack(orchestrator, backends, journal, memory, notes, knowledge, closers)
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ui.gui.backends import GuiBackends
 from ui.gui.chat_controller import ChatBackend
 from ui.gui.chat_tab import build_chat_tab, restore
+from ui.gui.connections_tab import build_connections_tab
 from ui.gui.data_tab import build_data_tab
 from ui.gui.documents_tab import build_documents_tab
 from ui.gui.graph_tab import build_graph_tab
@@ -78,7 +79,7 @@ def build_app(
                 status = build_status_tab(gr, orchestrator, parts)
             with gr.Tab("Sessions", id="sessions", elem_id="tab-sessions") as sessions_tab:
                 sessions = build_sessions_tab(gr, orchestrator, parts, chat)
-            # Reminders, notes and skills share one tab: twelve tabs do not fit a laptop's width.
+            # Reminders, notes, skills and connections share one tab: more tabs do not fit a laptop's width.
             with gr.Tab("Tasks", id="tasks", elem_id="tab-tasks") as tasks_tab, gr.Tabs(elem_id="task-tabs"):
                 with gr.Tab("Reminders", id="reminders", elem_id="tab-reminders") as reminders_tab:
                     reminders = build_reminders_tab(gr, parts.reminders)
@@ -86,6 +87,10 @@ def build_app(
                     notes = build_notes_tab(gr, parts.notes)
                 with gr.Tab("Skills", id="skills", elem_id="tab-skills") as skills_tab:
                     skills = build_skills_tab(gr, parts.skills)
+                with gr.Tab("Connections", id="connections", elem_id="tab-connections") as connections_tab:
+                    connections = build_connections_tab(
+                        gr, parts.synthesis, run_seconds=parts.synthesis_seconds
+                    )
             with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
                 data = build_data_tab(gr, parts.data)
             with gr.Tab("Settings", id="settings", elem_id="tab-settings") as settings_tab:
@@ -110,6 +115,8 @@ def build_app(
             notes,
             skills_tab,
             skills,
+            connections_tab,
+            connections,
             data_tab,
             data,
         )

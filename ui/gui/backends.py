@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from core.learning import FactLearning
     from core.ports import FactPort, SessionLifecycle
     from core.tracing import TraceLog
+    from knowledge.synthesis.engine import SynthesisEngine
     from memory.notes import NoteStore
     from memory.review import ReviewQueue
     from memory.service import MemoryService
@@ -51,6 +52,8 @@ class GuiBackends:
     traces: TraceLog | None = None  # each turn's spans (the Status tab shows one turn's)
     notes: NoteStore | None = None  # the Notes tab: to-dos and notes
     skills: SkillLibrary | None = None  # the Skills tab: the skills folder
+    synthesis: SynthesisEngine | None = None  # the Connections tab: the blind review and runs
+    synthesis_seconds: float = 120.0  # a run started from the tab stops after this long
 
 
 def from_services(services: Services) -> GuiBackends:
@@ -99,4 +102,6 @@ def from_services(services: Services) -> GuiBackends:
         traces=services.orchestrator.traces,
         notes=services.notes,
         skills=services.skills,
+        synthesis=services.synthesis,
+        synthesis_seconds=config.synthesis.run_seconds,
     )
