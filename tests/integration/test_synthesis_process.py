@@ -108,3 +108,8 @@ def test_a_blind_review_in_the_terminal_and_the_accepted_one_kept_at_the_next_st
     )
     assert found["results"][0]["id"] == first
     assert third
+    # and a later conversation's prompt carries it as a proactive insight
+    prompt = json.loads(
+        main(tmp_path, data, "prompt", "Any ideas how my sourdough starter and my savings relate?", "--json").stdout
+    )
+    assert "proactive_insights" in [s["key"] for s in prompt["sections"]]
