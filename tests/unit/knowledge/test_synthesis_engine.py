@@ -120,3 +120,21 @@ def test_a_halted_book_refuses_runs(world, tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="halted"):
         asyncio.run(engine.run(RunBudget(seconds=5)))
     book.close()
+
+
+def test_the_session_end_step_runs_within_its_budget_and_a_halt_skips_it(world, tmp_path: Path) -> None:
+    from app.builders.synthesis import session_end_synthesis
+    from memory.shutdown.processor import StepSkipped
+
+    settings = SynthesisConfig(enabled=True, session_end_seconds=60, halt_after=1)
+    engine, book = engine_for(world, tmp_path, rule_provider("STRONG", bridge=BRIDGE), halt_after=1)
+    step = session_end_synthesis(engine, settings)
+    summary = asyncio.run(step("session-1"))
+    assert set(summary) == {"run_id", "seconds", "generated", "queued", "waiting", "notes"}
+    assert summary["queued"] > 0 and summary["seconds"] < 60
+    shown = book.next_for_audit()
+    assert shown is not None
+    engine.grade(shown.id, Grade(False, True, True, 1))
+    with pytest.raises(StepSkipped, match="halted"):
+        asyncio.run(step("session-2"))
+    book.close()
