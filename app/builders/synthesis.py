@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,7 +75,7 @@ def build_synthesis(
 
 def session_end_synthesis(
     engine: SynthesisEngine, settings: SynthesisConfig
-) -> Callable[[str], Awaitable[dict[str, Any]]]:
+) -> Callable[[str], Coroutine[Any, Any, dict[str, Any]]]:
     """The session-end step's run: bounded by `session_end_seconds`; a halted book skips it, saying why."""
 
     async def synthesize(session_id: str) -> dict[str, Any]:

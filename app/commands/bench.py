@@ -315,14 +315,21 @@ def _synthesis_arguments(parser: argparse.ArgumentParser) -> None:
 def _synthesis(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
     import tempfile
 
+    from app.builders.synthesis import build_synthesis
+    from core.config_synthesis import SynthesisConfig
     from core.nlp import SpacyPipeline
     from eval.benchmarks.synthesis_bench import run_synthesis_benchmark
 
+    nlp = SpacyPipeline()
     with tempfile.TemporaryDirectory(prefix="daemon-bench-synthesis-") as folder:
         memory = stores.memory_in(Path(folder) / "chroma")
+
+        def engine_for(book: Any, graph: Any, seed: int) -> Any:  # the app's engine, with no judge
+            return build_synthesis(SynthesisConfig(), book, memory, nlp, graph=graph, judge=None, seed=seed)
+
         try:
             return run_synthesis_benchmark(
-                memory, SpacyPipeline(), Path(folder), seed=args.seed, baseline_pairs=args.pairs
+                memory, Path(folder), engine_for, seed=args.seed, baseline_pairs=args.pairs
             )
         finally:
             memory.close()

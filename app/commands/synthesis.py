@@ -71,9 +71,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
         if args.candidate_id is not None:
             if args.answers is None or args.rating is None:
                 raise UserInputError("grading with --id needs --answers (e.g. yyn) and --rating (1-5)")
-            graded, kept = grade(
-                args.candidate_id, Grade(*out.read_answers(args.answers), rating=args.rating)
-            )
+            graded, kept = grade(args.candidate_id, Grade.of(out.read_answers(args.answers), args.rating))
             return out.show_graded(graded, kept, as_json=args.json)
         if args.json:
             return out.show_next(book.next_for_audit(), len(book.candidates("queued", 10_000)), as_json=True)

@@ -16,11 +16,10 @@ import asyncio
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.config_synthesis import SynthesisConfig
-from core.nlp import SpacyPipeline
 from eval.benchmarks.synthesis_corpus import SynthesisCorpus, build_corpus, random_pairs
 from knowledge.graph import KnowledgeGraph
 from knowledge.synthesis.book import SYNTHESIS_FILE, SynthesisBook
@@ -33,25 +32,25 @@ from memory.vector_store import Record
 OFFLINE = STAGES[:5]
 
 
+EngineFor = Callable[[SynthesisBook, Callable[[], KnowledgeGraph], int], SynthesisEngine]
+
+
 def run_synthesis_benchmark(
     memory: MemoryService,
-    nlp: SpacyPipeline,
     folder: Path,
+    engine_for: EngineFor,
     *,
     seed: int = 7,
     baseline_pairs: int = 200,
 ) -> dict[str, Any]:
-    """The figures above, as one JSON-ready dict."""
-    from app.builders.synthesis import build_synthesis
-
+    """The figures above, as one JSON-ready dict; `engine_for(book, graph, seed)` builds the engine as the
+    app does (over `memory`, with no judge)."""
     corpus = build_corpus(seed)
     store_corpus(memory, corpus)
     graph = corpus_graph(corpus)
     book = SynthesisBook(folder / SYNTHESIS_FILE)
     try:
-        engine = build_synthesis(
-            SynthesisConfig(), book, memory, nlp, graph=lambda: graph, judge=None, seed=seed
-        )
+        engine = engine_for(book, lambda: graph, seed)
         report = asyncio.run(engine.run(RunBudget(seconds=600, candidates=60, seeds=len(corpus.texts))))
         planted = _planted(engine, corpus)
         baseline = _read(engine, random_pairs(corpus, random.Random(seed), baseline_pairs))

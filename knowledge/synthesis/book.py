@@ -122,6 +122,13 @@ class Grade:
     new_to_me: bool
     rating: int
 
+    @classmethod
+    def of(cls, screens: Sequence[bool], rating: int) -> Grade:
+        """A grade from the three screens' answers in `SCREENS` order and the rating."""
+        if len(screens) != len(SCREENS):
+            raise UserInputError(f"a review answers {len(SCREENS)} questions, not {len(screens)}")
+        return cls(screens[0], screens[1], screens[2], rating)
+
     @property
     def false_positive(self) -> bool:
         return not (self.sensible and self.real_link and self.new_to_me) or self.rating <= 2

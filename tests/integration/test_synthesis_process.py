@@ -109,7 +109,23 @@ def test_a_blind_review_in_the_terminal_and_the_accepted_one_kept_at_the_next_st
     assert found["results"][0]["id"] == first
     assert third
     # and a later conversation's prompt carries it as a proactive insight
-    prompt = json.loads(
-        main(tmp_path, data, "prompt", "Any ideas how my sourdough starter and my savings relate?", "--json").stdout
-    )
+    asked = "Any ideas how my sourdough starter and my savings relate?"
+    prompt = json.loads(main(tmp_path, data, "prompt", asked, "--json").stdout)
     assert "proactive_insights" in [s["key"] for s in prompt["sections"]]
+
+
+def test_bench_synthesis_prints_its_contract_and_no_planted_candidate_survives(tmp_path: Path) -> None:
+    bench = main(tmp_path, tmp_path / "data", "bench", "synthesis", "--pairs", "60", "--json")
+    assert bench.returncode == 0, bench.stderr
+    result = json.loads(bench.stdout)
+    assert [s["name"] for s in result["stages"]] == [
+        "text_sanity", "domain_crossing", "semantic_distance", "external_novelty", "internal_novelty",
+        "coherence", "composite",
+    ]  # fmt: skip
+    assert all({"passed", "rejected"} <= set(s) for s in result["stages"])
+    assert result["planted_surviving"] == 0
+    assert set(result["planted"]) == {"restatement", "known_link", "same_domain", "word_salad"}
+    assert 0 <= result["random_baseline_pass_rate"] <= 1
+    assert result["generators"]["retrieval"]["candidates"] > 0
+    assert result["generators"]["graph_walk"]["candidates"] > 0
+    assert result["domain_accuracy"]["n"] > 40

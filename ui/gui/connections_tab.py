@@ -56,7 +56,7 @@ def grade_card(engine: SynthesisEngine, candidate_id: str, *answers: Any) -> tup
     if any(a not in (YES, NO) for a in screens) or rating is None:
         return "Answer the three questions and pick a rating first.", False
     try:
-        graded = engine.grade(candidate_id, Grade(*(a == YES for a in screens), rating=int(rating)))
+        graded = engine.grade(candidate_id, Grade.of([a == YES for a in screens], int(rating)))
     except UserInputError as problem:
         return refusal(problem), True
     if graded.status == "accepted":

@@ -149,7 +149,7 @@ def audit_interactively(
         if rating in ("q", None):
             print(f"{graded} graded", file=out)
             return 0
-        result, kept = grade(candidate.id, Grade(*answers, rating=int(rating)))
+        result, kept = grade(candidate.id, Grade.of(answers, int(rating)))
         graded += 1
         status = "accepted, kept in your memory" if result.status == "accepted" else "declined"
         if result.status == "accepted" and not kept:
