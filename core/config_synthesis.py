@@ -17,7 +17,7 @@ class SynthesisFilterConfig(_Frozen):
 
     distance_low: float = Field(0.20, ge=0, le=2)  # endpoints closer than this restate each other
     distance_high: float = Field(0.90, ge=0, le=2)  # farther than this, they have nothing in common
-    known_ceiling: float = Field(0.80, gt=0, le=1)  # a bridge this close to a known text is not new
+    known_ceiling: float = Field(0.75, gt=0, le=1)  # a bridge this close to a known text is not new
     duplicate_floor: float = Field(0.90, gt=0, le=1)  # this close to an earlier bridge: found before
     min_rating: str = Field("MODERATE", pattern="^(WEAK|MODERATE|STRONG)$")
     composite_threshold: float = Field(0.65, ge=0, le=1)

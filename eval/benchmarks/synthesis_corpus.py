@@ -248,8 +248,7 @@ KNOWN_LINKS: tuple[tuple[str, str, str, str, str, str], ...] = (
         "mem-slow_then_sudden-gardening",
         "Compound interest in an index fund is like bamboo in a garden: both grow slowly for years and then "
         "suddenly surge.",
-        "Compound interest in an index fund is like garden bamboo: both of them grow slowly for years and "
-        "then surge suddenly.",
+        "An index fund and garden bamboo follow one curve: years of slow growth, then a sudden surge.",
     ),
     (
         "sport and fitness",
@@ -258,8 +257,7 @@ KNOWN_LINKS: tuple[tuple[str, str, str, str, str, str], ...] = (
         "mem-rest-food",
         "Runners and bakers know the same rule: legs get faster on rest days, and bread dough bakes better "
         "after resting overnight.",
-        "Runners and bakers share one rule: legs get faster on rest days, and bread dough bakes better after "
-        "it rests overnight.",
+        "Rest days make a runner's legs faster the way an overnight rest makes bread dough bake better.",
     ),
     (
         "software and computing",
@@ -268,8 +266,8 @@ KNOWN_LINKS: tuple[tuple[str, str, str, str, str, str], ...] = (
         "mem-small_batches-food",
         "Small pull requests are like frying mushrooms in small batches: small frequent batches work better "
         "than one huge load.",
-        "Small pull requests are like mushrooms fried in small batches: small, frequent batches work better "
-        "than one huge load.",
+        "Pull requests, like mushrooms in a frying pan, do better in small, frequent batches than in one big "
+        "load.",
     ),
 )
 

@@ -22,6 +22,7 @@ from knowledge.synthesis.candidate import Candidate, Endpoint
 from knowledge.synthesis.domains import UNASSIGNED, DomainReading
 
 GENERATOR = "graph_walk"
+_PLURAL = {"is": "are", "has": "have", "does": "do", "was": "were"}  # "Both X and Y are …"
 
 
 @dataclass(frozen=True)
@@ -121,16 +122,16 @@ class GraphWalker:
 
     def _bridge(self, path: list[tuple[str, str, Edge]], names: list[str]) -> str:
         """The path in words. Two ends sharing one neighbour by the same relation read as what they have
-        in common ("Both X and Y need Z"); any other path as its facts in order."""
+        in common ("X and Y have this in common: both need Z"); any other path as its facts in order."""
         first, last = path[0][2], path[-1][2]
         shared = len(path) == 2 and first.relation == last.relation and first.target == last.target
         if shared:
-            relation = first.relation.replace("_", " ")
-            plural = relation[:-1] if relation.endswith("s") and not relation.endswith("ss") else relation
-            return (
-                f"Both {names[0]} and {names[-1]} {plural} {names[1]}, so what keeps one of them going "
-                "may say something about the other."
+            verb, _, rest = first.relation.replace("_", " ").partition(" ")
+            plural = _PLURAL.get(verb) or (
+                verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
             )
+            shared_part = " ".join(filter(None, (plural, rest)))
+            return f"{names[0]} and {names[-1]} have this in common: both {shared_part} {names[1]}."
         facts = [render_edge(self._graph, edge).rstrip(".") for _, _, edge in path]
         return f"{names[0]} and {names[-1]} are linked: " + "; then ".join(facts) + "."
 

@@ -59,7 +59,7 @@ class FilterSettings:
     min_distinct_ratio: float = 0.55
     min_function_ratio: float = 0.12
     distance_band: tuple[float, float] = (0.20, 0.90)
-    known_ceiling: float = 0.80
+    known_ceiling: float = 0.75
     duplicate_floor: float = 0.90
     min_rating: str = "MODERATE"
     composite_threshold: float = 0.65
@@ -325,12 +325,16 @@ def rating_score(rating: str) -> float:
 
 
 def has_clause(parse: Callable[[str], Any]) -> Callable[[str], bool]:
-    """A `clause` check over a spaCy parser: some verb (or auxiliary) has a nominal subject."""
+    """A `clause` check over a spaCy parser: the sentence's root is a verb (or auxiliary), or some verb has
+    a nominal subject (the small model sometimes roots "Both X and Y need Z" elsewhere)."""
 
     def check(text: str) -> bool:
         doc = parse(text)
         return any(
-            token.dep_ in ("nsubj", "nsubjpass", "csubj") and token.head.pos_ in ("VERB", "AUX")
+            token.pos_ in ("VERB", "AUX")
+            and (
+                token.dep_ == "ROOT" or any(c.dep_ in ("nsubj", "nsubjpass", "csubj") for c in token.children)
+            )
             for token in doc
         )
 
