@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from core.pipeline.analyzer import ContextAnalyzer
     from core.ports import FactExtractor
     from core.providers.base import ChatProvider
+    from core.providers.local import LocalModelProvider
     from core.turn_context import ContextGatherer, JournalHistory
     from knowledge.service import KnowledgeService
     from knowledge.synthesis.engine import SynthesisEngine
@@ -167,10 +168,11 @@ def build_remembering(
     stack: ExitStack,
     *,
     judge: ChatProvider | None = None,
+    local: LocalModelProvider | None = None,
 ) -> Remembering:
     """Memory, facts, the graph and the context pipeline over `journal`; `model` (the side model, if any)
     adjudicates facts, refines queries and writes session-end summaries; `judge` (a capable model, if
-    any) rates synthesis candidates."""
+    any) rates synthesis candidates, and `local` (the embedded model) reads their bridges' word order."""
     from core.nlp import SpacyPipeline
     from core.pipeline.escalation import EscalationConfig
     from core.turn_context import ContextGatherer
@@ -224,6 +226,7 @@ def build_remembering(
         nlp,
         graph=knowledge.snapshot,
         judge=judge,
+        local=local,
     )
     synthesis.keep_accepted()  # connections accepted by `synthesis audit` while memory was closed
     synthesize = session_end_synthesis(synthesis, config.synthesis) if config.synthesis.enabled else None

@@ -96,9 +96,8 @@ def _remembering_services(
     from ui.shared.tool_runner import ToolRunner
 
     side = side_model(config, factory, names[0])
-    parts = build_remembering(
-        config, journal, history, side, stack, judge=factory.for_role("judge", names[0])
-    )
+    judge = factory.for_role("judge", names[0])  # synthesis's coherence judge
+    parts = build_remembering(config, journal, history, side, stack, judge=judge, local=factory.local_model())
     images = build_image_recall(config, parts.memory, parts.knowledge, env)
     turn_images = turn_images_for(images, config.visual)  # the chat's and the Images tab's (one store)
     tasks = open_task_book(config, env, stack)

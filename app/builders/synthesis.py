@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from core.config_synthesis import SynthesisConfig
     from core.nlp import SpacyPipeline
     from core.providers.base import ChatProvider
+    from core.providers.local import LocalModelProvider
     from knowledge.graph import KnowledgeGraph
     from knowledge.synthesis.book import SynthesisBook
     from knowledge.synthesis.engine import SynthesisEngine
@@ -37,12 +38,15 @@ def build_synthesis(
     *,
     graph: Callable[[], KnowledgeGraph] | None,
     judge: ChatProvider | None,
+    local: LocalModelProvider | None = None,
     seed: int | None = None,
 ) -> SynthesisEngine:
     """The engine over `memory` and the knowledge graph; `judge` (a capable model, or None) rates
-    coherence and writes the cross-store generator's bridges."""
+    coherence and writes the cross-store generator's bridges; `local` (the embedded model) reads whether
+    a bridge's words are in a sensible order."""
     from knowledge.synthesis.domains import DomainReader
     from knowledge.synthesis.engine import KNOWN, SynthesisEngine
+    from knowledge.synthesis.fluency import FluencyReader
     from knowledge.synthesis.generators import CrossStore, structure_of
     from knowledge.synthesis.judge import BridgeWriter, CoherenceJudge
     from knowledge.synthesis.stages import FilterSettings, SynthesisFilter, has_clause
@@ -63,6 +67,7 @@ def build_synthesis(
         has_clause(nlp),
         lambda vector, k: sources.nearest(vector, KNOWN, k),
         judge=CoherenceJudge(judge) if judge is not None else None,
+        fluency=FluencyReader(local.reply_logprobs).margin if local is not None else None,
         settings=thresholds,
     )
     cross = None

@@ -318,14 +318,19 @@ def _synthesis(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
     from app.builders.synthesis import build_synthesis
     from core.config_synthesis import SynthesisConfig
     from core.nlp import SpacyPipeline
+    from core.providers.pricing import CostLedger
+    from core.providers.registry import ProviderFactory
     from eval.benchmarks.synthesis_bench import run_synthesis_benchmark
 
     nlp = SpacyPipeline()
+    local = ProviderFactory(stores.config, {}, CostLedger()).local_model()  # reads bridges' word order
     with tempfile.TemporaryDirectory(prefix="daemon-bench-synthesis-") as folder:
         memory = stores.memory_in(Path(folder) / "chroma")
 
         def engine_for(book: Any, graph: Any, seed: int) -> Any:  # the app's engine, with no judge
-            return build_synthesis(SynthesisConfig(), book, memory, nlp, graph=graph, judge=None, seed=seed)
+            return build_synthesis(
+                SynthesisConfig(), book, memory, nlp, graph=graph, judge=None, local=local, seed=seed
+            )
 
         try:
             return run_synthesis_benchmark(

@@ -301,6 +301,16 @@ class LocalModelProvider:
         except Exception:  # noqa: BLE001 - a cache: prompt assembly estimates tokens without it
             logger.info("could not save the tokenizer to %s", path)
 
+    def reply_logprobs(self, texts: Sequence[str], request: str = "Write one sentence.") -> list[float]:
+        """The sum of the token log-probs of each text as the model's reply to `request`: how natural the
+        model finds it (synthesis tells word salad from a sentence by it). Loads the model on first use."""
+        backend = self._load_sync()
+        messages = [{"role": "user", "content": request}]
+        batched = getattr(backend, "sequence_logprobs", None)  # transformers: one forward pass for all
+        if batched is not None:
+            return list(batched(messages, list(texts)))
+        return backend.score(messages, "", list(texts))
+
     async def load(self) -> LocalBackend:
         """Load the model (once) on a worker thread; later calls return at once."""
         return await asyncio.to_thread(self._load_sync)

@@ -296,6 +296,32 @@ class TransformersBackend:
                 scores.append(total)
         return scores
 
+    def sequence_logprobs(self, messages: ChatMessages, texts: Sequence[str]) -> list[float]:
+        """Sum of token log-probs of each text as the reply to `messages`, all texts in one padded forward
+        pass (`score` reuses a cache per candidate: right for long prompts, slow for many short texts)."""
+        self.load()
+        torch = self._torch
+        prompt = self._encode(messages, "")[0]
+        rows = [
+            self._tokenizer(text, return_tensors="pt", add_special_tokens=False).input_ids[0]
+            for text in texts
+        ]
+        width = len(prompt) + max(len(r) for r in rows)
+        pad = self._tokenizer.pad_token_id if self._tokenizer.pad_token_id is not None else 0
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            ids[i, : len(prompt)] = prompt
+            ids[i, len(prompt) : len(prompt) + len(row)] = row
+            mask[i, : len(prompt) + len(row)] = 1
+        with self._run_lock, torch.inference_mode():
+            logp = torch.log_softmax(self._model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
+        totals = []
+        for i, row in enumerate(rows):
+            positions = torch.arange(len(prompt) - 1, len(prompt) + len(row) - 1)
+            totals.append(float(logp[i, positions, row].sum()))
+        return totals
+
 
 def _pretrained(folder: Path, **source: str) -> tuple[Any, Any]:
     """(model in fp32, tokenizer) from `folder`, offline; `source` names a GGUF file in it if any."""

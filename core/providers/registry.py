@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from core.config import AppConfig, ProviderConfig, resolve_main_provider
 from core.errors import ConfigError
@@ -15,6 +16,9 @@ from core.providers.base import ChatProvider
 from core.providers.pricing import CostLedger, ModelPrice, default_prices
 from core.providers.routing import Role, provider_for_role
 from core.providers.vision import takes_images
+
+if TYPE_CHECKING:
+    from core.providers.local import LocalModelProvider
 
 REMOTE_KINDS = ("openai", "anthropic", "gemini")
 AdapterFactory = Callable[[str, ProviderConfig, Mapping[str, str], float], ChatProvider]
@@ -120,6 +124,7 @@ class ProviderFactory:
         self._env = env
         self._ledger = ledger
         self._built: dict[str, ChatProvider] = {}
+        self._adapters: dict[str, object] = {}  # the bare adapters behind `_built`
 
     def available(self) -> list[str]:
         """Configured providers that can answer now, the main one first. A provider chosen for a role
@@ -139,6 +144,7 @@ class ProviderFactory:
             cfg = self._config.providers[name]
             retry = self._config.retry
             adapter = ADAPTERS[cfg.kind](name, cfg, self._env, retry.timeout_s)
+            self._adapters[name] = adapter
             if hasattr(adapter, "tokenizer_cache"):  # the embedded model: let prompt assembly count exactly
                 adapter.tokenizer_cache = self._config.data_dir / "cache" / f"{name}-tokenizer.json"
             retrying = RetryingProvider(adapter, retry.max_attempts, retry.base_delay_s, retry.max_delay_s)
@@ -148,6 +154,18 @@ class ProviderFactory:
             paid = cfg.kind not in FREE_KINDS
             self._built[name] = CostTrackingProvider(retrying, prices, self._ledger, paid=paid)
         return self._built[name]
+
+    def local_model(self) -> LocalModelProvider | None:
+        """The embedded model's provider itself (the one answering chat when it is configured), for what
+        only it offers: scoring how natural a text is. None when no local provider is configured."""
+        from core.providers.local import LocalModelProvider
+
+        name = next((n for n, cfg in self._config.providers.items() if cfg.kind == "local"), None)
+        if name is None:
+            return None
+        self.wrapped(name)
+        adapter = self._adapters[name]
+        return adapter if isinstance(adapter, LocalModelProvider) else None
 
     def capable(self, name: str) -> ChatProvider | None:
         """`name`'s provider for side jobs (judging, rewriting, summarising), or None for the embedded

@@ -41,7 +41,7 @@ def run_synthesis_benchmark(
     engine_for: EngineFor,
     *,
     seed: int = 7,
-    baseline_pairs: int = 200,
+    baseline_pairs: int = 100,
 ) -> dict[str, Any]:
     """The figures above, as one JSON-ready dict; `engine_for(book, graph, seed)` builds the engine as the
     app does (over `memory`, with no judge)."""

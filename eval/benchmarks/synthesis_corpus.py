@@ -12,8 +12,8 @@ Planted candidates, each labelled with its kind:
 - known_link: a cross-domain link that a background document already makes, reworded, between the two
   memories it names (not new: the external-novelty stage must stop it);
 - same_domain: two memories of one domain and a plausible bridge (obvious: domain crossing must stop it);
-- word_salad: a bridge of shuffled corpus words, with or without function words (nonsense: text sanity
-  must stop it).
+- word_salad: a bridge of shuffled words: corpus words, a corpus sentence, or both sides' own words with a
+  verb (nonsense that names both sides: text sanity must stop it).
 Everything is deterministic for a seed.
 """
 
@@ -297,7 +297,7 @@ class SynthesisCorpus:
         return sorted({t.domain for t in self.texts})
 
 
-def build_corpus(seed: int = 7, salad: int = 10) -> SynthesisCorpus:
+def build_corpus(seed: int = 7, salad: int = 12) -> SynthesisCorpus:
     """The corpus for `seed` (deterministic)."""
     rng = random.Random(seed)
     corpus = SynthesisCorpus()
@@ -362,11 +362,19 @@ def _planted(corpus: SynthesisCorpus, rng: random.Random, salad: int) -> list[tu
     vocabulary = sorted({w.strip(".,").lower() for t in corpus.texts for w in t.text.split() if len(w) > 3})
     for index in range(salad):
         left, right = (rng.choice(by_domain[d]) for d in rng.sample(domains, 2))
-        if index % 2 == 0:
+        if index % 3 == 0:
             words = rng.sample(vocabulary, rng.randint(10, 16))  # content words only
-        else:
+        elif index % 3 == 1:
             words = rng.choice(corpus.texts).text.rstrip(".").lower().split()  # a real sentence, shuffled
-            rng.shuffle(words)
+        else:  # both sides' own words and a linking phrase, shuffled: it names both and has a verb
+            words = [
+                *left.text.rstrip(".").split()[:7],
+                "and",
+                "both",
+                "have",
+                *right.text.rstrip(".").split()[:7],
+            ]
+        rng.shuffle(words)
         bridge = " ".join(words).capitalize() + "."
         planted.append(("word_salad", Candidate(_end(left), _end(right), bridge, "planted")))
     return planted

@@ -5,7 +5,8 @@ its figure (`Reading.stages`). Stages 0-4 run offline; stage 5 needs a configure
 one a candidate that passed 0-4 waits unjudged ("waiting") rather than being passed on unread.
 
 0 text_sanity        the bridge is a sentence: enough words, a verb with a subject, function words, no
-                     repeated content words; it names both of its sides; each endpoint has words
+                     repeated content words, words in an order a language model finds natural
+                     (fluency.py); it names both of its sides; each endpoint has words
 1 domain_crossing    the endpoints fall in two distinct domains (`domains.py`), both clearly assigned
 2 semantic_distance  the endpoints' cosine distance lies in a band: closer is a restatement, farther
                      has nothing in common
@@ -58,6 +59,7 @@ class FilterSettings:
     max_words: int = 90
     min_distinct_ratio: float = 0.55
     min_function_ratio: float = 0.12
+    min_fluency: float = 2.0  # nats per word above the bridge's own words shuffled (fluency.py)
     distance_band: tuple[float, float] = (0.20, 0.90)
     known_ceiling: float = 0.75
     duplicate_floor: float = 0.90
@@ -119,7 +121,7 @@ class SynthesisFilter:
 
     `embed` gives unit vectors; `clause` says whether a text has a verb with a subject (spaCy, see
     `has_clause`); `known` searches what is already known (memory, documents, Wikipedia); `judge` is None
-    when no capable model is configured.
+    when no capable model is configured; `fluency` (fluency.py) is None without the embedded model.
     """
 
     def __init__(
@@ -130,9 +132,11 @@ class SynthesisFilter:
         known: KnownSearch,
         *,
         judge: Judge | None = None,
+        fluency: Callable[[str], float] | None = None,
         settings: FilterSettings | None = None,
     ) -> None:
         self._embed = embed
+        self._fluency = fluency
         self.domains = domains
         self._clause = clause
         self._known = known
@@ -225,7 +229,14 @@ class SynthesisFilter:
                 return StageResult("text_sanity", False, None, "the bridge does not name one of its sides")
         if not self._clause(candidate.bridge):
             return StageResult("text_sanity", False, None, "no verb with a subject in the bridge")
-        return StageResult("text_sanity", True, round(distinct, 4), "a sentence")
+        if self._fluency is None:
+            return StageResult(
+                "text_sanity", True, None, "a sentence (word order not checked: no local model)"
+            )
+        fluency = round(self._fluency(candidate.bridge), 3)
+        if fluency < s.min_fluency:
+            return StageResult("text_sanity", False, fluency, "its words are in no sensible order")
+        return StageResult("text_sanity", True, fluency, "a sentence")
 
     def crossing(self, domains: tuple[str, str]) -> StageResult:
         """Stage 1: two distinct, clearly assigned domains."""

@@ -115,7 +115,7 @@ def test_a_blind_review_in_the_terminal_and_the_accepted_one_kept_at_the_next_st
 
 
 def test_bench_synthesis_prints_its_contract_and_no_planted_candidate_survives(tmp_path: Path) -> None:
-    bench = main(tmp_path, tmp_path / "data", "bench", "synthesis", "--pairs", "60", "--json")
+    bench = main(tmp_path, tmp_path / "data", "bench", "synthesis", "--pairs", "20", "--json")
     assert bench.returncode == 0, bench.stderr
     result = json.loads(bench.stdout)
     assert [s["name"] for s in result["stages"]] == [

@@ -39,13 +39,14 @@ def nlp() -> SpacyPipeline:
     return SpacyPipeline()
 
 
-def make_filter(embedder, nlp, *, known=None, judge=None, **settings) -> SynthesisFilter:
+def make_filter(embedder, nlp, *, known=None, judge=None, fluency=None, **settings) -> SynthesisFilter:
     return SynthesisFilter(
         embedder.embed,
         DomainReader(embedder.embed),
         has_clause(nlp),
         known or (lambda vector, k: []),
         judge=judge,
+        fluency=fluency,
         settings=FilterSettings(**settings),
     )
 
@@ -83,10 +84,30 @@ def test_text_sanity_stops_fragments_salad_repetition_and_bridges_to_nowhere(
     assert why in result.note
 
 
-def test_text_sanity_stops_a_shuffled_sentence(embedder, nlp) -> None:
+@pytest.fixture(scope="module")
+def fluency():
+    """The embedded model's reading of word order (fluency.py), as the app builds it."""
+    import os
+
+    from core.providers.converted_model import cache_root
+    from core.providers.local import LocalModelProvider
+    from knowledge.synthesis.fluency import FluencyReader
+
+    local = LocalModelProvider(converted_root=cache_root(dict(os.environ)))
+    return FluencyReader(local.reply_logprobs).margin
+
+
+def test_a_shuffled_sentence_that_names_both_sides_stops_at_text_sanity_by_its_word_order(
+    embedder, nlp, fluency
+) -> None:
     words = "flour the alive feed I if water every only my stays day starter sourdough and savings it".split()
-    reading = read_one(make_filter(embedder, nlp), Candidate(STARTER, SAVINGS, " ".join(words) + ".", "x"))
-    assert reading.outcome == "rejected" and reading.rejected_at == "text_sanity"
+    salad = Candidate(STARTER, SAVINGS, " ".join(words) + ".", "x")
+    assert make_filter(embedder, nlp).sanity(salad).passed  # the cheap checks alone let it through
+    result = make_filter(embedder, nlp, fluency=fluency).sanity(salad)
+    assert not result.passed and "no sensible order" in result.note
+    assert result.figure is not None and result.figure < 2.0
+    sentence = make_filter(embedder, nlp, fluency=fluency).sanity(Candidate(STARTER, SAVINGS, BRIDGE, "x"))
+    assert sentence.passed and sentence.figure is not None and sentence.figure >= 2.0
 
 
 def test_domains_are_read_by_meaning_and_vague_text_stays_unassigned(embedder) -> None:
