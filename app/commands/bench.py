@@ -308,7 +308,7 @@ def _synthesis_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=count_arg(0, 1_000_000), default=7, help="corpus and sampling seed (7)"
     )
     parser.add_argument(
-        "--pairs", type=count_arg(1, 100_000), default=200, help="random baseline pairs (200)"
+        "--pairs", type=count_arg(1, 100_000), default=100, help="random baseline pairs (100)"
     )
 
 
