@@ -23,6 +23,7 @@ def archive_layout() -> ArchiveLayout:
     from core.system_prompt import PERSONALITY_FILE
     from knowledge.graph_store import GRAPH_FILE, merge_graph_file
     from knowledge.jobs import JOBS_FILE
+    from knowledge.synthesis.book import SYNTHESIS_FILE
     from memory.archive.layout import ArchiveLayout
     from memory.background import BACKGROUND_FILE
     from memory.facts.claims import CLAIMS_FILE
@@ -48,6 +49,7 @@ def archive_layout() -> ArchiveLayout:
             TASKS_FILE,
             NOTES_FILE,
             BACKGROUND_FILE,
+            SYNTHESIS_FILE,
         ),
         files=(GRAPH_FILE, PERSONALITY_FILE, SETTINGS_FILE),
         folders=(UPLOADS, SKILLS_DIR),
@@ -86,6 +88,7 @@ def purge_stores(config: AppConfig) -> Iterator[PurgeStores]:
     from contextlib import ExitStack, closing
 
     from knowledge.graph_store import GRAPH_FILE, GraphStore
+    from knowledge.synthesis.book import SYNTHESIS_FILE, SynthesisBook
     from memory.facts.claims import CLAIMS_FILE, ClaimIndex
     from memory.facts.store import FACTS_FILE, FactStore
     from memory.journal import JOURNAL_FILE, Journal
@@ -103,4 +106,6 @@ def purge_stores(config: AppConfig) -> Iterator[PurgeStores]:
         states = stack.enter_context(closing(SessionStateDB(data / SESSION_STATE_FILE)))
         jobs = stack.enter_context(closing(JobTable(data / SESSION_JOBS_FILE)))
         review = stack.enter_context(closing(ReviewQueue(data / REVIEW_FILE)))
-        yield PurgeStores(journal, facts, claims, states, jobs, review, memory, GraphStore(data / GRAPH_FILE))
+        synthesis = stack.enter_context(closing(SynthesisBook(data / SYNTHESIS_FILE)))
+        graph = GraphStore(data / GRAPH_FILE)
+        yield PurgeStores(journal, facts, claims, states, jobs, review, memory, graph, synthesis)

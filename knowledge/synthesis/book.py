@@ -379,6 +379,29 @@ class SynthesisBook:
             "halt_reason": halt.reason or None,
         }
 
+    def purge(self, record_ids: set[str], texts: Sequence[str]) -> list[str]:
+        """Destroy (`purge`) every candidate built on a purged record (by its id) or quoting purged text,
+        with its grades; then rewrite the file without free pages. The ids removed (an accepted one's
+        record in `synthesis_results` goes with them)."""
+        quoted = [t.strip().lower() for t in texts if len(t.strip()) >= 12]
+        doomed = [
+            c.id
+            for c in self._select("")
+            if {c.left.source_id, c.right.source_id} & record_ids
+            or any(
+                q in text
+                for q in quoted
+                for text in (c.left.text.lower(), c.right.text.lower(), c.bridge.lower())
+            )
+        ]
+        if doomed:
+            with self._db.write() as db:
+                for candidate_id in doomed:
+                    db.execute("DELETE FROM grades WHERE candidate_id = ?", (candidate_id,))
+                    db.execute("DELETE FROM candidates WHERE id = ?", (candidate_id,))
+            self._db.compact()
+        return doomed
+
     def close(self) -> None:
         self._db.close()
 

@@ -3,10 +3,10 @@
 Word salad made of real words ("day flour my every if alive only feed") has a verb, function words and
 names both sides, so the cheap checks of text sanity pass it. A language model does not: it finds a
 sentence far more likely than the same words shuffled. The figure is the margin, per word, between the
-bridge's log-probability (its first 32 words) and the median of shuffles of its own words (seeded by the text, so a
-bridge always gets the same figure). Measured on the corpus of `bench synthesis` with SmolLM2-135M:
-sentences 2.3-5.1 nats per word above their shuffles, shuffled text -0.7-1.5 (so 2.0 separates them).
-Comparing a text with its own shuffles makes the figure independent of its length and its vocabulary.
+bridge's log-probability (its first 32 words) and the median of shuffles of its own words (seeded
+by the text, so a bridge always gets the same figure). Measured on the corpus of `bench synthesis` with
+SmolLM2-135M: sentences 2.3-5.1 nats per word above their shuffles, shuffled text -0.7-1.5 (so 2.0
+separates them).
 """
 
 from __future__ import annotations

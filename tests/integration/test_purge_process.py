@@ -39,13 +39,27 @@ def session_of(tmp_path: Path, data: Path, words: str) -> str:
     return next(t["session_id"] for t in turns if words in t["user"])
 
 
+def _quote_in_synthesis(data: Path) -> None:
+    """A synthesis candidate quoting the secret session, as a run would have made one."""
+    from knowledge.synthesis.book import SYNTHESIS_FILE, SynthesisBook
+    from knowledge.synthesis.candidate import Candidate, Endpoint, Reading
+
+    book = SynthesisBook(data / SYNTHESIS_FILE)
+    left = Endpoint("I adore the violet harmonium at Quillfeather Hall.", "conv-x", "conversations")
+    right = Endpoint("Compound interest grows slowly and then fast.", "doc-1", "reference_docs")
+    bridge = "The violet harmonium and compound interest both reward patience over years."
+    book.record("run-1", [Reading(Candidate(left, right, bridge, "retrieval"), [], "waiting")])
+    book.close()
+
+
 @pytest.mark.slow
 def test_a_purged_session_is_in_no_file_and_the_rest_stays(tmp_path: Path) -> None:
     data = tmp_path / "data"
     assert main(tmp_path, data, "cli", stdin=SECRET_SESSION).returncode == 0
     assert main(tmp_path, data, "cli", stdin=KEPT_SESSION).returncode == 0
-    assert holding(data, CANARIES)  # the words are on disk before
     secret = session_of(tmp_path, data, "Zebediah")
+    _quote_in_synthesis(data)
+    assert holding(data, CANARIES)  # the words are on disk before
 
     untouched = digest(data)
     asked = main(tmp_path, data, "purge", "--session", secret)  # no terminal to confirm on, no --yes

@@ -3,7 +3,8 @@
 Soft deletion (hiding) stays the default everywhere else; this is the one way to destroy. A session takes
 its turns, the facts learned from them (with their history, claims and the graph relations only they
 supported), every memory record of the session (its turns, summaries, reflections, threads), its state and
-its session-end records, and the review proposals about any of them. A fact takes itself alike; the turn
+its session-end records, the review proposals about any of them, and the synthesis candidates built on them
+(with an accepted one's record). A fact takes itself alike; the turn
 it was told in stays (purge the session for that). Each database is then rewritten without free pages,
 the memory store scrubbed of its log and index residue, and every file of the data folder scanned for the
 purged words: the report names any file that still holds them.
@@ -24,8 +25,11 @@ from memory.facts.service import FACTS_COLLECTION as FACTS
 from memory.turn_index import turn_record
 from memory.visual.store import VISUAL as IMAGES
 
+SYNTHESIS_RESULTS = "synthesis_results"
+
 if TYPE_CHECKING:
     from knowledge.graph_store import GraphStore
+    from knowledge.synthesis.book import SynthesisBook
     from memory.facts.claims import ClaimIndex
     from memory.facts.model import StoredFact
     from memory.facts.store import FactStore
@@ -49,6 +53,7 @@ class PurgeStores:
     review: ReviewQueue
     memory: MemoryService
     graph: GraphStore
+    synthesis: SynthesisBook | None = None  # candidates quote memories: a purge takes those with it
 
 
 @dataclass
@@ -83,6 +88,7 @@ def purge_session(stores: PurgeStores, session_id: str) -> PurgeReport:
     stores.session_jobs.purge(session_id)
     report.turns = len(stores.journal.purge_session(session_id))
     report.words += [t.user for t in turns] + [t.assistant for t in turns if t.assistant]
+    _purge_synthesis(stores, report)
     report.kept = _kept(stores)
     return report
 
@@ -93,6 +99,7 @@ def purge_fact(stores: PurgeStores, fact_id: str) -> PurgeReport:
     if fact is None:
         raise UserInputError(f"no fact {fact_id!r}; `facts list --json` shows their ids")
     report = _purge_facts(stores, [fact], f"fact {fact_id}", {}, only_this=True)
+    _purge_synthesis(stores, report)
     report.kept = _kept(stores)
     return report
 
@@ -131,8 +138,21 @@ def _purge_records(
             copy.unlink()
             report.files.append(copy.name)
     report.words = [r.text for r in found]
+    _purge_synthesis(stores, report)
     report.kept = _kept(stores)
     return report
+
+
+def _purge_synthesis(stores: PurgeStores, report: PurgeReport) -> None:
+    """Synthesis candidates built on what was purged (by record id, or quoting its words), and the
+    accepted ones' records in `synthesis_results`."""
+    if stores.synthesis is None:
+        return
+    removed = stores.synthesis.purge(set(report.record_ids), report.words)
+    if removed:
+        stores.memory.delete(SYNTHESIS_RESULTS, removed)
+        report.records += len(removed)
+        report.record_ids += removed
 
 
 def _kept(stores: PurgeStores) -> list[str]:

@@ -101,3 +101,15 @@ def test_exactly_half_false_positives_does_not_halt(book: SynthesisBook) -> None
     for n in range(10):
         book.grade(candidate(n).id, GOOD if n % 2 else DULL)
     assert not book.halt().halted
+
+
+def test_a_purge_destroys_candidates_built_on_or_quoting_what_was_purged(book: SynthesisBook) -> None:
+    quoting = Candidate(
+        Endpoint("We met at the lighthouse cafe in Porthleven.", "x1"), Endpoint("right idea", "y1"), "b", "r"
+    )
+    book.record("run-1", [passed(1), passed(2), Reading(quoting, [], "waiting")])
+    book.grade(candidate(1).id, GOOD)
+    removed = book.purge({"a1"}, ["we met at the Lighthouse Cafe in Porthleven."])
+    assert set(removed) == {candidate(1).id, quoting.id}
+    assert [c.id for c in book.candidates()] == [candidate(2).id]
+    assert book.stats()["grades"] == 0
