@@ -115,7 +115,7 @@ def corpus_graph(corpus: SynthesisCorpus) -> KnowledgeGraph:
 
 def _read(engine: SynthesisEngine, candidates: list[Any]) -> list[Reading]:
     """Readings on the offline stages, each candidate on its own (no internal-novelty memory between them)."""
-    return [asyncio.run(engine.filter.read([c], EarlierBridges()))[0] for c in candidates]
+    return [engine.filter.read_offline([c], EarlierBridges())[0] for c in candidates]
 
 
 def _pass_rate(readings: list[Reading]) -> float | None:

@@ -131,9 +131,8 @@ class SynthesisEngine:
             for reading in readings:
                 counts.count(reading)
             await asyncio.to_thread(self.book.record, run_id, readings)
-            say(
-                f"{name}: {len(candidates)} candidates, {sum(r.outcome != 'rejected' for r in readings)} kept"
-            )
+            kept = sum(r.outcome in ("passed", "waiting") for r in readings)
+            say(f"{name}: {len(candidates)} candidates, {kept} kept")
         if counts.waiting and not self.judged:
             notes.append(
                 f"no judge model is configured: {counts.waiting} candidates passed the offline stages and "

@@ -23,6 +23,7 @@ one a candidate that passed 0-4 waits unjudged ("waiting") rather than being pas
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -158,7 +159,17 @@ class SynthesisFilter:
         return reading
 
     async def read(self, candidates: Sequence[Candidate], earlier: EarlierBridges) -> list[Reading]:
-        """One reading per candidate, in order; `earlier` grows with each new bridge that passes stage 4."""
+        """One reading per candidate, in order; `earlier` grows with each new bridge that passes stage 4.
+        The offline stages (embeddings, parses, the language model) run in a worker thread, so a front
+        end's event loop keeps serving while a run reads."""
+        readings = await asyncio.to_thread(self.read_offline, candidates, earlier)
+        for reading in readings:
+            if reading.outcome == "passed":
+                await self._judged(reading)
+        return readings
+
+    def read_offline(self, candidates: Sequence[Candidate], earlier: EarlierBridges) -> list[Reading]:
+        """Stages 0-4 for each candidate: "rejected" or "duplicate", else "passed" so far."""
         if not candidates:
             return []
         bridges = self._vectors([c.bridge for c in candidates])
@@ -169,9 +180,7 @@ class SynthesisFilter:
         readings = []
         for i, candidate in enumerate(candidates):
             reading = Reading(candidate, domains=(left_domains[i].domain, right_domains[i].domain))
-            offline = self._offline(reading, bridges[i], lefts[i], rights[i], earlier)
-            if offline:
-                await self._judged(reading)
+            self._offline(reading, bridges[i], lefts[i], rights[i], earlier)
             readings.append(reading)
         return readings
 
