@@ -24,6 +24,7 @@ one a candidate that passed 0-4 waits unjudged ("waiting") rather than being pas
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,10 +32,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from core.errors import DaemonError
 from core.ports import KnownText
 from knowledge.synthesis.candidate import Candidate, Reading, StageResult
 from knowledge.synthesis.domains import UNASSIGNED, DomainReader
 
+logger = logging.getLogger(__name__)
 STAGES = (
     "text_sanity",
     "domain_crossing",
@@ -242,7 +245,12 @@ class SynthesisFilter:
             return StageResult(
                 "text_sanity", True, None, "a sentence (word order not checked: no local model)"
             )
-        fluency = round(self._fluency(candidate.bridge), 3)
+        try:
+            fluency = round(self._fluency(candidate.bridge), 3)
+        except DaemonError as problem:  # the embedded model is missing or broken: say so, do not guess
+            logger.warning("synthesis could not read word order: %s", problem)
+            self._fluency = None
+            return StageResult("text_sanity", True, None, f"a sentence (word order not checked: {problem})")
         if fluency < s.min_fluency:
             return StageResult("text_sanity", False, fluency, "its words are in no sensible order")
         return StageResult("text_sanity", True, fluency, "a sentence")

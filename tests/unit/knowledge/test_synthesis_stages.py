@@ -195,3 +195,13 @@ def test_the_composite_threshold_can_stop_a_judged_candidate(embedder, nlp) -> N
     assert reading.composite is not None and 0 < reading.composite < 0.99
     lenient = read_one(make_filter(embedder, nlp, judge=judge, composite_threshold=0.3), reading.candidate)
     assert lenient.outcome == "passed" and lenient.stages[-1].stage == "composite"
+
+
+def test_without_a_working_local_model_word_order_is_not_checked_and_says_so(embedder, nlp) -> None:
+    from core.errors import ProviderError
+
+    def broken(text: str) -> float:
+        raise ProviderError("the embedded model file is missing", provider="local")
+
+    result = make_filter(embedder, nlp, fluency=broken).sanity(Candidate(STARTER, SAVINGS, BRIDGE, "x"))
+    assert result.passed and "word order not checked" in result.note and "missing" in result.note
