@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from core.tools.base import Tool
     from core.tools.catalog import ToolCatalog, UnavailableTool
     from core.tracing import TraceLog
+    from knowledge.synthesis.engine import SynthesisEngine
     from memory.tasks import TaskStore
     from ui.shared.background import BackgroundRunner
 
@@ -47,14 +48,28 @@ def build_subagents(
     }
 
 
-def open_background(config: AppConfig, subagents: dict[str, Subagent], stack: ExitStack) -> BackgroundRunner:
-    """The runner over `background.sqlite3` (started by the front ends that serve; closed with `stack`)."""
+def open_background(
+    config: AppConfig,
+    subagents: dict[str, Subagent],
+    stack: ExitStack,
+    *,
+    synthesis: SynthesisEngine | None = None,
+) -> BackgroundRunner:
+    """The runner over `background.sqlite3` (started by the front ends that serve; closed with `stack`):
+    the subagents, and synthesis runs as a job of its own."""
+    from knowledge.synthesis.engine import RunBudget
+    from knowledge.synthesis.job import SYNTHESIS_JOB, SynthesisJob
     from memory.background import BACKGROUND_FILE, BackgroundLedger
     from ui.shared.background import BackgroundRunner
 
     ledger = BackgroundLedger(config.data_dir / BACKGROUND_FILE)
     stack.callback(ledger.close)
-    runner = BackgroundRunner(ledger, subagents, max_running=config.tasks.max_background)
+    jobs = {}
+    if synthesis is not None:
+        settings = config.synthesis
+        budget = RunBudget(seconds=settings.run_seconds, candidates=settings.candidates_per_generator)
+        jobs[SYNTHESIS_JOB] = SynthesisJob(synthesis, budget)
+    runner = BackgroundRunner(ledger, subagents, jobs=jobs, max_running=config.tasks.max_background)
     stack.callback(runner.close)  # before the ledger: tasks under way go back to the queue
     return runner
 
@@ -78,9 +93,14 @@ def results_to_memory_and_front_ends(
     """An ended task's result is journalled and indexed (memory finds it later) and announced in every
     open front end (the task book's notices)."""
     from core.agent.subagent import SubagentResult
+    from knowledge.synthesis.job import SYNTHESIS_JOB
     from memory.background import BackgroundTask
 
     async def done(task: BackgroundTask, result: SubagentResult | None) -> None:
+        if task.agent == SYNTHESIS_JOB:  # Daemon's own work, not a conversation: said, not journalled
+            outcome = result.answer if result is not None else task.error or task.state
+            tasks.announce(f"Connections: {outcome}", origin="background")
+            return
         if task.state == "done" and result is not None:
             await orchestrator.record_exchange(
                 BACKGROUND_SESSION,

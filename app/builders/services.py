@@ -119,7 +119,7 @@ def _remembering_services(
     traces = config.tracing.log(config.data_dir)
     # Subagents run on the main model when it can use tools (never the embedded one).
     subagents = build_subagents(config, factory.capable(names[0]), catalog, guards.policy, traces)
-    background = open_background(config, subagents, stack)
+    background = open_background(config, subagents, stack, synthesis=parts.synthesis)
     catalog = catalog.extended(agent_tools(background, subagents, default=next(iter(config.subagents), "")))
     # The store tools go to capable models only (the embedded one gets extractive recall instead).
     stores = catalog.available.filtered(lambda t: t.name in LOCAL_TOOL_NAMES and t.name not in BUILTIN_NAMES)

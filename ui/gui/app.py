@@ -89,7 +89,10 @@ def build_app(
                     skills = build_skills_tab(gr, parts.skills)
                 with gr.Tab("Connections", id="connections", elem_id="tab-connections") as connections_tab:
                     connections = build_connections_tab(
-                        gr, parts.synthesis, run_seconds=parts.synthesis_seconds
+                        gr,
+                        parts.synthesis,
+                        run_seconds=parts.synthesis_seconds,
+                        runner=parts.reminders.background if parts.reminders else None,
                     )
             with gr.Tab("Your data", id="data", elem_id="tab-data") as data_tab:
                 data = build_data_tab(gr, parts.data)

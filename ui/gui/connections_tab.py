@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import UserInputError
 from knowledge.synthesis.book import RATING_QUESTION, SCREENS, Grade
-from ui.gui.widgets import empty_note, refusal
+from ui.gui.widgets import empty_note, refusal, said
 from ui.shared.render import markdown_text
 
 if TYPE_CHECKING:
     from knowledge.synthesis.engine import SynthesisEngine
+    from ui.shared.background import BackgroundRunner
 
 ACCEPTED_HEADERS = ["connection", "your rating"]
 YES, NO = "Yes", "No"
@@ -82,15 +83,32 @@ async def run_now(engine: SynthesisEngine, seconds: float) -> str:
     return markdown_text(text) + "".join(f"\n\n_{markdown_text(n)}_" for n in report["notes"])
 
 
+def start_in_background(runner: BackgroundRunner) -> str:
+    """Queue a run as a background task (its progress in the task list, cancellable, resumed after a
+    crash); what happened, in words."""
+    from knowledge.synthesis.job import SYNTHESIS_JOB, TITLE
+
+    def start() -> str:
+        task = runner.submit(TITLE, SYNTHESIS_JOB, origin="gui", title=TITLE)
+        budget = markdown_text(runner.budget_of(SYNTHESIS_JOB))
+        return (
+            f"Started in the background ({budget}, task `{task.id}`): its progress shows under Reminders → "
+            "background tasks, and new connections appear here."
+        )
+
+    return said(start)
+
+
 def resume(engine: SynthesisEngine) -> str:
     engine.book.resume()
     return "Resumed: runs may look for connections again (earlier reviews no longer count towards a halt)."
 
 
 def build_connections_tab(
-    gr: Any, engine: SynthesisEngine | None, *, run_seconds: float
+    gr: Any, engine: SynthesisEngine | None, *, run_seconds: float, runner: BackgroundRunner | None = None
 ) -> dict[str, Any] | None:
-    """The tab's widgets and handlers; a note when this build has no synthesis."""
+    """The tab's widgets and handlers; a note when this build has no synthesis. With `runner`, a run is a
+    background task; without, it runs while the page waits (bounded by `run_seconds`)."""
     if engine is None:
         gr.Markdown("Connections are not available in this build.")
         return None
@@ -126,6 +144,8 @@ def build_connections_tab(
         return [status, *(reload() if recorded else [gr.update() for _ in view])]
 
     async def ran() -> list[Any]:
+        if runner is not None:
+            return [start_in_background(runner), *reload()]
         return [await run_now(engine, run_seconds), *reload()]
 
     c["grade"].click(graded, [c["id"], *c["screens"], c["rating"]], [c["status"], *view])

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from core.agent.subagent import SubagentResult
 from core.errors import UserInputError
-from core.events import RunEvent, ToolCallStarted, UsageUpdate
+from core.events import Progress, RunEvent, ToolCallStarted, UsageUpdate
 from core.schedule.tasks import Firing
 from memory.background import BackgroundLedger, BackgroundTask, TaskState
 from memory.tasks import TaskStore
@@ -54,12 +54,16 @@ class BackgroundRunner:
         ledger: BackgroundLedger,
         agents: Mapping[str, AgentRun],
         *,
+        jobs: Mapping[str, AgentRun] | None = None,
         max_running: int = 2,
         on_done: OnDone | None = None,
         cancel_check_s: float = CANCEL_CHECK_S,
     ) -> None:
+        """`agents` are the subagents a person's task may go to; `jobs` are Daemon's own work run the same
+        way (a synthesis run), by name only, never a default for what someone typed."""
         self.ledger = ledger
         self.agents = dict(agents)
+        self.jobs = dict(jobs or {})
         self._max = max_running
         self._on_done = on_done
         self._check_s = cancel_check_s
@@ -114,7 +118,7 @@ class BackgroundRunner:
         counts: dict[str, Any] = {"rounds": 0, "tool_calls": 0, "tokens": 0, "last": "started"}
         result: SubagentResult | None = None
         try:
-            agent = self.agents.get(task.agent)
+            agent = self.agents.get(task.agent) or self.jobs.get(task.agent)
             if agent is None:
                 raise UserInputError(f"no subagent {task.agent!r} any more")
             result = await agent.run(
@@ -150,6 +154,8 @@ class BackgroundRunner:
         elif isinstance(event, ToolCallStarted):
             counts["tool_calls"] += 1
             counts["last"] = f"using {event.call.name}"
+        elif isinstance(event, Progress):  # a job's own status line
+            counts["last"] = event.detail or event.stage
         else:
             return
         self.ledger.report(task.id, counts)
@@ -171,7 +177,7 @@ class BackgroundRunner:
 
     def _agent(self, name: str) -> AgentRun:
         """The subagent called `name`; UserInputError naming the ones there are."""
-        found = self.agents.get(name)
+        found = self.agents.get(name) or self.jobs.get(name)
         if found is None:
             known = ", ".join(sorted(self.agents)) or "none configured"
             raise UserInputError(f"no subagent {name!r} (subagents: {known})")

@@ -138,3 +138,33 @@ def test_the_session_end_step_runs_within_its_budget_and_a_halt_skips_it(world, 
     with pytest.raises(StepSkipped, match="halted"):
         asyncio.run(step("session-2"))
     book.close()
+
+
+def test_a_run_as_a_background_task_reports_progress_and_is_no_default_for_typed_tasks(
+    world, tmp_path: Path
+) -> None:
+    from knowledge.synthesis.job import SYNTHESIS_JOB, TITLE, SynthesisJob
+    from memory.background import BACKGROUND_FILE, BackgroundLedger
+    from tests.unit.ui.shared.background_helpers import wait_for
+    from ui.gui.reminders_tab import ReminderDesk, start_background
+    from ui.shared.background import BackgroundRunner
+
+    engine, book = engine_for(world, tmp_path, rule_provider("STRONG", bridge=BRIDGE), model_pairs=0)
+    ledger = BackgroundLedger(tmp_path / BACKGROUND_FILE)
+    job = SynthesisJob(engine, RunBudget(seconds=120, candidates=5, seeds=10))
+    runner = BackgroundRunner(ledger, {}, jobs={SYNTHESIS_JOB: job})
+    runner.start()
+    try:
+        task = runner.submit(TITLE, SYNTHESIS_JOB, origin="gui", title=TITLE)
+        wait_for(lambda: ledger.get(task.id).state == "done", seconds=120)
+        ended = ledger.get(task.id)
+        assert "new for your review" in (ended.result or "")
+        assert ended.progress.get("last")  # the job's own status lines reach the task list
+        assert book.stats()["runs"] == 1
+        # what someone types goes to a subagent, never to Daemon's own job
+        desk = ReminderDesk(book=None, background=runner)  # type: ignore[arg-type]
+        assert "need a connected model" in start_background(desk, "research my garden")
+    finally:
+        runner.close()
+        ledger.close()
+        book.close()
