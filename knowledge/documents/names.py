@@ -6,10 +6,17 @@ invisible characters removed, so a stored title or path never climbs out of anyt
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 MAX_NAME = 200
+MAX_FILE_NAME = 120  # characters: far under the 255 bytes most file systems allow, even in UTF-8
 FALLBACK = "document"
+_NOT_FILE_SAFE = re.compile(r"[^\w.\- ]+")
+# Device names Windows will not create as files, whatever the extension (the desktop build runs there).
+_WINDOWS_DEVICES = frozenset(
+    ["con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))]
+)
 
 
 def safe_name(raw: str) -> str:
@@ -17,7 +24,24 @@ def safe_name(raw: str) -> str:
     last = raw.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     printable = "".join(ch for ch in last if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
     cleaned = unicodedata.normalize("NFC", printable).strip().lstrip(". ").strip()
-    return cleaned[:MAX_NAME] or FALLBACK
+    return _cut(cleaned, MAX_NAME) or FALLBACK
+
+
+def file_name(raw: str) -> str:
+    """`safe_name(raw)` fit to be a file name on any system Daemon runs on: only letters, digits, `._- `
+    (others become `_`), at most MAX_FILE_NAME characters with the extension kept, never a Windows device
+    name (`CON.txt` becomes `_CON.txt`)."""
+    name = _cut(_NOT_FILE_SAFE.sub("_", safe_name(raw)).strip(" ."), MAX_FILE_NAME) or FALLBACK
+    return "_" + name if name.split(".")[0].lower() in _WINDOWS_DEVICES else name
+
+
+def _cut(name: str, limit: int) -> str:
+    """`name` in at most `limit` characters, its extension (if short) kept."""
+    if len(name) <= limit:
+        return name
+    stem, extension = stem_and_extension(name)
+    suffix = f".{name.rpartition('.')[2]}" if extension and len(extension) <= 16 else ""
+    return stem[: limit - len(suffix)].rstrip(" .") + suffix
 
 
 def stem_and_extension(name: str) -> tuple[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import shutil
 import threading
 import time
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import DaemonError, UserInputError
 from core.text import clip
 from knowledge.documents.catalogue import list_documents, reingest_document, remove_document
+from knowledge.documents.names import file_name
 from knowledge.jobs import RUNNING, ItemOutcome, JobItem, JobLedger, JobRunner, Progress
 from ui.gui.backends import GuiBackends
 from ui.gui.widgets import empty_note, row_picker, said
@@ -45,7 +45,6 @@ JOB_HEADERS = ["job", "kind", "state", "items", "size", "ETA", "started"]
 SOURCE_LABELS = {"obsidian": "Obsidian vault", "git": "Git repositories"}
 POLL_S = 0.1
 JOBS_TICK_S = 1.0
-_UNSAFE = re.compile(r"[^\w.\- ]+")
 
 
 @dataclass
@@ -179,7 +178,7 @@ class DocumentDesk:
     def keep_upload(self, temp_path: str, name: str | None = None) -> Path:
         """Copy an uploaded temp file into `uploads/` under a safe, unused name."""
         self.upload_dir.mkdir(parents=True, exist_ok=True)
-        clean = _UNSAFE.sub("_", Path(name or temp_path).name).strip(" .") or "upload"
+        clean = file_name(name or Path(temp_path).name)
         target, n = self.upload_dir / clean, 1
         while target.exists():
             target, n = self.upload_dir / f"{Path(clean).stem}-{n}{Path(clean).suffix}", n + 1

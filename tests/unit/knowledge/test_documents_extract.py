@@ -8,7 +8,7 @@ import pytest
 
 from knowledge.documents.errors import DocumentError
 from knowledge.documents.extract import decode_text, detect_type, extract
-from knowledge.documents.names import safe_name
+from knowledge.documents.names import file_name, safe_name
 from tests.unit.knowledge.documents_samples import (
     HTML_PAGE,
     MARKDOWN,
@@ -130,3 +130,21 @@ def test_non_utf8_text_is_ingested_with_a_note() -> None:
 )
 def test_names_from_outside_are_reduced_to_a_safe_last_part(raw: str, safe: str) -> None:
     assert safe_name(raw) == safe
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("../../etc/passwd", "passwd"),
+        ("rapport final?<>.md", "rapport final_.md"),
+        ("notes\x00.md", "notes.md"),  # a NUL never reaches the file system
+        ("invoice\u202egpj.exe", "invoicegpj.exe"),  # the right-to-left override that hid ".exe" is gone
+        ("CON", "_CON"),
+        ("nul.txt", "_nul.txt"),  # Windows devices, whatever the extension
+        ("com1.tar.gz", "_com1.tar.gz"),
+        ("x" * 300 + ".pdf", "x" * 116 + ".pdf"),  # long names are cut, the extension kept
+        ("..", "document"),
+    ],
+)
+def test_an_upload_name_becomes_a_file_name_any_system_accepts(raw: str, kept: str) -> None:
+    assert file_name(raw) == kept

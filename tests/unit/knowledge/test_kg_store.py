@@ -110,6 +110,30 @@ def test_truncated_main_file_is_moved_aside_and_recovered_from_backup(
     assert "unreadable" in caplog.text and "backup" in caplog.text
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda text: b"", id="zero-bytes"),
+        pytest.param(
+            lambda text: text.encode()[:40] + b"\xff\xfe\xc3(" + text.encode()[40:], id="invalid-utf8"
+        ),
+        # networkx < 3.4 wrote node-link edges under "links": read as no edges, that would silently drop them
+        pytest.param(lambda text: text.replace('"edges"', '"links"').encode(), id="links-key"),
+    ],
+)
+def test_a_damaged_file_of_any_kind_is_kept_aside_and_the_backup_loaded_with_every_edge(
+    store: GraphStore, personal_graph: KnowledgeGraph, damage: Callable[[str], bytes]
+) -> None:
+    store.save(personal_graph)
+    store.save(personal_graph)  # the backup holds the same graph
+    edges = len(personal_graph.edges())
+    assert edges > 0
+    store.path.write_bytes(damage(store.path.read_text()))
+    loaded = GraphStore(store.path).load()
+    assert len(loaded.edges()) == edges  # never a graph quietly missing its relations
+    assert len(corrupt_files(store)) == 1
+
+
 def test_saving_after_recovery_never_overwrites_the_damaged_file(
     store: GraphStore, personal_graph: KnowledgeGraph
 ) -> None:
