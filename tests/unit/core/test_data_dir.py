@@ -116,3 +116,23 @@ def test_older_data_moves_into_a_per_user_folder_that_a_start_already_made(tmp_p
     assert adopt_legacy_data(legacy, target, lambda _: False) is not None
     assert (target / "journal.sqlite3").read_text() == "turns"
     assert (target / "uploads" / "recipe.md").read_text() == "flour" and not (target / "user").exists()
+
+
+def test_a_frozen_build_keeps_data_in_the_per_user_folder_never_in_its_unpacked_bundle(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """PyInstaller unpacks a one-file build into a temporary `_MEIPASS` folder it deletes at exit: data
+    kept beside the program there would be lost with every run."""
+    import sys
+
+    from core.data_dir import default_data_dir
+
+    bundle = tmp_path / "_MEI12345"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    monkeypatch.setattr(sys, "executable", str(bundle / "daemon"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    folder = default_data_dir("linux")
+    assert folder == tmp_path / "home" / ".local" / "share" / "daemon"
+    assert not folder.is_relative_to(bundle)

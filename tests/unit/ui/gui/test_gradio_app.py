@@ -356,6 +356,22 @@ def test_served_app_refuses_foreign_host_headers(tmp_path: Path) -> None:
     try:
         assert httpx.get(url, timeout=10).status_code == 200
         assert httpx.get(url, headers={"Host": "rebind.evil"}, timeout=10).status_code == 400
+        # A page elsewhere (or a sandboxed one, Origin "null") gets no CORS grant to read or drive it.
+        for origin in ("http://evil.example", "null"):
+            page = httpx.get(url, headers={"Origin": origin}, timeout=10)
+            assert page.headers.get("access-control-allow-origin") in (None, ""), origin
+            preflight = httpx.options(
+                url.rstrip("/") + "/gradio_api/queue/join",
+                headers={"Origin": origin, "Access-Control-Request-Method": "POST"},
+                timeout=10,
+            )
+            assert preflight.headers.get("access-control-allow-origin") in (None, ""), origin
+        own = httpx.options(  # the page's own origin is granted: the check above can tell the difference
+            url.rstrip("/") + "/gradio_api/queue/join",
+            headers={"Origin": url.rstrip("/"), "Access-Control-Request-Method": "POST"},
+            timeout=10,
+        )
+        assert own.headers.get("access-control-allow-origin") == url.rstrip("/")
     finally:
         app.close()
 
