@@ -387,3 +387,46 @@ async def test_a_message_of_only_invisible_characters_is_not_sent(tmp_path: Path
     controller, journal, agent = make(tmp_path)
     assert await drive(controller, "\u200b\u200d\ufeff \u2060", ChatSession()) == []
     assert journal.turns() == [] and agent.seen == []
+
+
+def test_the_file_route_serves_nothing_of_the_data_folder_or_the_system(tmp_path: Path) -> None:
+    """Gradio's `/gradio_api/file=` route is how peers' GUIs leaked files: no path, however spelled,
+    reaches the data folder, the system or the project."""
+    import httpx
+
+    from ui.gui.app import build_app, launch, upload_folder
+
+    data = tmp_path / "data"
+    data.mkdir()
+    secret = data / "journal.sqlite3"
+    secret.write_text("CANARY-JOURNAL")
+    controller, _, _ = make(tmp_path)
+    app = build_app(controller.backend, title="Daemon test", model_notice="Tiny offline model.")
+    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[data])
+    base = url.rstrip("/")
+    try:
+        tries = [
+            str(secret),
+            f"{data}/../data/journal.sqlite3",
+            str(secret).replace("/", "%2F"),
+            "/etc/passwd",
+            "../../../../etc/passwd",
+            "..%2F..%2F..%2F..%2Fetc%2Fpasswd",
+            str(Path(__file__).resolve()),
+        ]
+        for path in tries:
+            for route in ("/gradio_api/file=", "/file="):
+                answer = httpx.get(base + route + path, timeout=10)
+                assert answer.status_code in (403, 404), (route, path, answer.status_code)
+                assert b"CANARY-JOURNAL" not in answer.content and b"root:" not in answer.content
+        # the route does serve what it is for (an upload of this page), so the refusals above are refusals
+        upload_folder().mkdir(parents=True, exist_ok=True)
+        uploaded = upload_folder() / f"upload-{_free_port()}.txt"
+        uploaded.write_text("AN UPLOAD")
+        try:
+            served = httpx.get(base + "/gradio_api/file=" + str(uploaded), timeout=10)
+            assert served.status_code == 200 and served.content == b"AN UPLOAD"
+        finally:
+            uploaded.unlink()
+    finally:
+        app.close()
