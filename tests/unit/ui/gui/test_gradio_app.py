@@ -430,3 +430,38 @@ def test_the_file_route_serves_nothing_of_the_data_folder_or_the_system(tmp_path
             uploaded.unlink()
     finally:
         app.close()
+
+
+def test_an_uploaded_html_or_svg_file_is_served_as_a_download_never_as_a_page(tmp_path: Path) -> None:
+    """A page or an SVG served inline from the GUI's own origin would run its scripts there (stored XSS
+    through an upload, as peers shipped): it must come back as an attachment of no renderable type."""
+    import httpx
+
+    from ui.gui.app import build_app, launch, upload_folder
+
+    controller, _, _ = make(tmp_path)
+    app = build_app(controller.backend, title="Daemon test", model_notice="Tiny offline model.")
+    url = launch(app, "127.0.0.1", _free_port(), None, block=False, quiet=True, blocked_paths=[tmp_path])
+    upload_folder().mkdir(parents=True, exist_ok=True)
+    script = "<script>document.title='owned'</script>"
+    files = {
+        "page.html": f"<html><body>{script}</body></html>",
+        "page.htm": script,
+        "logo.svg": f'<svg xmlns="http://www.w3.org/2000/svg">{script}</svg>',
+        "page.xhtml": f'<html xmlns="http://www.w3.org/1999/xhtml">{script}</html>',
+    }
+    made = []
+    try:
+        for name, body in files.items():
+            upload = upload_folder() / f"{_free_port()}-{name}"
+            upload.write_text(body)
+            made.append(upload)
+            served = httpx.get(url.rstrip("/") + "/gradio_api/file=" + str(upload), timeout=10)
+            assert served.status_code == 200, name
+            kind = served.headers.get("content-type", "")
+            assert "html" not in kind and "svg" not in kind and "xml" not in kind, (name, kind)
+            assert served.headers.get("content-disposition", "").startswith("attachment"), name
+    finally:
+        for upload in made:
+            upload.unlink(missing_ok=True)
+        app.close()
