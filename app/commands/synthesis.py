@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> in
             graded, kept = grade(args.candidate_id, Grade.of(out.read_answers(args.answers), args.rating))
             return out.show_graded(graded, kept, as_json=args.json)
         if args.json:
-            return out.show_next(book.next_for_audit(), len(book.candidates("queued", 10_000)), as_json=True)
+            return out.show_next(book.next_for_audit(), len(book.candidates("queued", 10_000)))
         return out.audit_interactively(lambda: list(reversed(book.candidates("queued", 10_000))), grade)
 
 

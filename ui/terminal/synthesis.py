@@ -97,20 +97,16 @@ def show_graded(candidate: StoredCandidate, kept: bool, *, as_json: bool) -> int
     return 0
 
 
-def show_next(candidate: StoredCandidate | None, waiting: int, *, as_json: bool) -> int:
-    """The next candidate for review, blind (for scripts: `audit --json`)."""
-    if as_json:
-        print_json(
-            {
-                "candidate": candidate.to_json(blind=True) if candidate else None,
-                "queue": waiting,
-                "screens": [{"key": k, "question": q} for k, q in SCREENS],
-                "rating": RATING_QUESTION,
-            }
-        )
-        return 0
-    if candidate is None:
-        print("nothing waits for your review")
+def show_next(candidate: StoredCandidate | None, waiting: int) -> int:
+    """The next candidate for review, blind, with the questions, as one JSON object (`audit --json`)."""
+    print_json(
+        {
+            "candidate": candidate.to_json(blind=True) if candidate else None,
+            "queue": waiting,
+            "screens": [{"key": k, "question": q} for k, q in SCREENS],
+            "rating": RATING_QUESTION,
+        }
+    )
     return 0
 
 
