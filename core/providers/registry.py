@@ -124,7 +124,6 @@ class ProviderFactory:
         self._env = env
         self._ledger = ledger
         self._built: dict[str, ChatProvider] = {}
-        self._adapters: dict[str, object] = {}  # the bare adapters behind `_built`
 
     def available(self) -> list[str]:
         """Configured providers that can answer now, the main one first. A provider chosen for a role
@@ -144,7 +143,6 @@ class ProviderFactory:
             cfg = self._config.providers[name]
             retry = self._config.retry
             adapter = ADAPTERS[cfg.kind](name, cfg, self._env, retry.timeout_s)
-            self._adapters[name] = adapter
             if hasattr(adapter, "tokenizer_cache"):  # the embedded model: let prompt assembly count exactly
                 adapter.tokenizer_cache = self._config.data_dir / "cache" / f"{name}-tokenizer.json"
             retrying = RetryingProvider(adapter, retry.max_attempts, retry.base_delay_s, retry.max_delay_s)
@@ -163,9 +161,10 @@ class ProviderFactory:
         name = next((n for n, cfg in self._config.providers.items() if cfg.kind == "local"), None)
         if name is None:
             return None
-        self.wrapped(name)
-        adapter = self._adapters[name]
-        return adapter if isinstance(adapter, LocalModelProvider) else None
+        provider: object = self.wrapped(name)
+        while not isinstance(provider, LocalModelProvider) and hasattr(provider, "inner"):
+            provider = provider.inner  # the cost and retry wrappers around the adapter
+        return provider if isinstance(provider, LocalModelProvider) else None
 
     def capable(self, name: str) -> ChatProvider | None:
         """`name`'s provider for side jobs (judging, rewriting, summarising), or None for the embedded

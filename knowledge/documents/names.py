@@ -39,9 +39,10 @@ def _cut(name: str, limit: int) -> str:
     """`name` in at most `limit` characters, its extension (if short) kept."""
     if len(name) <= limit:
         return name
-    stem, extension = stem_and_extension(name)
-    suffix = f".{name.rpartition('.')[2]}" if extension and len(extension) <= 16 else ""
-    return stem[: limit - len(suffix)].rstrip(" .") + suffix
+    stem, dot, extension = name.rpartition(".")
+    if not stem.strip(".") or not extension or len(extension) > 16:
+        stem, dot, extension = name, "", ""
+    return stem[: limit - len(dot + extension)].rstrip(" .") + dot + extension
 
 
 def stem_and_extension(name: str) -> tuple[str, str]:

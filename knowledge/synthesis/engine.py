@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from core.errors import UserInputError
-from core.ports import KnownText, SynthesisSources
+from core.ports import SynthesisSources
+from core.text import clip
 from knowledge.graph import KnowledgeGraph
 from knowledge.synthesis.book import Grade, StoredCandidate, SynthesisBook, candidate_of
 from knowledge.synthesis.candidate import Candidate, Reading
@@ -82,10 +83,6 @@ class SynthesisEngine:
     def judged(self) -> bool:
         """Whether a judge model is configured (without one, candidates wait after stage 4)."""
         return self.filter.judged
-
-    def known(self, vector: np.ndarray, k: int) -> list[tuple[KnownText, float]]:
-        """What is already known near a vector: the stores (and the Wikipedia index when configured)."""
-        return self._sources.nearest(vector, KNOWN, k)
 
     async def run(
         self,
@@ -161,7 +158,9 @@ class SynthesisEngine:
         self, pool: Pool, budget: RunBudget, notes: list[str]
     ) -> list[tuple[str, Callable[[], Any]]]:
         rng = self._rng
-        retrieval = StructuralRetrieval(self._structure, self._sources.embed, self.known, self.filter.domains)
+        retrieval = StructuralRetrieval(
+            self._structure, self._sources.embed, self.filter.known, self.filter.domains
+        )
 
         async def by_retrieval() -> list[Candidate]:
             return await asyncio.to_thread(retrieval.propose, pool, rng, budget.seeds, budget.candidates)
@@ -227,7 +226,8 @@ class SynthesisEngine:
 
 def insight_text(candidate: StoredCandidate) -> str:
     """What a later turn recalls: the bridge, then the two ideas it links."""
-    return f"{candidate.bridge} (Links: {_clip(candidate.left.text)} / {_clip(candidate.right.text)})"
+    left, right = (clip(end.text, 160, one_line=True) for end in (candidate.left, candidate.right))
+    return f"{candidate.bridge} (Links: {left} / {right})"
 
 
 def insight_metadata(candidate: StoredCandidate) -> dict[str, Any]:
@@ -241,8 +241,3 @@ def insight_metadata(candidate: StoredCandidate) -> dict[str, Any]:
         "source_ids": json.dumps(list(sources)),
         "created_at": time.time(),
     }
-
-
-def _clip(text: str, chars: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= chars else text[: chars - 1] + "…"

@@ -143,7 +143,7 @@ class SynthesisFilter:
         self._fluency = fluency
         self.domains = domains
         self._clause = clause
-        self._known = known
+        self.known = known  # what is already known near a vector (the retrieval generator searches it too)
         self._judge = judge
         self.settings = settings or FilterSettings()
 
@@ -279,7 +279,7 @@ class SynthesisFilter:
         own = {candidate.left.source_id, candidate.right.source_id} - {""}
         ends = {candidate.left.text.strip().lower(), candidate.right.text.strip().lower()}
         best: tuple[KnownText, float] | None = None
-        for known, sim in self._known(bridge, 8):
+        for known, sim in self.known(bridge, 8):
             if known.id in own or known.text.strip().lower() in ends:
                 continue
             if best is None or sim > best[1]:

@@ -22,10 +22,9 @@ from core.relations import USER_ID, normalize
 from memory.collections import COLLECTION_NAMES, CONVERSATIONS
 from memory.documents import REFERENCE_DOCS as DOCUMENTS
 from memory.facts.service import FACTS_COLLECTION as FACTS
+from memory.synthesis_sources import RESULTS as SYNTHESIS_RESULTS
 from memory.turn_index import turn_record
 from memory.visual.store import VISUAL as IMAGES
-
-SYNTHESIS_RESULTS = "synthesis_results"
 
 if TYPE_CHECKING:
     from knowledge.graph_store import GraphStore
