@@ -97,7 +97,7 @@ def _run_fresh(app: Path, args: list[str], *, echo: bool = False) -> subprocess.
             check=False,
         )
     if done.returncode != 0:
-        raise SmokeError(f"{args[0]} exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+        raise SmokeError(f"{args[0]} exited {done.returncode}: {failure_text(done.stderr)}")
     return done
 
 
@@ -177,12 +177,20 @@ def smoke_gui(app: Path) -> dict[str, object]:
                 process.kill()
                 process.wait()
     if ready is None:
-        raise SmokeError(f"the GUI never answered on port {port}: {(stderr or '').strip()[-2000:]}")
+        raise SmokeError(f"the GUI never answered on port {port}: {failure_text(stderr or '')}")
     if health.get("ok") is not True:
         raise SmokeError(f"/health did not report ok: {health}")
     if process.returncode not in (0, SIGTERM_EXIT):
-        raise SmokeError(f"the GUI exited {process.returncode} on SIGTERM: {stderr.strip()[-2000:]}")
+        raise SmokeError(f"the GUI exited {process.returncode} on SIGTERM: {failure_text(stderr)}")
     return {"start_seconds": round(ready - started, 1), "exit_code": process.returncode}
+
+
+def failure_text(stderr: str, limit: int = 6000) -> str:
+    """What a failed run said, for the error: its last traceback whole (a failure that is rare under load is
+    diagnosed from this text alone), else the end of its stderr."""
+    text = stderr.strip()
+    start = text.rfind("Traceback (most recent call last)")
+    return text[start:][-limit:] if start >= 0 else text[-2000:]
 
 
 def _wait_for_page(process: subprocess.Popen[str], port: int) -> float | None:

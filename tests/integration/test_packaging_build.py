@@ -87,6 +87,14 @@ def test_the_smoke_test_fails_a_binary_that_exits_badly_on_sigterm(tmp_path: Pat
         build.smoke_gui(stand_in(tmp_path, exit_code=3))
 
 
+def test_a_failure_is_reported_with_its_whole_last_traceback() -> None:
+    noise = "loading…\n" * 500
+    trace = 'Traceback (most recent call last):\n  File "x.py"\n' + "  frame\n" * 300 + "OSError: boom"
+    text = build.failure_text(noise + "Traceback (most recent call last):\nold\n" + noise + trace)
+    assert text == trace  # the whole last traceback, none of the noise before it
+    assert build.failure_text(noise + "the end") == (noise + "the end").strip()[-2000:]
+
+
 def test_the_smoke_test_reports_a_missing_build(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "installer" / "build.py"), "--smoke-only", "--dist", str(tmp_path)],
@@ -107,7 +115,7 @@ def test_the_desktop_build_answers_offline_and_shuts_down_cleanly(tmp_path: Path
         text=True,
         timeout=2700,  # 45 min: twice the slowest build seen here
     )
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-8000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["smoke"]["ask"]["model"].startswith("smollm2")
     assert report["smoke"]["analyze"]["tone"] == "crisis"  # read by the bundled tuned tone head
