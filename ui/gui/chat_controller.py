@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from core.errors import DaemonError
+from core.errors import DaemonError, StorageError
 from core.events import (
     Done,
     Progress,
@@ -29,6 +29,7 @@ from core.streams import closing_stream
 from core.text import clip
 from ui.shared import render
 from ui.shared.boundary import is_blank, user_text
+from ui.shared.failures import full_disk
 
 log = logging.getLogger(__name__)
 
@@ -416,11 +417,13 @@ class ChatController:
                 yield ChatUpdate(before + view.messages(), None, render.exit_notice("cancelled"))
         except DaemonError as error:
             if session.epoch == epoch:
-                yield ChatUpdate(before, text, _error_status(str(error)))
-        except Exception:  # a user sees a message, never a traceback; the log keeps the details
+                full = full_disk(error) if isinstance(error, StorageError) else None
+                yield ChatUpdate(before, text, _error_status(f"{error}; {full}" if full else str(error)))
+        except Exception as error:  # a user sees a message, never a traceback; the log keeps the details
             log.exception("chat turn failed")
             if session.epoch == epoch:
-                yield ChatUpdate(before, text, _error_status("internal error; see the log for details"))
+                said = full_disk(error) or "internal error; see the log for details"
+                yield ChatUpdate(before, text, _error_status(said))
 
     @staticmethod
     def _finished(turn: _Turn, view: TurnView, done: Done, elapsed_s: float) -> ChatUpdate:

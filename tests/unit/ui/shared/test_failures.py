@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from core.errors import ConfigError, ProviderError, StorageError, UserInputError
-from ui.shared.failures import describe_unexpected, exit_code, log_file, run_guarded, setup_logging
+from ui.shared import failures
+from ui.shared.failures import (
+    describe_unexpected,
+    exit_code,
+    full_disk,
+    log_file,
+    run_guarded,
+    setup_logging,
+)
 
 
 @pytest.fixture
@@ -86,3 +97,47 @@ def test_ctrl_c_exits_130(capsys: pytest.CaptureFixture[str]) -> None:
         raise KeyboardInterrupt
 
     assert run_guarded(interrupted, "`cli`") == 130 and "interrupted" in capsys.readouterr().err
+
+
+def _raised(error: BaseException, cause: BaseException) -> BaseException:
+    try:
+        raise error from cause
+    except BaseException as caught:  # noqa: BLE001 - the chain is what is under test
+        return caught
+
+
+def test_a_full_disk_named_anywhere_in_the_causes_is_said_plainly(tmp_path: Path) -> None:
+    no_space = OSError(errno.ENOSPC, "No space left on device")
+    wrapped = _raised(StorageError("cannot write the journal"), no_space)
+    said = full_disk(wrapped, tmp_path)
+    assert said is not None and said.startswith(f"the disk holding {tmp_path} is full (")
+    assert "free some space" in said
+    assert full_disk(sqlite3.OperationalError("database or disk is full"), tmp_path) is not None
+
+
+def test_a_vague_storage_failure_is_called_a_full_disk_only_when_the_disk_is_nearly_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vague = sqlite3.OperationalError("disk I/O error")
+    assert full_disk(vague, tmp_path) is None  # this disk has room: something else failed
+    nearly_full = shutil.disk_usage(tmp_path)._replace(free=8 * 1024)
+    monkeypatch.setattr(failures.shutil, "disk_usage", lambda _path: nearly_full)
+    assert full_disk(vague, tmp_path) == (
+        f"the disk holding {tmp_path} is full (8 KB left): free some space and try again; "
+        "nothing already saved was lost"
+    )
+    assert full_disk(ValueError("a bug, not the disk"), tmp_path) is None  # not a read or a write
+
+
+def test_a_command_that_fails_on_a_full_disk_says_so(
+    tmp_path: Path, root_logger: logging.Logger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    setup_logging("WARNING", tmp_path)
+
+    def body() -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    assert run_guarded(body, "`ask`") == 1
+    line = capsys.readouterr().err.strip()
+    assert line.startswith(f"error: `ask` failed: the disk holding {tmp_path} is full (")
+    assert "unexpectedly" not in line
