@@ -30,7 +30,7 @@ from ui.gui.sessions_tab import build_sessions_tab
 from ui.gui.settings_tab import attach_wizard, build_settings_tab, build_wizard
 from ui.gui.skills_tab import build_skills_tab
 from ui.gui.status_tab import build_status_tab
-from ui.shared.security import HostAllowlist, allowed_hosts_for, check_bind
+from ui.shared.security import HostAllowlist, LoginThrottle, allowed_hosts_for, check_bind
 
 if TYPE_CHECKING:
     import gradio as gr
@@ -175,6 +175,8 @@ def launch(
     blocked = blocked_except(blocked_paths, upload_folder())
     allowed = allowed_hosts_for(host)
     middleware = [] if allowed is None else [Middleware(HostAllowlist, allowed=allowed)]
+    if auth is not None:
+        middleware.append(Middleware(LoginThrottle))
     _, local_url, _ = app.launch(
         server_name=host,
         server_port=port,

@@ -376,6 +376,27 @@ def test_served_app_refuses_foreign_host_headers(tmp_path: Path) -> None:
         app.close()
 
 
+def test_repeated_wrong_passwords_lock_the_login_even_against_the_right_one(tmp_path: Path) -> None:
+    import httpx
+
+    from ui.gui.app import build_app, launch
+
+    controller, _, _ = make(tmp_path)
+    app = build_app(controller.backend, title="Daemon test", model_notice="Tiny offline model.")
+    url = launch(app, "127.0.0.1", _free_port(), ("me", "right horse"), block=False, quiet=True)
+    login = url.rstrip("/") + "/login"
+    try:
+        right = {"username": "me", "password": "right horse"}
+        assert httpx.post(login, data=right, timeout=10).status_code == 200  # the login works
+        for guess in ("password", "123456", "letmein", "daemon", "qwerty"):
+            wrong = httpx.post(login, data={"username": "me", "password": guess}, timeout=10)
+            assert wrong.status_code == 400
+        refused = httpx.post(login, data=right, timeout=10)
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) == 30
+    finally:
+        app.close()
+
+
 async def test_a_lone_surrogate_from_the_browser_is_repaired_and_answered(tmp_path: Path) -> None:
     controller, journal, _ = make(tmp_path)
     last = (await drive(controller, "bad \ud800 end", ChatSession()))[-1]
