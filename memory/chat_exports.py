@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import UserInputError
+from core.zip_limits import expands_beyond_reason
 
 CONVERSATIONS_FILE = "conversations.json"
 MAX_FILE_BYTES = 2 << 30  # the largest conversations.json read (heavy users' exports reach hundreds of MB)
-BOMB_RATIO = 1000
 CHATGPT, CLAUDE = "chatgpt", "claude"
 SOURCE_NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude"}
 EXPORTED = " export"  # the `model` of an imported turn is "<source> export": whose reply it was
@@ -112,7 +112,7 @@ def _conversations_json(path: Path) -> bytes:
             if not found:
                 raise ChatExportError(f"{path} holds no {CONVERSATIONS_FILE}: not a ChatGPT or Claude export")
             info = min(found, key=lambda i: len(i.filename))  # the export's own, not one nested deeper
-            if info.file_size > MAX_FILE_BYTES or info.file_size > BOMB_RATIO * max(info.compress_size, 1):
+            if info.file_size > MAX_FILE_BYTES or expands_beyond_reason(info):
                 raise ChatExportError(f"{path}: its {CONVERSATIONS_FILE} expands beyond reason")
             return zf.read(info)
     except zipfile.BadZipFile as error:

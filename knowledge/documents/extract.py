@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.zip_limits import expands_beyond_reason
 from knowledge.documents.errors import DocumentError
 
 TEXT_TYPES = {"txt": "txt", "text": "txt", "md": "md", "markdown": "md"}
 HTML_EXTENSIONS = ("html", "htm", "xhtml")
 SNIFF_BYTES = 8192
+# A .docx's XML (text, styles, layout; images excluded) inflated: a 1,000-page report is ~20 MB of it, and
+# python-docx holds the parsed tree at several times that.
+MAX_DOCX_MARKUP_BYTES = 100 << 20
 _PDF_MAGIC = b"%PDF-"
 _ZIP_MAGIC = b"PK\x03\x04"
 _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
@@ -188,14 +193,15 @@ def _unlock(name: str, reader: Any) -> None:
 
 def _docx(name: str, data: bytes) -> Extracted:
     """Body paragraphs and tables in document order; `Heading N` styles become `#` lines."""
-    import zipfile
-
     from docx import Document
 
     try:
+        _check_docx_sizes(name, zipfile.ZipFile(io.BytesIO(data)))
         document = Document(io.BytesIO(data))
         blocks = list(_docx_blocks(document))
         title = (document.core_properties.title or "").strip()
+    except DocumentError:
+        raise
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
         raise DocumentError(
             f"{name}: the .docx file is damaged and cannot be read ({type(error).__name__})"
@@ -203,6 +209,19 @@ def _docx(name: str, data: bytes) -> Extracted:
     except Exception as error:  # noqa: BLE001 - python-docx raises its own types for broken packages
         raise DocumentError(f"{name}: the .docx file cannot be read ({type(error).__name__})") from None
     return Extracted("".join(f"{b}\n\n" for b in blocks if b.strip()), "docx", title)
+
+
+def _check_docx_sizes(name: str, package: zipfile.ZipFile) -> None:
+    """Refuse a package that would inflate beyond reason before python-docx inflates and parses it."""
+    parts = package.infolist()
+    if any(expands_beyond_reason(part) for part in parts):
+        raise DocumentError(f"{name}: the .docx file expands beyond reason (a decompression bomb?); not read")
+    markup = sum(part.file_size for part in parts if not part.filename.startswith("word/media/"))
+    if markup > MAX_DOCX_MARKUP_BYTES:
+        raise DocumentError(
+            f"{name}: the .docx file's text and layout inflate to {markup >> 20:,} MB, over the "
+            f"{MAX_DOCX_MARKUP_BYTES >> 20} MB Daemon reads; split it or save it as PDF or text"
+        )
 
 
 def _docx_blocks(document: Any) -> Iterable[str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from core.zip_limits import expands_beyond_reason
 from memory.archive.databases import check_database
 from memory.archive.layout import (
     COLLECTIONS,
@@ -37,8 +38,6 @@ from memory.archive.layout import (
 from memory.vector_store import Record
 
 MANIFEST_LIMIT = 16 << 20  # a manifest lists entries; 16 MB is hundreds of thousands of them
-BOMB_RATIO = 1000  # deflate reaches ~1000:1 only on runs of one byte; real entries stay far below
-BOMB_MIN_BYTES = 16 << 20  # small entries may compress well (an empty SQLite page); they cannot fill a disk
 CHUNK = 1 << 20
 
 
@@ -143,7 +142,7 @@ def _members(zf: zipfile.ZipFile, manifest: dict[str, Any], path: Path) -> list[
             raise ArchiveError(f"{path}: the entry {info.filename!r} is not in its manifest")
         if info.file_size != entries[info.filename]["bytes"]:
             raise ArchiveError(f"{path}: the entry {info.filename!r} is not the size its manifest says")
-        if info.file_size > BOMB_MIN_BYTES and info.file_size > BOMB_RATIO * max(info.compress_size, 1):
+        if expands_beyond_reason(info):
             raise ArchiveError(
                 f"{path}: the entry {info.filename!r} expands beyond reason (a decompression bomb?)"
             )

@@ -148,3 +148,65 @@ def test_names_from_outside_are_reduced_to_a_safe_last_part(raw: str, safe: str)
 )
 def test_an_upload_name_becomes_a_file_name_any_system_accepts(raw: str, kept: str) -> None:
     assert file_name(raw) == kept
+
+
+def _docx_with(path: Path, part: str, content: bytes) -> bytes:
+    """A real .docx with one part replaced (or added), deflated at the highest level."""
+    import io
+    import zipfile
+
+    source = write_docx(path, "Plan", [("Gear", ["Bring the red kayak."])])
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(source) as original,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as new,
+    ):
+        for info in original.infolist():
+            if info.filename != part:
+                new.writestr(info, original.read(info))
+        new.writestr(part, content)
+    return out.getvalue()
+
+
+def test_a_docx_decompression_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
+    bomb = _docx_with(tmp_path / "plan.docx", "word/document.xml", b"\0" * (64 << 20))
+    assert len(bomb) < 200_000  # 64 MB of document in a small file
+    with pytest.raises(DocumentError, match="expands beyond reason"):
+        read("plan.docx", bomb)
+
+
+def test_a_docx_whose_markup_inflates_past_the_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from knowledge.documents import extract as extract_module
+
+    monkeypatch.setattr(extract_module, "MAX_DOCX_MARKUP_BYTES", 1 << 20)
+    text = "".join(
+        f"<w:p><w:r><w:t>Paragraph {n} of the long report.</w:t></w:r></w:p>" for n in range(30_000)
+    )
+    large = _docx_with(tmp_path / "plan.docx", "word/styles2.xml", text.encode())
+    with pytest.raises(DocumentError, match=r"inflate to 2 MB, over the 1 MB Daemon reads"):
+        read("report.docx", large)
+    assert (
+        "red kayak" in read("plan.docx", (tmp_path / "plan.docx").read_bytes()).text
+    )  # a normal one is read
+
+
+def test_a_docx_with_an_entity_expansion_bomb_is_read_without_expanding_it(tmp_path: Path) -> None:
+    import time
+
+    entities = '<!ENTITY a "lollollollollollollollollollol">' + "".join(
+        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(9)
+    )
+    document = (
+        f'<?xml version="1.0"?><!DOCTYPE w:document [{entities}]>'
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        "<w:body><w:p><w:r><w:t>Before &j; after</w:t></w:r></w:p></w:body></w:document>"
+    ).encode()
+    started = time.monotonic()
+    try:
+        found = read("laughs.docx", _docx_with(tmp_path / "plan.docx", "word/document.xml", document))
+    except DocumentError:
+        found = None  # refused is as good as read unexpanded
+    assert time.monotonic() - started < 10
+    assert found is None or ("lol" not in found.text and len(found.text) < 1000)
