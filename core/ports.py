@@ -97,6 +97,16 @@ class ExtractedFact:
     ended: bool = False
 
 
+@dataclass(frozen=True)
+class FactChange:
+    """A change the fact store made, as the knowledge graph learns it: `fact` (negated when the change
+    retired it), stated in `source_id` (a turn id) at `at` (epoch seconds)."""
+
+    fact: ExtractedFact
+    source_id: str
+    at: float
+
+
 FACT_CATEGORIES = (
     "identity",
     "location",

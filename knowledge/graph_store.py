@@ -42,6 +42,9 @@ class GraphStore:
         self.backup = self.path.with_name(self.path.name + ".bak")
         self._clock = clock
         self._main_verified = False  # the main file was read or written intact by this store
+        # When the version loaded (or last saved) was written; None when none could be loaded. What the
+        # fact store changed after it is missing from the graph (a crash mid-save, a backup recovered).
+        self.saved_at: float | None = None
 
     # --- load ---------------------------------------------------------------------------------------------
     def load(self) -> KnowledgeGraph:
@@ -79,7 +82,8 @@ class GraphStore:
         except OSError as error:
             raise StorageError(f"cannot read the knowledge graph file {path}: {error}") from None
         try:
-            return self._decode(raw)
+            graph, self.saved_at = self._decode(raw)
+            return graph
         except _NewerSchema as error:
             raise StorageError(
                 f"{path} was written by a newer Daemon (schema {error}); upgrade Daemon to open it"
@@ -87,7 +91,8 @@ class GraphStore:
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
             raise ValueError(f"not valid JSON: {error}") from None
 
-    def _decode(self, raw: bytes) -> KnowledgeGraph:
+    def _decode(self, raw: bytes) -> tuple[KnowledgeGraph, float | None]:
+        """The graph a file holds and when it was saved (None if it does not say)."""
         payload = json.loads(raw.decode("utf-8"))
         if not isinstance(payload, dict) or payload.get("format") != FORMAT:
             raise ValueError("not a Daemon knowledge graph file")
@@ -97,7 +102,10 @@ class GraphStore:
         if version > SCHEMA_VERSION:
             raise _NewerSchema(str(version))
         data = _migrate(payload.get("graph"), version)
-        return KnowledgeGraph.from_node_link(data, self._clock)
+        saved_at = payload.get("saved_at")
+        if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
+            saved_at = None
+        return KnowledgeGraph.from_node_link(data, self._clock), saved_at
 
     # --- save ---------------------------------------------------------------------------------------------
     def save(self, graph: KnowledgeGraph) -> None:
@@ -105,7 +113,7 @@ class GraphStore:
         payload = {
             "format": FORMAT,
             "schema_version": SCHEMA_VERSION,
-            "saved_at": self._clock(),
+            "saved_at": (saved_at := self._clock()),
             "graph": graph.to_node_link(),
         }
         try:
@@ -118,6 +126,7 @@ class GraphStore:
         except OSError as error:
             raise StorageError(f"cannot save the knowledge graph to {self.path}: {error}") from None
         self._main_verified = True
+        self.saved_at = saved_at
         self._remove_stale_temps()
 
     def _backup_current(self) -> None:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from core.ports import ExtractedFact, GraphContext
+from core.ports import ExtractedFact, FactChange, GraphContext
 from core.relations import USER_ID, VAGUE_TYPES, canonical_relation
 from knowledge.entities import EntityResolver
 from knowledge.expansion import Expanded, expand, graph_bonus, graph_sentences
@@ -66,12 +66,34 @@ class KnowledgeService:
             return 0
         with self._lock:
             revision = self._graph.revision
-            stated = [f for f in facts if not f.negated]
-            triples = [Triple(f.subject, f.predicate, f.object, f.confidence, source_id, at) for f in stated]
-            report = ingest_triples(self._graph, triples, min_confidence=self._min_confidence)
-            ended = sum(self._end(f, at) for f in facts if f.negated)
+            changed = self._apply(facts, source_id, at)
             if self._graph.revision != revision:
                 self._store.save(self._graph)
+        return changed
+
+    @property
+    def saved_at(self) -> float | None:
+        """When the graph as loaded was saved (None: no saved graph could be loaded)."""
+        return self._store.saved_at
+
+    def catch_up(self, changes: Sequence[FactChange]) -> int:
+        """Replay, in order, what the fact store changed after the graph's last save (`saved_at`): a crash
+        between the two writes, or a graph recovered from an older backup, loses nothing the user told.
+        One save at the end; returns how many facts changed the graph."""
+        with self._lock:
+            revision = self._graph.revision
+            changed = sum(self._apply([c.fact], c.source_id, c.at) for c in changes)
+            if self._graph.revision != revision:
+                self._store.save(self._graph)
+        if changed:
+            logger.warning("the knowledge graph was behind the fact store; re-learned %d fact(s)", changed)
+        return changed
+
+    def _apply(self, facts: Sequence[ExtractedFact], source_id: str, at: float) -> int:
+        stated = [f for f in facts if not f.negated]
+        triples = [Triple(f.subject, f.predicate, f.object, f.confidence, source_id, at) for f in stated]
+        report = ingest_triples(self._graph, triples, min_confidence=self._min_confidence)
+        ended = sum(self._end(f, at) for f in facts if f.negated)
         return report.edges + report.attributes + ended
 
     def edit(self, change: Callable[[KnowledgeGraph], T]) -> T:

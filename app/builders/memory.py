@@ -198,6 +198,7 @@ def build_remembering(
         UpdateReader(nlp, embedder.embed),  # "he's at Microsoft" read against what is known
     )
     stack.callback(close_facts)
+    knowledge.catch_up(facts.changes_since(knowledge.saved_at))  # a crash between the two saves
     analyzer = build_analyzer(embedder, nlp)
     refiner = None
     if model is not None and config.context.llm_refinement:

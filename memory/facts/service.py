@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from core.ports import ExtractedFact, FactOutcome, FactView, TurnRecord
+from core.ports import ExtractedFact, FactChange, FactOutcome, FactView, TurnRecord
 from core.relations import canonical_relation, normalize
 from memory.facts.changes import as_change, back_again
 from memory.facts.claims import CLAIMS_FILE, ClaimIndex, DocStaleness
@@ -146,6 +146,23 @@ class FactMemory:
         self._index([to_record(fact) for fact in facts])
         return len(facts)
 
+    def changes_since(self, at: float | None) -> list[FactChange]:
+        """What the store changed after `at` (everything when None), oldest first, as the knowledge graph
+        learns it: a fact stored, confirmed or reinstated after `at` is stated, one superseded after `at`
+        is retired (a retirement first when both happened at once: a correction)."""
+        since = float("-inf") if at is None else at
+        changes = []
+        for fact in self._store.facts():
+            stated = _stated(fact)
+            if fact.created_at > since:
+                changes.append(FactChange(stated, fact.turn_id, fact.created_at))
+            if fact.superseded_at is not None and fact.superseded_at > since:
+                retired = replace(stated, negated=True)
+                changes.append(FactChange(retired, fact.superseded_by or fact.turn_id, fact.superseded_at))
+            if fact.is_current and fact.last_confirmed_at > max(fact.created_at, since):
+                changes.append(FactChange(stated, fact.turn_id, fact.last_confirmed_at))
+        return sorted(changes, key=lambda change: (change.at, not change.fact.negated))
+
     def facts_of_turns(self, turn_ids: Sequence[str]) -> list[StoredFact]:
         """Facts first stated in these turns (what a summary of them relies on)."""
         wanted = set(turn_ids)
@@ -188,6 +205,18 @@ class FactMemory:
             self._index([to_record(fact, session_id=turn.session_id) for fact in changed])
         except Exception:  # noqa: BLE001 - SQLite has the facts; start-up repair re-copies them
             logger.exception("could not copy %d fact(s) into the facts collection", len(changed))
+
+
+def _stated(fact: StoredFact) -> ExtractedFact:
+    return ExtractedFact(
+        subject=fact.subject,
+        predicate=fact.relation,
+        object=fact.object,
+        category=fact.category,
+        scope=fact.scope,
+        excerpt=fact.excerpt,
+        confidence=fact.confidence,
+    )
 
 
 def _resolved(candidate: Candidate, known: Sequence[StoredFact], message: str) -> Candidate | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.ports import ExtractedFact, GraphContext
+from core.ports import ExtractedFact, FactChange, GraphContext
 from knowledge.graph_store import GraphStore
 from knowledge.service import KnowledgeService
 
@@ -77,3 +77,23 @@ def test_a_negated_fact_about_something_unknown_creates_nothing(tmp_path: Path) 
     assert knowledge.learn([fact("user", "works at", "Initech", negated=True)], "t1", T0) == 0
     assert len(knowledge.graph) == 0
     assert not (tmp_path / "knowledge_graph.json").exists()  # nothing changed, nothing written
+
+
+def test_a_graph_behind_its_fact_store_catches_up_once_from_its_last_save(tmp_path: Path) -> None:
+    store = GraphStore(tmp_path / "knowledge_graph.json", clock=lambda: T0 + 10)
+    assert KnowledgeService(store).saved_at is None  # nothing saved yet: everything is to be replayed
+    KnowledgeService(store).learn([fact("my sister", "is named", "Jo")], "t1", T0)
+    knowledge = KnowledgeService(GraphStore(tmp_path / "knowledge_graph.json"))
+    assert knowledge.saved_at == T0 + 10
+    # what the fact store changed after that save, as a crash before the graph's own save left it
+    missed = [
+        FactChange(fact("Jo", "lives in", "Boston"), "t2", T0 + 20),
+        FactChange(fact("Jo", "lives in", "Boston", negated=True), "t3", T0 + 30),
+        FactChange(fact("Jo", "lives in", "Denver"), "t3", T0 + 30),
+    ]
+    assert knowledge.catch_up(missed) == 3
+    again = KnowledgeService(GraphStore(tmp_path / "knowledge_graph.json"))
+    assert "Jo lives in Denver." in again.context_for("how is Jo?").sentences  # saved
+    edges = again.graph.edges(again.graph.find("Jo") or "", "lives_in", include_superseded=True)
+    assert sorted((e.target, e.superseded) for e in edges) == [("boston", True), ("denver", False)]
+    assert again.catch_up([]) == 0

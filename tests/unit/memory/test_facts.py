@@ -291,3 +291,19 @@ async def test_ordinary_facts_that_mention_sending_or_email_are_kept(
     facts = FactMemory(store, FactVerifier())
     await facts.record([fact("user", predicate, obj)], turn(1))
     assert [f.object for f in facts.list_facts()] == [obj]
+
+
+async def test_the_changes_after_a_time_replay_the_history_in_order(store: FactStore, clock: Clock) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("I", "live in", "Boston")], turn(1))
+    saved = clock.now  # the graph's last save
+    clock.now += 1
+    await facts.record([fact("I", "live in", "Denver")], turn(2))
+    clock.now += 1
+    await facts.record([fact("I", "live in", "Boston")], turn(3))  # back again
+    replay = [(c.fact.object, c.fact.negated) for c in facts.changes_since(saved)]
+    assert replay == [("Denver", False), ("Denver", True), ("Boston", False)]  # Boston said again last
+    assert [(c.fact.object, c.fact.negated) for c in facts.changes_since(clock.now)] == []
+    everything = facts.changes_since(None)
+    assert [(c.fact.object, c.fact.negated) for c in everything][0] == ("Boston", False)
+    assert everything[-1].fact.object == "Boston" and not everything[-1].fact.negated  # current at the end
