@@ -297,6 +297,38 @@ def _tracing(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
             services.close()
 
 
+def _api_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sessions", type=count_arg(1, 200), default=20, help="clients at once (20)")
+    parser.add_argument("--turns", type=count_arg(1, 1000), default=5, help="turns per client (5)")
+
+
+def _api(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    import secrets
+    import tempfile
+
+    from app.builders.services import build_services
+    from eval.benchmarks.api_load_bench import run_api_load_benchmark
+    from ui.api.serve import services_health
+    from ui.api.server import build_api
+
+    with tempfile.TemporaryDirectory(prefix="daemon-bench-api-") as folder:
+        services = build_services(_echo_answering(stores.config, Path(folder)), {})
+        try:
+            token = secrets.token_urlsafe(24)
+            app = build_api(services.orchestrator, token, "127.0.0.1", services_health(services))
+            return run_api_load_benchmark(
+                app, token, services.orchestrator.history, sessions=args.sessions, turns=args.turns
+            )
+        finally:
+            services.close()
+
+
+def _api_headline() -> Headline:
+    from eval.benchmarks.api_load_bench import api_load_headline
+
+    return api_load_headline
+
+
 def _tracing_headline() -> Headline:
     from eval.benchmarks.tracing_bench import tracing_headline
 
@@ -398,6 +430,13 @@ BENCHMARKS = (
         _tracing_arguments,
         _tracing,
         _tracing_headline,
+    ),
+    Benchmark(
+        "api",
+        "clients at once on the OpenAI-compatible API over HTTP, beside one alone; isolation checked",
+        _api_arguments,
+        _api,
+        _api_headline,
     ),
     Benchmark(
         "synthesis",
