@@ -16,18 +16,31 @@ persist every `VECTOR_SYNC_THRESHOLD` writes instead (set on older collections w
 an embedded store can `warm` them in a background thread. It also reports a digest of its files as found
 before opening and as left after closing (`opened_state`, `closed_state`): equal digests across a restart
 mean nothing touched the store in between.
+
+A vector index Chroma cannot load (a damaged `header.bin` or `index_metadata.pickle`: Chroma says "Error
+loading hnsw index") is rebuilt, once, by the first operation that meets it (the background warm-up, as a
+rule): its folder is moved aside (kept, never deleted), which lets Chroma read the collection's texts and
+metadata from its SQLite file again; they are saved beside the store (`<collection>.rebuilding.jsonl`),
+the collection is dropped, made again and refilled with vectors embedded as live writes embed them
+(`embed_for_rebuild`), and the saved file goes. A rebuild cut short by a crash resumes from that file on
+the next use. Then the operation runs again; the log says what happened.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import json
 import logging
+import re
+import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.durable import atomic_write, move_aside
 from core.errors import DaemonError, StorageError
 from memory.collections import CollectionSpec, validate_collection_name, validate_metadata
 from memory.vector_store import (
@@ -52,6 +65,13 @@ WARM_PAUSE_S = 0.05  # between two collections' loads: the front end gets the GI
 # Writes between two persists of a collection's vector index: at most this many are replayed when a
 # process first reads the collection. A persist writes only the changed vectors (~20-50 ms here).
 VECTOR_SYNC_THRESHOLD = 100
+# Chroma's errors when a collection's vector index cannot be loaded ("Error loading hnsw index", a pickle it
+# cannot read: both inside "Error creating hnsw segment reader").
+_DAMAGED_INDEX = re.compile(r"hnsw segment reader|loading hnsw index", re.IGNORECASE)
+# `<collection>.rebuilding.jsonl` in the store's folder: the records of a rebuild under way
+REBUILD_SUFFIX = ".rebuilding.jsonl"
+REBUILD_BATCH = 256
+_T = TypeVar("_T")
 
 
 class ChromaStore:
@@ -82,6 +102,11 @@ class ChromaStore:
         self._closed_state: str | None = None
         self._stop_warming = threading.Event()
         self._warmer: threading.Thread | None = None
+        # How a rebuild embeds a collection's records (the memory service's live-write rule: a turn is
+        # embedded with the turn before it); None: each record's text alone.
+        self.embed_for_rebuild: Callable[[str, Sequence[Record]], np.ndarray] | None = None
+        self._rebuilding = threading.Lock()
+        self._rebuilt: set[str] = set()
 
     @classmethod
     def embedded(cls, path: Path | str, embedder: Embedder, *, batch_size: int = 256) -> ChromaStore:
@@ -158,7 +183,7 @@ class ChromaStore:
         Records whose text and metadata (and given vector) equal what is stored are skipped: Chroma
         rewrites an existing record several times slower than it inserts one, and replays are common.
         """
-        spec, handle = self._collection(collection)
+        spec, _ = self._collection(collection)
         given: dict[str, Any] | None = None
         if embeddings is not None:
             array = checked_embeddings(embeddings, len(records), self.embedder.dim, collection)
@@ -166,16 +191,18 @@ class ChromaStore:
         unique = dedupe_records(records)
         cleaned = [Record(item.id, item.text, validate_metadata(spec, item.metadata)) for item in unique]
         for start in range(0, len(cleaned), self._batch_size):
-            self._write_batch(collection, handle, cleaned[start : start + self._batch_size], given)
+            batch = cleaned[start : start + self._batch_size]
+            self._run(
+                collection,
+                f"write to {collection}",
+                functools.partial(self._write_batch, batch=batch, given=given),
+            )
 
-    def _write_batch(
-        self, collection: str, handle: Any, batch: list[Record], given: dict[str, Any] | None
-    ) -> None:
+    def _write_batch(self, handle: Any, batch: list[Record], given: dict[str, Any] | None) -> None:
         include = (
             ["documents", "metadatas", "embeddings"] if given is not None else ["documents", "metadatas"]
         )
-        with self._translate(f"read {collection}"):
-            stored = handle.get(ids=[record.id for record in batch], include=include)
+        stored = handle.get(ids=[record.id for record in batch], include=include)
         previous = _stored_rows(stored, given is not None)
         changed = [record for record in batch if _differs(record, previous.get(record.id), given)]
         if not changed:
@@ -185,37 +212,38 @@ class ChromaStore:
         else:
             texts = [record.text for record in changed]
             vectors = list(
-                checked_embeddings(self.embedder.embed(texts), len(texts), self.embedder.dim, collection)
+                checked_embeddings(self.embedder.embed(texts), len(texts), self.embedder.dim, handle.name)
             )
         metadatas = []
         for record in changed:
             old = previous[record.id][1] if record.id in previous else {}
             # Chroma's upsert merges metadata; a key missing from the new record must be set to None.
             metadatas.append({**dict.fromkeys(old), **record.metadata} or None)
-        with self._translate(f"write to {collection}"):
-            handle.upsert(
-                ids=[record.id for record in changed],
-                embeddings=vectors,
-                documents=[record.text for record in changed],
-                metadatas=metadatas,
-            )
+        handle.upsert(
+            ids=[record.id for record in changed],
+            embeddings=vectors,
+            documents=[record.text for record in changed],
+            metadatas=metadatas,
+        )
 
     def query(
         self, collection: str, query_embedding: np.ndarray, k: int, where: Where | None = None
     ) -> list[Hit]:
         """The `k` nearest records by cosine distance, most similar first."""
-        _, handle = self._collection(collection)
         clause = normalise_where(where)
         vector = checked_embeddings(query_embedding, 1, self.embedder.dim, f"query on {collection}")[0]
         if k <= 0:
             return []
-        with self._translate(f"query {collection}"):
-            result = handle.query(
+        result = self._run(
+            collection,
+            f"query {collection}",
+            lambda handle: handle.query(
                 query_embeddings=[vector],
                 n_results=k,
                 where=clause,
                 include=["documents", "metadatas", "distances"],
-            )
+            ),
+        )
         ids = result["ids"][0] if result["ids"] else []
         documents = _column(result, "documents", len(ids))
         metadatas = _column(result, "metadatas", len(ids))
@@ -234,15 +262,17 @@ class ChromaStore:
         limit: int | None = None,
     ) -> list[Record]:
         """Records by id (in the order asked, missing ids skipped) and/or by filter, at most `limit`."""
-        _, handle = self._collection(collection)
         clause = normalise_where(where)
         if ids is not None and not ids:
             return []
         asked = list(dict.fromkeys(ids)) if ids is not None else None
-        with self._translate(f"read {collection}"):
-            result = handle.get(
+        result = self._run(
+            collection,
+            f"read {collection}",
+            lambda handle: handle.get(
                 ids=asked, where=clause, limit=None if asked else limit, include=["documents", "metadatas"]
-            )
+            ),
+        )
         rows = {
             record_id: Record(record_id, text or "", dict(metadata or {}))
             for record_id, text, metadata in zip(
@@ -261,13 +291,15 @@ class ChromaStore:
 
         if ids is not None and not ids:
             return []
-        _, handle = self._collection(collection)
-        with self._translate(f"read {collection}"):
-            result = handle.get(
+        result = self._run(
+            collection,
+            f"read {collection}",
+            lambda handle: handle.get(
                 ids=list(dict.fromkeys(ids)) if ids is not None else None,
                 where=normalise_where(where),
                 include=["documents", "metadatas", "embeddings"],
-            )
+            ),
+        )
         rows = zip(result["ids"], result["documents"], result["metadatas"], result["embeddings"], strict=True)
         return [
             (Record(record_id, text or "", dict(meta or {})), np.asarray(vector, dtype=np.float32))
@@ -276,9 +308,7 @@ class ChromaStore:
 
     def count(self, collection: str) -> int:
         """Number of records in one collection."""
-        _, handle = self._collection(collection)
-        with self._translate(f"count {collection}"):
-            return int(handle.count())
+        return int(self._run(collection, f"count {collection}", lambda handle: handle.count()))
 
     def counts(self) -> dict[str, int]:
         """Number of records per open collection."""
@@ -288,11 +318,9 @@ class ChromaStore:
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Remove records by id. Only for explicit user requests (`purge`); nothing calls it automatically."""
-        _, handle = self._collection(collection)
         if not ids:
             return
-        with self._translate(f"delete from {collection}"):
-            handle.delete(ids=list(ids))
+        self._run(collection, f"delete from {collection}", lambda handle: handle.delete(ids=list(ids)))
 
     def warm(self, collections: Sequence[str]) -> None:
         """Load each collection's index in a background thread, one after another with a pause between
@@ -354,6 +382,84 @@ class ChromaStore:
             raise UnknownCollectionError(f"collection {name!r} is not open (open collections: {known})")
         return found
 
+    def _run(self, collection: str, action: str, work: Callable[[Any], _T]) -> _T:
+        """`work(handle)` with Chroma's errors as `StorageError`; a vector index Chroma cannot load is
+        rebuilt once (see the module docstring), then `work` runs again."""
+        if self._folder is not None and (self._folder / f"{collection}{REBUILD_SUFFIX}").exists():
+            self._rebuild(collection, "a rebuild was cut short")
+        _, handle = self._collection(collection)
+        try:
+            with self._translate(action):
+                return work(handle)
+        except StorageError as error:
+            if self._folder is None or not _DAMAGED_INDEX.search(str(error.__cause__ or "")):
+                raise
+            reason = str(error.__cause__)
+        self._rebuild(collection, reason)
+        _, handle = self._collection(collection)
+        with self._translate(action):
+            return work(handle)
+
+    def _rebuild(self, collection: str, reason: str) -> None:
+        """Rebuild the collection from its stored records (once per process; a concurrent caller waits
+        for it and then finds it done). The records are saved beside the store before the collection is
+        dropped and made again, so a rebuild cut short resumes from them."""
+        assert self._folder is not None  # an embedded store's index only
+        with self._rebuilding:
+            saved = self._folder / f"{collection}{REBUILD_SUFFIX}"
+            if collection in self._rebuilt and not saved.exists():
+                return
+            kept = "none"
+            if not saved.exists():
+                segment = vector_segment(self._folder, collection)
+                if segment and (self._folder / segment).exists():  # then Chroma reads the records again
+                    kept = str(move_aside(self._folder / segment))
+                atomic_write(saved, records_to_jsonl(self._stored_records(collection)))
+            logger.warning(
+                "the vector index of %s could not be loaded (%s); rebuilding it from its stored texts "
+                "(the damaged files are kept in %s)",
+                collection,
+                reason,
+                kept,
+            )
+            records = records_from_jsonl(saved.read_bytes())
+            self._refill(collection, records)
+            saved.unlink()
+            self._rebuilt.add(collection)
+        logger.warning("rebuilt the vector index of %s: %d records", collection, len(records))
+
+    def _stored_records(self, collection: str) -> list[Record]:
+        """Every record of `collection`, oldest first (a turn is embedded after the one before it)."""
+        _, handle = self._collection(collection)
+        with self._translate(f"read {collection} to rebuild it"):
+            stored = handle.get(include=["documents", "metadatas"])
+        records = [
+            Record(record_id, text or "", dict(metadata or {}))
+            for record_id, text, metadata in zip(
+                stored["ids"], stored["documents"], stored["metadatas"], strict=True
+            )
+        ]
+        return sorted(records, key=lambda r: (float(r.metadata.get("created_at", 0.0) or 0.0), r.id))
+
+    def _refill(self, collection: str, records: list[Record]) -> None:
+        """Drop `collection`, make it again and add `records` with their vectors, as live writes embed."""
+        spec, _ = self._collection(collection)
+        with self._translate(f"drop {collection} to rebuild it"):
+            self._client.delete_collection(collection)
+        self.ensure_collections([spec])
+        _, handle = self._collection(collection)
+        embed = self.embed_for_rebuild
+        for start in range(0, len(records), REBUILD_BATCH):
+            batch = records[start : start + REBUILD_BATCH]
+            vectors = embed(collection, batch) if embed else self.embedder.embed([r.text for r in batch])
+            with self._translate(f"rebuild {collection}"):
+                handle.add(
+                    ids=[r.id for r in batch],
+                    embeddings=list(checked_embeddings(vectors, len(batch), self.embedder.dim, collection)),
+                    documents=[r.text for r in batch],
+                    metadatas=[r.metadata or None for r in batch],
+                )
+
     @contextlib.contextmanager
     def _translate(self, action: str) -> Iterator[None]:
         """Turn chromadb's many exception types into one `StorageError` with a readable message."""
@@ -363,6 +469,37 @@ class ChromaStore:
             raise
         except Exception as error:
             raise StorageError(f"Chroma ({self._where}): cannot {action}: {error}") from error
+
+
+def records_to_jsonl(records: Sequence[Record]) -> bytes:
+    """One JSON object per record: what a rebuild cut short resumes from."""
+    lines = (
+        json.dumps({"id": r.id, "text": r.text, "metadata": r.metadata}, ensure_ascii=False) for r in records
+    )
+    return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+
+def records_from_jsonl(data: bytes) -> list[Record]:
+    rows = (json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip())
+    return [Record(row["id"], row["text"], row["metadata"]) for row in rows]
+
+
+def vector_segment(folder: Path, collection: str) -> str | None:
+    """The id of `collection`'s vector index segment (its folder's name), read from Chroma's SQLite file."""
+    try:
+        db = sqlite3.connect(f"file:{folder / 'chroma.sqlite3'}?mode=ro", uri=True)
+        try:
+            row = db.execute(
+                "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection "
+                "WHERE c.name = ? AND s.scope = 'VECTOR'",
+                (collection,),
+            ).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as error:
+        logger.warning("cannot read the vector segment of %s: %s", collection, error)
+        return None
+    return str(row[0]) if row else None
 
 
 def files_state(folder: Path) -> str:

@@ -147,15 +147,29 @@ class MemoryService:
         session with the turn, so a reply like "yes, in May" is found by what it answered."""
         if not records:
             return
-        previous = self._previous_texts(records)
-        found_by = {r.id: _found_by(r, previous[r.id]) for r in records}  # a live turn: the user's words
-        vectors = self.embedder.embed(
-            [contextual_text(found_by[r.id][1], found_by[r.id][0]) for r in records]
-        )
+        found_by, vectors = self._turn_vectors(records)
         with self._writing():
             self.store.upsert(CONVERSATIONS, records, vectors)
             self.payloads.put(CONVERSATIONS, zip(records, vectors, strict=True))
             self.lexical.add(CONVERSATIONS, ((r.id, *found_by[r.id]) for r in records))
+
+    def vectors_for(self, collection: str, records: Sequence[Record]) -> np.ndarray:
+        """The vectors a live write gives these stored records (the store's index rebuild uses them)."""
+        if collection == CONVERSATIONS:
+            return self._turn_vectors(records)[1]
+        return self.embedder.embed([r.text for r in records])
+
+    def _turn_vectors(
+        self, records: Sequence[Record]
+    ) -> tuple[dict[str, tuple[str, str | None]], np.ndarray]:
+        """What each turn is found by (a live turn: the user's words) and its vector, which embeds the
+        previous turn of the session with it."""
+        previous = self._previous_texts(records)
+        found_by = {r.id: _found_by(r, previous[r.id]) for r in records}
+        vectors = self.embedder.embed(
+            [contextual_text(found_by[r.id][1], found_by[r.id][0]) for r in records]
+        )
+        return found_by, vectors
 
     def _previous_texts(self, records: Sequence[Record]) -> dict[str, str | None]:
         """Previous turn of each record: from the batch itself, else the latest stored turn of its session."""
@@ -359,7 +373,10 @@ def factors_payload(item: ScoredMemory) -> dict[str, Any]:
     }
 
 
-def _found_by(record: Record, previous: str | None) -> tuple[str, str | None]:
+FoundBy = tuple[str, str | None]  # a conversation record's searchable text and its previous turn's
+
+
+def _found_by(record: Record, previous: str | None) -> FoundBy:
     """(its text, its previous turn's text) as a conversation record is searched (`searchable_text`)."""
     before = searchable_text(previous, record.metadata) if previous is not None else None
     return searchable_text(record.text, record.metadata), before

@@ -71,8 +71,6 @@ def build_memory_service(
         store = ChromaStore.http(cfg.chroma_host, cfg.chroma_port, embedder)
     else:
         store = ChromaStore.embedded(store_dir, embedder)
-    # The schema version lives beside the store (temp -> fsync -> rename, with a backup).
-    StoreSchema(store_dir.parent / f"{store_dir.name}_schema.json", STORE_MIGRATIONS).migrate(store)
     settings = RetrievalSettings(cfg.dense_candidates, cfg.lexical_candidates, cfg.timeout_s)
     lexical = LexicalIndexes()
     if persist_lexical:  # a damaged file is moved aside and the index rebuilt from the store
@@ -89,6 +87,9 @@ def build_memory_service(
         lexical=lexical,
         sources={WIKI_KNOWLEDGE: index} if index is not None else None,
     )
+    store.embed_for_rebuild = service.vectors_for  # a damaged vector index is rebuilt as live writes embed
+    # The schema version lives beside the store (temp -> fsync -> rename, with a backup).
+    StoreSchema(store_dir.parent / f"{store_dir.name}_schema.json", STORE_MIGRATIONS).migrate(store)
     service.open()
     return service
 
