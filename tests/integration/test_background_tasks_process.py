@@ -83,8 +83,11 @@ def test_a_task_killed_mid_run_is_resumed_at_the_next_start(tmp_path: Path) -> N
     while state["state"] not in ("done", "queued") and time.monotonic() < deadline:
         time.sleep(0.5)
         state = _state(tmp_path, task_id)
-    assert state["note"] == "resumed after Daemon stopped while it ran"
-    assert state["state"] in ("done", "queued")  # answered (echo), or put back when that chat closed
+    # answered (echo) after the restart resumed it, or (on a busy machine) put back when that chat closed
+    assert (state["state"], state["note"]) in (
+        ("done", "resumed after Daemon stopped while it ran"),
+        ("queued", "resumed: Daemon was closed while it ran"),
+    )
 
 
 def test_a_task_cut_off_twice_is_failed_with_the_reason(tmp_path: Path) -> None:
