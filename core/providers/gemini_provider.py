@@ -7,6 +7,7 @@ complete when a chunk carries the candidate's `finishReason`. The SDK's retries 
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections import OrderedDict
@@ -201,8 +202,10 @@ class GeminiProvider:
             retry_after = parse_retry_after(headers) or _retry_delay(exc.details)
             return self._ctx.http(code, detail, retry_after)
         if in_stream:
+            if isinstance(exc, json.JSONDecodeError):
+                return self._ctx.truncated("stream was cut off: the server sent a malformed event")
             return self._ctx.truncated("stream was cut off: the connection was lost")
-        if isinstance(exc, self._errors.UnknownApiResponseError):
+        if isinstance(exc, self._errors.UnknownApiResponseError | json.JSONDecodeError):
             return ProviderError(
                 f"{self.name} sent an unreadable response", retryable=True, provider=self.name
             )

@@ -163,6 +163,8 @@ def map_stainless_error(
         retry_after = parse_retry_after(exc.response.headers)
         return ctx.http(exc.status_code, error_detail(getattr(exc, "body", None), fallback), retry_after)
     if in_stream:
+        if isinstance(exc, json.JSONDecodeError):  # a proxy or a broken server mangled an event
+            return ctx.truncated("stream was cut off: the server sent a malformed event")
         if isinstance(exc, sdk.APIConnectionError) or not isinstance(exc, sdk.APIError):
             return ctx.truncated("stream was cut off: the connection was lost")
         detail = scrub(error_detail(getattr(exc, "body", None), str(exc)), ctx.secret)
@@ -173,8 +175,9 @@ def map_stainless_error(
 
 
 def transport_errors() -> tuple[type[BaseException], ...]:
-    """HTTP transport exceptions some SDKs let escape from a stream (a dropped connection mid-body)."""
-    found: list[type[BaseException]] = [TimeoutError]
+    """Exceptions some SDKs let escape from a stream: HTTP transport errors (a dropped connection mid-body)
+    and an event that is not JSON (the SDKs parse each event with `json.loads`)."""
+    found: list[type[BaseException]] = [TimeoutError, json.JSONDecodeError]
     for module, name in (("httpx2", "HTTPError"), ("httpx", "HTTPError"), ("aiohttp", "ClientError")):
         try:
             found.append(getattr(importlib.import_module(module), name))

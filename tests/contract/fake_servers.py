@@ -43,6 +43,8 @@ class Step:
     `truncate="drop"` closes the connection mid-body (no terminating chunk); `truncate="eof"` ends the
     HTTP body cleanly but before the vendor's finish marker. Both send only the first half of the events.
     `delay` stalls that many seconds before answering (timeout tests); `details` go into a Gemini error body.
+    `mangle` (OpenAI only) breaks the answer the way broken servers and proxies do: "empty_choices" sends
+    `choices: []`, "bad_json" puts a stream event that is not JSON after the first one.
     """
 
     text: str = ""
@@ -55,6 +57,7 @@ class Step:
     details: tuple[dict[str, Any], ...] = ()
     input_tokens: int = 12
     output_tokens: int = 7
+    mangle: str | None = None
 
 
 def reply(text: str, *, input_tokens: int = 12, output_tokens: int = 7) -> Step:
@@ -266,7 +269,8 @@ class FakeOpenAIServer(FakeServer):
             ]
         finish = "tool_calls" if step.calls else "stop"
         choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
-        return self._envelope(request, "chat.completion", choices=[choice], usage=self._usage(step))
+        choices = [] if step.mangle == "empty_choices" else [choice]
+        return self._envelope(request, "chat.completion", choices=choices, usage=self._usage(step))
 
     def events(self, step: Step, request: RecordedRequest) -> list[bytes]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -286,6 +290,11 @@ class FakeOpenAIServer(FakeServer):
             usage = self._envelope(request, "chat.completion.chunk", choices=[], usage=self._usage(step))
             out.append(sse(usage))
         out.append(sse("[DONE]"))
+        if step.mangle == "empty_choices":
+            empty = sse(self._envelope(request, "chat.completion.chunk", choices=[]))
+            return [empty, empty, sse("[DONE]")]
+        if step.mangle == "bad_json":
+            out.insert(1, b'data: {"id": "chatcmpl-fake", "choices": [{"delta": \n\n')
         return out
 
 

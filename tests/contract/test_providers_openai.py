@@ -232,3 +232,26 @@ async def test_unreachable_server_is_retryable_connection_error() -> None:
     await adapter.aclose()
     assert caught.value.retryable and caught.value.status is None
     assert str(caught.value) == "ollama could not be reached"
+
+
+async def test_no_choices_at_all_is_a_retryable_error_whole_or_streamed(
+    provider: OpenAICompatProvider, openai_server: FakeServer
+) -> None:
+    openai_server.script(Step(text="never sent", mangle="empty_choices"))
+    with pytest.raises(ProviderError, match="no choices") as caught:
+        await provider.complete(ask())
+    assert caught.value.retryable
+    openai_server.script(Step(text="never sent", mangle="empty_choices"))
+    with pytest.raises(TruncatedStreamError) as streamed:
+        await drain(provider.stream(ask()))
+    assert streamed.value.retryable
+
+
+async def test_a_stream_event_that_is_not_json_is_a_retryable_provider_error(
+    provider: OpenAICompatProvider, openai_server: FakeServer
+) -> None:
+    openai_server.script(Step(text="Half of this arrives before the garbage does.", mangle="bad_json"))
+    with pytest.raises(ProviderError) as caught:
+        await drain(provider.stream(ask()))
+    assert caught.value.retryable and "malformed" in str(caught.value)
+    assert KEY not in str(caught.value)
