@@ -17,13 +17,15 @@ an embedded store can `warm` them in a background thread. It also reports a dige
 before opening and as left after closing (`opened_state`, `closed_state`): equal digests across a restart
 mean nothing touched the store in between.
 
-A vector index Chroma cannot load (a damaged `header.bin` or `index_metadata.pickle`: Chroma says "Error
-loading hnsw index") is rebuilt, once, by the first operation that meets it (the background warm-up, as a
-rule): its folder is moved aside (kept, never deleted), which lets Chroma read the collection's texts and
-metadata from its SQLite file again; they are saved beside the store (`<collection>.rebuilding.jsonl`),
-the collection is dropped, made again and refilled with vectors embedded as live writes embed them
-(`embed_for_rebuild`), and the saved file goes. A rebuild cut short by a crash resumes from that file on
-the next use. Then the operation runs again; the log says what happened.
+A vector index Chroma cannot load or read (a damaged `header.bin` or `index_metadata.pickle`: "Error
+loading hnsw index"; a `data_level0.bin` cut short: "Error finding id") is rebuilt, once, by the first
+operation that meets it (the background warm-up, as a rule): its folder is moved aside (kept, never
+deleted), which lets Chroma read the collection's texts and metadata from its SQLite file again; they are
+saved beside the store (`<collection>.rebuilding.jsonl`), the collection is dropped, made again and
+refilled with vectors embedded as live writes embed them (`embed_for_rebuild`), and the saved file goes. A
+rebuild cut short by a crash resumes from that file on the next use. Then the operation runs again; the
+log says what happened. (A segment folder deleted outright goes unnoticed: Chroma then answers from the
+vectors its log still holds without an error.)
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ import hashlib
 import json
 import logging
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.durable import atomic_write, move_aside
 from core.errors import DaemonError, StorageError
+from memory.chroma_index_files import set_aside_damaged_indexes, vector_segments
 from memory.collections import CollectionSpec, validate_collection_name, validate_metadata
 from memory.vector_store import (
     Hit,
@@ -66,8 +68,11 @@ WARM_PAUSE_S = 0.05  # between two collections' loads: the front end gets the GI
 # process first reads the collection. A persist writes only the changed vectors (~20-50 ms here).
 VECTOR_SYNC_THRESHOLD = 100
 # Chroma's errors when a collection's vector index cannot be loaded ("Error loading hnsw index", a pickle it
-# cannot read: both inside "Error creating hnsw segment reader").
-_DAMAGED_INDEX = re.compile(r"hnsw segment reader|loading hnsw index", re.IGNORECASE)
+# cannot read: both inside "Error creating hnsw segment reader") or lacks records its metadata has (a file
+# cut short or gone: "Error finding id", "Error getting embedding").
+_DAMAGED_INDEX = re.compile(
+    r"hnsw segment reader|loading hnsw index|error finding id|error getting embedding", re.IGNORECASE
+)
 # `<collection>.rebuilding.jsonl` in the store's folder: the records of a rebuild under way
 REBUILD_SUFFIX = ".rebuilding.jsonl"
 REBUILD_BATCH = 256
@@ -107,6 +112,8 @@ class ChromaStore:
         self.embed_for_rebuild: Callable[[str, Sequence[Record]], np.ndarray] | None = None
         self._rebuilding = threading.Lock()
         self._rebuilt: set[str] = set()
+        self._segments: dict[str, str] = {}  # collection -> its vector index folder, read before opening
+        self._damaged: dict[str, str] = {}  # collection -> what was wrong with its index files at opening
 
     @classmethod
     def embedded(cls, path: Path | str, embedder: Embedder, *, batch_size: int = 256) -> ChromaStore:
@@ -117,13 +124,18 @@ class ChromaStore:
         folder = Path(path)
         folder.mkdir(parents=True, exist_ok=True)
         found = files_state(folder)  # before the client: opening (and every first read) touches the files
+        segments = vector_segments(folder)
+        damaged = set_aside_damaged_indexes(folder, segments)  # Chroma would crash on some of them
         try:
             client = chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
         except Exception as error:
             raise StorageError(f"cannot open the Chroma store at {path}: {error}") from error
-        return cls(
+        store = cls(
             client, embedder, where=str(path), batch_size=batch_size, folder=folder, opened_state=found
         )
+        store._segments = {collection: segment for segment, collection in segments.items()}
+        store._damaged = damaged
+        return store
 
     @classmethod
     def http(
@@ -385,7 +397,9 @@ class ChromaStore:
     def _run(self, collection: str, action: str, work: Callable[[Any], _T]) -> _T:
         """`work(handle)` with Chroma's errors as `StorageError`; a vector index Chroma cannot load is
         rebuilt once (see the module docstring), then `work` runs again."""
-        if self._folder is not None and (self._folder / f"{collection}{REBUILD_SUFFIX}").exists():
+        if collection in self._damaged:
+            self._rebuild(collection, self._damaged[collection])
+        elif self._folder is not None and (self._folder / f"{collection}{REBUILD_SUFFIX}").exists():
             self._rebuild(collection, "a rebuild was cut short")
         _, handle = self._collection(collection)
         try:
@@ -409,9 +423,9 @@ class ChromaStore:
             saved = self._folder / f"{collection}{REBUILD_SUFFIX}"
             if collection in self._rebuilt and not saved.exists():
                 return
-            kept = "none"
+            kept = "the folder set aside at opening" if collection in self._damaged else "none"
             if not saved.exists():
-                segment = vector_segment(self._folder, collection)
+                segment = self._segments.get(collection) or _segment_now(self._folder, collection)
                 if segment and (self._folder / segment).exists():  # then Chroma reads the records again
                     kept = str(move_aside(self._folder / segment))
                 atomic_write(saved, records_to_jsonl(self._stored_records(collection)))
@@ -426,6 +440,7 @@ class ChromaStore:
             self._refill(collection, records)
             saved.unlink()
             self._rebuilt.add(collection)
+            self._damaged.pop(collection, None)
         logger.warning("rebuilt the vector index of %s: %d records", collection, len(records))
 
     def _stored_records(self, collection: str) -> list[Record]:
@@ -484,22 +499,9 @@ def records_from_jsonl(data: bytes) -> list[Record]:
     return [Record(row["id"], row["text"], row["metadata"]) for row in rows]
 
 
-def vector_segment(folder: Path, collection: str) -> str | None:
-    """The id of `collection`'s vector index segment (its folder's name), read from Chroma's SQLite file."""
-    try:
-        db = sqlite3.connect(f"file:{folder / 'chroma.sqlite3'}?mode=ro", uri=True)
-        try:
-            row = db.execute(
-                "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection "
-                "WHERE c.name = ? AND s.scope = 'VECTOR'",
-                (collection,),
-            ).fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error as error:
-        logger.warning("cannot read the vector segment of %s: %s", collection, error)
-        return None
-    return str(row[0]) if row else None
+def _segment_now(folder: Path, collection: str) -> str | None:
+    """A collection made after the store opened: its segment read now, beside the live client (rare)."""
+    return next((s for s, name in vector_segments(folder).items() if name == collection), None)
 
 
 def files_state(folder: Path) -> str:

@@ -1,7 +1,8 @@
-"""A damaged vector index in the embedded Chroma store (real chromadb): the first operation that meets it
-rebuilds it from the texts Chroma's SQLite file holds, keeps the damaged files aside, and answers; a rebuild
-cut short by a crash finishes on the next use; the memory service's rule embeds a rebuilt turn as a live
-write does."""
+"""A damaged vector index in the embedded Chroma store (real chromadb): index files whose sizes disagree
+(which would crash Chroma's native code) are set aside before Chroma opens them, one Chroma cannot load is
+caught when it fails; either way the next operation rebuilds the collection from the texts Chroma's SQLite
+file holds, keeps the damaged files aside, and answers; a rebuild cut short by a crash finishes on the next
+use; the memory service's rule embeds a rebuilt turn as a live write does."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory.chroma_store import REBUILD_SUFFIX, ChromaStore, vector_segment
+from memory.chroma_index_files import index_problem, vector_segments
+from memory.chroma_store import REBUILD_SUFFIX, ChromaStore
 from memory.collections import COLLECTIONS
 from memory.embeddings import HashingEmbedder
 from memory.vector_store import Record
@@ -31,8 +33,9 @@ def seeded(folder: Path) -> Path:
     ]
     store.upsert("conversations", records)
     store.close()
-    segment = vector_segment(folder, "conversations")
+    segment = next((s for s, name in vector_segments(folder).items() if name == "conversations"), None)
     assert segment is not None and (folder / segment / "header.bin").is_file()
+    assert index_problem(folder / segment) is None  # a whole index passes the check
     return folder / segment
 
 
@@ -67,7 +70,19 @@ def damage_pickle(segment: Path) -> None:
     (segment / "index_metadata.pickle").write_bytes(b"not a pickle at all")
 
 
-@pytest.mark.parametrize("damage", [damage_header, damage_pickle], ids=["header", "pickle"])
+def cut_vectors_short(segment: Path) -> None:
+    vectors = segment / "data_level0.bin"
+    vectors.write_bytes(vectors.read_bytes()[: vectors.stat().st_size // 3])
+
+
+def empty_vectors(segment: Path) -> None:
+    (segment / "data_level0.bin").write_bytes(b"")
+
+
+DAMAGES = [damage_header, damage_pickle, cut_vectors_short, empty_vectors]
+
+
+@pytest.mark.parametrize("damage", DAMAGES, ids=["header", "pickle", "vectors-cut-short", "vectors-empty"])
 def test_a_damaged_index_is_rebuilt_by_the_first_search_and_kept_aside(
     tmp_path: Path, damage: Callable[[Path], None], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -85,7 +100,7 @@ def test_a_damaged_index_is_rebuilt_by_the_first_search_and_kept_aside(
     finally:
         store.close()
     kept = list(folder.glob(f"{segment.name}.corrupt-*"))
-    assert len(kept) == 1 and (kept[0] / "header.bin").is_file()  # the damaged files, never deleted
+    assert len(kept) == 1 and (kept[0] / "data_level0.bin").is_file()  # the damaged files, never deleted
     assert not list(folder.glob(f"*{REBUILD_SUFFIX}"))
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "could not be loaded" in said and f"rebuilt the vector index of conversations: {RECORDS}" in said
