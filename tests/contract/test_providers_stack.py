@@ -10,7 +10,7 @@ from core.providers.openai_compat import OpenAICompatProvider
 from core.providers.pricing import CostLedger, ModelPrice
 from core.providers.wrappers import CostTrackingProvider, FallbackProvider, RetryingProvider
 from core.types import ChatRequest, FinishPart, Message
-from tests.contract.fake_servers import FakeServer, cut_off, error, reply
+from tests.contract.fake_servers import FakeCall, FakeServer, cut_off, error, reply, tool_calls
 
 REQUEST = ChatRequest(messages=(Message("user", "Hi"),))
 
@@ -91,3 +91,35 @@ async def test_all_providers_failing_reports_each_failure(
     assert "anthropic/claude-test" in message and "bad request shape" in message
     assert "openai/gpt-4o-mini" in message and "gave up after 2 attempts" in message
     assert caught.value.status == 500 and len(sleep.delays) == 1
+
+
+async def test_a_retried_request_never_runs_a_tool_a_second_time(openai_server: FakeServer) -> None:
+    """The model asks for a tool with a side effect, the next request meets 503 twice, then it answers:
+    the retries repeat the request, never the tool (a tool runs between two requests, once)."""
+    from core.agent.loop import AgentRunner
+    from core.events import Done
+    from core.tools.base import tool
+    from core.tools.toolset import Toolset
+
+    sent: list[str] = []
+
+    @tool
+    async def send_postcard(to: str) -> str:
+        """Send a postcard (a side effect: it must happen once)."""
+        sent.append(to)
+        return f"sent to {to}"
+
+    openai_server.script(
+        tool_calls(FakeCall("send_postcard", {"to": "Ana"})),
+        error(503, "busy"),
+        error(503, "still busy"),
+        reply("The postcard is on its way to Ana."),
+    )
+    adapter = OpenAICompatProvider(model="gpt-4o-mini", api_key="k", base_url=openai_server.base_url + "/v1")
+    sleep = SleepRecorder()
+    runner = AgentRunner(RetryingProvider(adapter, max_attempts=3, sleep=sleep), Toolset([send_postcard]))
+    events = [event async for event in runner.run([Message("user", "Send Ana a postcard.")])]
+    await adapter.aclose()
+    assert isinstance(events[-1], Done) and events[-1].answer == "The postcard is on its way to Ana."
+    assert sent == ["Ana"]  # once, though the request after it was sent three times
+    assert len(openai_server.requests) == 4 and len(sleep.delays) == 2
