@@ -376,7 +376,7 @@ def test_served_app_refuses_foreign_host_headers(tmp_path: Path) -> None:
         app.close()
 
 
-def test_repeated_wrong_passwords_lock_the_login_even_against_the_right_one(tmp_path: Path) -> None:
+def test_without_a_login_nothing_answers_and_repeated_wrong_passwords_lock_the_login(tmp_path: Path) -> None:
     import httpx
 
     from ui.gui.app import build_app, launch
@@ -386,6 +386,15 @@ def test_repeated_wrong_passwords_lock_the_login_even_against_the_right_one(tmp_
     url = launch(app, "127.0.0.1", _free_port(), ("me", "right horse"), block=False, quiet=True)
     login = url.rstrip("/") + "/login"
     try:
+        base = url.rstrip("/")  # without the login cookie no route does anything
+        assert (
+            httpx.post(f"{base}/gradio_api/upload", files={"files": ("a.txt", b"x")}, timeout=10).status_code
+            == 401
+        )
+        join = {"fn_index": 0, "data": [], "session_hash": "x"}
+        assert httpx.post(f"{base}/gradio_api/queue/join", json=join, timeout=10).status_code == 401
+        for path in ("/config", "/gradio_api/info", "/gradio_api/queue/data?session_hash=x"):
+            assert httpx.get(base + path, timeout=10).status_code == 401, path
         right = {"username": "me", "password": "right horse"}
         assert httpx.post(login, data=right, timeout=10).status_code == 200  # the login works
         for guess in ("password", "123456", "letmein", "daemon", "qwerty"):
