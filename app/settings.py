@@ -20,7 +20,7 @@ LEGACY_DATA_DIR = Path("data/user")  # the default before the per-user folder, i
 def load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:
     """The config and environment for `args` (core/config_user.py, core/secrets.py)."""
     from core.config import load_config, merged_environment
-    from core.config_user import settings_path
+    from core.config_user import recover_settings, settings_path
     from core.data_dir import adopt_legacy_data, default_data_dir
     from core.secrets import SecretStore, under_environment
 
@@ -39,6 +39,8 @@ def load_settings(args: argparse.Namespace) -> tuple[AppConfig, dict[str, str]]:
     ):
         print(note, file=sys.stderr)
     env = under_environment(SecretStore(config.data_dir).as_env(), env)
+    if note := recover_settings(config.data_dir):  # a damaged file never stops Daemon from starting
+        print(note, file=sys.stderr)
     settings = settings_path(config.data_dir)
     return _absolute_data_dir(load_config(args.config, env, overrides, settings_file=settings)), env
 

@@ -4,10 +4,16 @@ The file holds ordinary config keys (`user.name`, `models.main`, `providers.<nam
 `session.git_repos`) and is merged over the committed `config.yaml`, under `--config FILE`, `.env`, the
 environment and flags (core/config.py). Keys never go here (core/secrets.py). `user.setup_complete` is the
 marker that the wizard was finished or skipped: without it the GUI shows the wizard.
+
+Each save keeps the previous readable file as `settings.yaml.bak`. A file that cannot be read as settings
+(not YAML, not UTF-8, not a mapping: a crash of another program, a bad copy) never stops Daemon from
+starting: `recover_settings` moves it aside (kept, never deleted), puts the backup back when it reads, and
+says so.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,13 +39,43 @@ def settings_path(data_dir: Path) -> Path:
 
 def read_settings(data_dir: Path) -> dict[str, Any]:
     """The saved settings (empty when none or unreadable: the defaults then apply)."""
+    return _settings_in(settings_path(data_dir)) or {}
+
+
+def _settings_in(path: Path) -> dict[str, Any] | None:
+    """The settings a file holds; None when it cannot be read as settings (or is missing)."""
     import yaml
 
     try:
-        data = yaml.safe_load(settings_path(data_dir).read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if data is None:
         return {}
-    return data if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else None
+
+
+def recover_settings(data_dir: Path) -> str | None:
+    """Move an unreadable settings file aside and put back its last readable copy (if any); what to tell
+    the user, or None when there was nothing to do."""
+    from core.durable import move_aside
+
+    path = settings_path(data_dir)
+    if not path.is_file() or _settings_in(path) is not None:
+        return None
+    kept = move_aside(path)
+    backup = _backup(path)
+    if _settings_in(backup) is not None:
+        shutil.copy2(backup, path)
+        return f"your saved settings could not be read (kept in {kept}); the previous copy was put back"
+    return (
+        f"your saved settings could not be read (kept in {kept}); the defaults apply until you save "
+        "settings again in the Settings tab or the setup wizard"
+    )
+
+
+def _backup(path: Path) -> Path:
+    return path.with_name(path.name + ".bak")
 
 
 def setup_complete(data_dir: Path) -> bool:
@@ -59,5 +95,7 @@ def save_settings(data_dir: Path, changes: dict[str, Any]) -> Path:
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     header = "# Saved by Daemon's setup wizard and Settings tab; keys live in the keyring or secrets.json.\n"
     path = settings_path(data_dir)
+    if _settings_in(path) is not None:  # the copy a damaged file is recovered from
+        write_private(_backup(path), path.read_text(encoding="utf-8"))
     write_private(path, header + yaml.safe_dump(merged, sort_keys=False, allow_unicode=True))
     return path

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.config import load_config
-from core.config_user import read_settings, save_settings, settings_path, setup_complete
+from core.config_user import read_settings, recover_settings, save_settings, settings_path, setup_complete
 from core.errors import ConfigError
 from core.system_prompt import DEFAULT_PERSONALITY, save_personality, system_prompt_reader
 
@@ -65,3 +65,31 @@ def test_personality_name_and_style_apply_to_the_next_prompt_and_reset(tmp_path:
 
     save_personality(tmp_path, "")
     assert read().startswith(DEFAULT_PERSONALITY)
+
+
+@pytest.mark.parametrize(
+    "damage", [b"models: [unclosed\n  : :", b"\xff\xfe\x00 not text", b"- a list\n- not a map\n"]
+)
+def test_an_unreadable_settings_file_is_kept_aside_and_its_previous_copy_put_back(
+    tmp_path: Path, damage: bytes
+) -> None:
+    save_settings(tmp_path, {"user": {"name": "Ada", "setup_complete": True}})
+    save_settings(tmp_path, {"gui": {"port": 7001}})  # the first save is now the backup
+    settings_path(tmp_path).write_bytes(damage)
+
+    said = recover_settings(tmp_path)
+
+    assert said is not None and "previous copy was put back" in said
+    [kept] = tmp_path.glob("settings.yaml.corrupt-*")
+    assert kept.read_bytes() == damage  # never deleted
+    config = load_config(settings_file=settings_path(tmp_path))
+    assert config.user.name == "Ada" and setup_complete(tmp_path)
+    assert recover_settings(tmp_path) is None  # nothing more to do
+
+
+def test_an_unreadable_settings_file_without_a_backup_leaves_the_defaults(tmp_path: Path) -> None:
+    settings_path(tmp_path).write_bytes(b"{{{{")
+    said = recover_settings(tmp_path)
+    assert said is not None and "the defaults apply" in said
+    assert not settings_path(tmp_path).exists() and len(list(tmp_path.glob("settings.yaml.corrupt-*"))) == 1
+    assert load_config(settings_file=settings_path(tmp_path)).user.name == ""
