@@ -64,6 +64,16 @@ def test_tool_list_shows_every_tool_with_availability(tmp_path: Path) -> None:
     assert "WOLFRAM_APP_ID" in tools["wolfram_alpha"]["reason"]
     assert tools["recall_image"]["reason"] == "no images in memory yet"
     assert all(t["reason"] for t in tools.values() if not t["available"])
+    # No tool fetches an address a model chooses (server-side request forgery into loopback or the LAN):
+    # a tool that takes one needs the address check first, and this list then names it.
+    addresses = ("url", "uri", "href", "link", "host", "endpoint", "address")
+    fetching = {
+        name
+        for name, t in tools.items()
+        for field in t["parameters"].get("properties", {})
+        if any(word in field.lower() for word in addresses)
+    }
+    assert fetching == set(), fetching
 
 
 @pytest.mark.slow
