@@ -5,7 +5,8 @@ runs on stores built here."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -53,14 +54,26 @@ class Stores:
         config = self.config.model_copy(update={"data_dir": folder, "models": models})
         return build_services(config, {}, clock=clock)
 
+    @contextmanager
+    def echo_answered(self) -> Iterator[Services]:
+        """The whole app in a temporary folder, answered by the echo provider (no model's time in the
+        figures); closed on leaving."""
+        import tempfile
 
-def _echo_answering(config: AppConfig, folder: Path) -> AppConfig:
-    """`config` in `folder`, answered by the echo provider (no model's time in the figures)."""
-    from core.config import ProviderConfig
+        from app.builders.services import build_services
+        from core.config import ProviderConfig
 
-    providers = {**config.providers, "echo": ProviderConfig(kind="echo", model="echo")}
-    models = config.models.model_copy(update={"main": "echo", "fast": None})
-    return config.model_copy(update={"data_dir": folder, "models": models, "providers": providers})
+        with tempfile.TemporaryDirectory(prefix="daemon-bench-") as folder:
+            providers = {**self.config.providers, "echo": ProviderConfig(kind="echo", model="echo")}
+            models = self.config.models.model_copy(update={"main": "echo", "fast": None})
+            config = self.config.model_copy(
+                update={"data_dir": Path(folder), "models": models, "providers": providers}
+            )
+            services = build_services(config, {})
+            try:
+                yield services
+            finally:
+                services.close()
 
 
 @dataclass(frozen=True)
@@ -284,17 +297,10 @@ def _tracing_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _tracing(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
-    import tempfile
-
-    from app.builders.services import build_services
     from eval.benchmarks.tracing_bench import run_tracing_benchmark
 
-    with tempfile.TemporaryDirectory(prefix="daemon-bench-tracing-") as folder:
-        services = build_services(_echo_answering(stores.config, Path(folder)), {})
-        try:
-            return run_tracing_benchmark(services.orchestrator, turns=args.turns, seed=args.seed)
-        finally:
-            services.close()
+    with stores.echo_answered() as services:
+        return run_tracing_benchmark(services.orchestrator, turns=args.turns, seed=args.seed)
 
 
 def _api_arguments(parser: argparse.ArgumentParser) -> None:
@@ -304,23 +310,17 @@ def _api_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _api(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
     import secrets
-    import tempfile
 
-    from app.builders.services import build_services
     from eval.benchmarks.api_load_bench import run_api_load_benchmark
     from ui.api.serve import services_health
     from ui.api.server import build_api
 
-    with tempfile.TemporaryDirectory(prefix="daemon-bench-api-") as folder:
-        services = build_services(_echo_answering(stores.config, Path(folder)), {})
-        try:
-            token = secrets.token_urlsafe(24)
-            app = build_api(services.orchestrator, token, "127.0.0.1", services_health(services))
-            return run_api_load_benchmark(
-                app, token, services.orchestrator.history, sessions=args.sessions, turns=args.turns
-            )
-        finally:
-            services.close()
+    with stores.echo_answered() as services:
+        token = secrets.token_urlsafe(24)
+        app = build_api(services.orchestrator, token, "127.0.0.1", services_health(services))
+        return run_api_load_benchmark(
+            app, token, services.orchestrator.history, sessions=args.sessions, turns=args.turns
+        )
 
 
 def _api_headline() -> Headline:
