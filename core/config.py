@@ -105,6 +105,9 @@ class SessionConfig(_Frozen):
     """When a session counts as ended in the GUI (the CLI ends it on exit), and what a new one looks at."""
 
     idle_end_minutes: float = Field(30.0, gt=0)  # a GUI session quiet this long gets its session-end steps
+    # A GUI or API server stopping spends at most this long on the session-end steps of the sessions it
+    # served (`docker stop` kills after 10 s); the steps not reached run at the next start.
+    shutdown_budget_s: float = Field(8.0, gt=0)
     git_repos: tuple[Path, ...] = ()  # local repositories whose new commits the prompt mentions
 
 

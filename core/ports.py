@@ -228,8 +228,9 @@ class SessionLifecycle(Protocol):
         """Run or resume the session-end steps for one session (default: the latest); its report."""
         ...
 
-    async def end_active(self, since: float) -> list[dict[str, Any]]:
-        """End every session active since `since` (a closing GUI)."""
+    async def end_active(self, since: float, budget_s: float | None = None) -> list[dict[str, Any]]:
+        """End every session active since `since` (a closing GUI); no step starts after `budget_s`
+        seconds (those not reached wait, planned, for the next start)."""
         ...
 
     async def end_idle(self, idle_s: float, now: float) -> list[dict[str, Any]]:

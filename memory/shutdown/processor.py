@@ -160,6 +160,10 @@ class ShutdownProcessor:
         # and no lock outlives the event loop it was used on.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
+    def now(self) -> float:
+        """The processor's clock (what `stop_by` is measured on)."""
+        return self._clock()
+
     @property
     def step_names(self) -> tuple[str, ...]:
         return tuple(step.name for step in self._steps)
@@ -178,12 +182,14 @@ class ShutdownProcessor:
         *,
         llm_available: bool,
         run_key: str | None = None,
+        stop_by: float | None = None,
     ) -> ShutdownReport:
         """Run every step of the session that still needs to run; return the state of all of them.
 
         Jobs are recorded under `run_key` (default: the session id): a caller that wants a session
         processed again once it has grown passes a key that names its size. Concurrent calls for one
-        key are serialised, so the second finds the work done.
+        key are serialised, so the second finds the work done. No step starts once the clock passes
+        `stop_by`: the steps not reached stay planned (`pending`) for `resume_all`.
         """
         key = run_key or session_id
         lock = self._lock_for(key)
@@ -194,6 +200,9 @@ class ShutdownProcessor:
             frozen_turns = tuple(turns)
             outcomes: list[StepOutcome] = []
             for step in self._steps:
+                if stop_by is not None and self._clock() >= stop_by:
+                    outcomes.append(_from_record(records[step.name]))  # left for the next start
+                    continue
                 outcome = await self._advance(
                     step, records[step.name], _Run(key, session_id, frozen_turns, llm_available), results
                 )

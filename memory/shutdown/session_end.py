@@ -48,8 +48,9 @@ class SessionEnd:
         self._log = log
         self._llm_available = llm_available
 
-    async def end(self, session_id: str | None = None) -> dict[str, Any]:
-        """Process one session (default: the most recent one with turns); returns the report."""
+    async def end(self, session_id: str | None = None, stop_by: float | None = None) -> dict[str, Any]:
+        """Process one session (default: the most recent one with turns); returns the report. No step
+        starts after `stop_by` (the processor's clock)."""
         session_id = session_id or await asyncio.to_thread(self._latest_session)
         if session_id is None:
             return {"session_id": None, "complete": True, "steps": [], "note": "no session has turns yet"}
@@ -57,14 +58,19 @@ class SessionEnd:
         if not turns:
             return {"session_id": session_id, "complete": True, "steps": [], "note": "no turns"}
         key = f"{session_id}#{len(turns)}"
-        report = await self._processor.run(session_id, turns, llm_available=self._llm_available, run_key=key)
+        report = await self._processor.run(
+            session_id, turns, llm_available=self._llm_available, run_key=key, stop_by=stop_by
+        )
         return {**report.to_dict(), "session_id": session_id}
 
-    async def end_active(self, since: float) -> list[dict[str, Any]]:
-        """Process every session active since `since` (a GUI closing ends the sessions it served)."""
+    async def end_active(self, since: float, budget_s: float | None = None) -> list[dict[str, Any]]:
+        """Process every session active since `since` (a GUI closing ends the sessions it served); no step
+        starts once `budget_s` seconds have passed: the steps not reached are planned and wait for the
+        next start (`resume`)."""
+        stop_by = self._processor.now() + budget_s if budget_s is not None else None
         sessions = await asyncio.to_thread(self._log.sessions)
         active = [s.session_id for s in sessions if s.last_active_at >= since and s.turns]
-        return [await self.end(session_id) for session_id in active]
+        return [await self.end(session_id, stop_by) for session_id in active]
 
     async def end_idle(
         self, idle_s: float, now: float, *, window_s: float = 86_400.0

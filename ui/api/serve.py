@@ -98,9 +98,10 @@ def _serve_and_end(services: Services, token: str, host: str, listener: socket.s
     files, control = open_control(services, "api") if attachable_bind(host) else (None, None)
     app = build_api(services.orchestrator, token, host, services_health(services), control=control)
     announce = (lambda port: files.announce(port, "api")) if files is not None else None
+    session = services.config.session
     # the sessions this server serves end with it (after the control files are withdrawn)
     with (
-        sessions_served(services.sessions, services.config.session.idle_end_minutes),
+        sessions_served(services.sessions, session.idle_end_minutes, session.shutdown_budget_s),
         snapshots_scheduled(services.snapshots),
     ):
         try:

@@ -37,9 +37,10 @@ def serve_gui(services: Services) -> int:
     desk, tasks = parts.reminders, services.config.tasks
     feed = services.reminder_feed() if desk is not None else None
     notifier = system_notifier(feed.zone, enabled=tasks.os_notifications) if feed is not None else None
+    session = services.config.session
     # the sessions this GUI serves end with it (after the control files are withdrawn)
     with (
-        sessions_served(services.sessions, services.config.session.idle_end_minutes),
+        sessions_served(services.sessions, session.idle_end_minutes, session.shutdown_budget_s),
         snapshots_scheduled(services.snapshots),
         # what came due while Daemon was closed is on the banner from the first page on
         reminders_delivered(

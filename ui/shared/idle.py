@@ -58,9 +58,12 @@ class IdleSessionEnder:
 
 
 @contextmanager
-def sessions_served(sessions: SessionLifecycle | None, idle_end_minutes: float) -> Iterator[None]:
+def sessions_served(
+    sessions: SessionLifecycle | None, idle_end_minutes: float, shutdown_budget_s: float | None = None
+) -> Iterator[None]:
     """While the body serves: sessions quiet for `idle_end_minutes` get their session-end steps; when it
-    stops, the sessions it served since it started get theirs before the process exits."""
+    stops, the sessions it served since it started get theirs before the process exits, for at most
+    `shutdown_budget_s` (the steps not reached run at the next start)."""
     if sessions is None:
         yield
         return
@@ -72,4 +75,7 @@ def sessions_served(sessions: SessionLifecycle | None, idle_end_minutes: float) 
     finally:
         idle.stop()
         print("Saving what these sessions taught me…", file=sys.stderr)
-        asyncio.run(sessions.end_active(since=started))
+        reports = asyncio.run(sessions.end_active(since=started, budget_s=shutdown_budget_s))
+        waiting = [s for report in reports for s in report.get("steps", []) if s.get("status") == "pending"]
+        if waiting:  # the budget ran out before these steps: `resume` runs them when Daemon next starts
+            print(f"…{len(waiting)} step(s) left for the next start (it was time to stop).", file=sys.stderr)

@@ -321,3 +321,34 @@ async def test_resume_all_leaves_a_session_whose_turns_cannot_be_loaded(jobs: Jo
     processor = ShutdownProcessor([SinkStep("s1", sink)], jobs)
     assert await processor.resume_all(load_turns, llm_available=True) == []
     assert jobs.sessions_needing_work() == ["gone"]
+
+
+async def test_no_step_starts_after_the_budget_and_the_next_start_runs_the_rest(
+    jobs: JobTable, sink: Sink
+) -> None:
+    now = [100.0]
+    steps = five_steps(sink)
+    for step in steps[:2]:  # each of the first two steps takes 5 s of the processor's clock
+        run = step.run
+
+        async def slow(ctx: StepContext, run: Any = run) -> dict[str, Any]:
+            now[0] += 5.0
+            return await run(ctx)
+
+        step.run = slow  # type: ignore[method-assign]
+    processor = ShutdownProcessor(steps, jobs, clock=lambda: now[0])
+    report = await processor.run(SESSION, TURNS, llm_available=True, stop_by=now[0] + 8.0)
+    assert sink.calls() == ["s1", "s2"]  # s2 started within the budget and finished; s3 would start after it
+    assert [o.status for o in report.steps] == ["done", "done", "pending", "pending", "pending"]
+    assert not report.complete and jobs.sessions_needing_work() == [SESSION]
+    [resumed] = await processor.resume_all(lambda _: list(TURNS), llm_available=True)
+    assert resumed.complete and sink.calls() == ["s1", "s2", "s3", "s4", "s5"]  # each step once
+
+
+async def test_a_session_reached_after_the_budget_is_still_planned_for_the_next_start(
+    jobs: JobTable, sink: Sink
+) -> None:
+    processor = ShutdownProcessor(five_steps(sink), jobs, clock=lambda: 50.0)
+    report = await processor.run("late", TURNS, llm_available=True, stop_by=10.0)
+    assert sink.calls() == [] and not report.complete
+    assert jobs.sessions_needing_work() == ["late"]
