@@ -110,7 +110,9 @@ class ChromaStore:
         # How a rebuild embeds a collection's records (the memory service's live-write rule: a turn is
         # embedded with the turn before it); None: each record's text alone.
         self.embed_for_rebuild: Callable[[str, Sequence[Record]], np.ndarray] | None = None
-        self._rebuilding = threading.Lock()
+        # Reentrant: a rebuild's own reads (the live-write rule reads earlier turns) pass through `_run`.
+        self._rebuilding = threading.RLock()
+        self._rebuilding_now: set[str] = set()
         self._rebuilt: set[str] = set()
         self._segments: dict[str, str] = {}  # collection -> its vector index folder, read before opening
         self._damaged: dict[str, str] = {}  # collection -> what was wrong with its index files at opening
@@ -421,27 +423,38 @@ class ChromaStore:
         assert self._folder is not None  # an embedded store's index only
         with self._rebuilding:
             saved = self._folder / f"{collection}{REBUILD_SUFFIX}"
-            if collection in self._rebuilt and not saved.exists():
-                return
-            kept = "the folder set aside at opening" if collection in self._damaged else "none"
-            if not saved.exists():
-                segment = self._segments.get(collection) or _segment_now(self._folder, collection)
-                if segment and (self._folder / segment).exists():  # then Chroma reads the records again
-                    kept = str(move_aside(self._folder / segment))
-                atomic_write(saved, records_to_jsonl(self._stored_records(collection)))
-            logger.warning(
-                "the vector index of %s could not be loaded (%s); rebuilding it from its stored texts "
-                "(the damaged files are kept in %s)",
-                collection,
-                reason,
-                kept,
-            )
-            records = records_from_jsonl(saved.read_bytes())
-            self._refill(collection, records)
-            saved.unlink()
+            if collection in self._rebuilding_now or (collection in self._rebuilt and not saved.exists()):
+                return  # a read of the rebuild itself, or done by another thread meanwhile
+            self._rebuilding_now.add(collection)
+            try:
+                records = self._save_and_refill(collection, saved, reason)
+            finally:
+                self._rebuilding_now.discard(collection)
             self._rebuilt.add(collection)
             self._damaged.pop(collection, None)
         logger.warning("rebuilt the vector index of %s: %d records", collection, len(records))
+
+    def _save_and_refill(self, collection: str, saved: Path, reason: str) -> list[Record]:
+        """Save the collection's records beside the store (unless a cut-short rebuild did), refill it from
+        them, and remove the saved file; the records."""
+        assert self._folder is not None
+        kept = "the folder set aside at opening" if collection in self._damaged else "none"
+        if not saved.exists():
+            segment = self._segments.get(collection) or _segment_now(self._folder, collection)
+            if segment and (self._folder / segment).exists():  # then Chroma reads the records again
+                kept = str(move_aside(self._folder / segment))
+            atomic_write(saved, records_to_jsonl(self._stored_records(collection)))
+        logger.warning(
+            "the vector index of %s could not be loaded (%s); rebuilding it from its stored texts "
+            "(the damaged files are kept in %s)",
+            collection,
+            reason,
+            kept,
+        )
+        records = records_from_jsonl(saved.read_bytes())
+        self._refill(collection, records)
+        saved.unlink()
+        return records
 
     def _stored_records(self, collection: str) -> list[Record]:
         """Every record of `collection`, oldest first (a turn is embedded after the one before it)."""

@@ -156,3 +156,20 @@ def test_the_memory_service_rebuilds_a_turn_with_the_vector_a_live_write_gave_it
     assert np.allclose(rebuilt[1], live["conv_b"])  # "Yes, for May." embedded with the question it answered
     assert not np.allclose(rebuilt[1], EMBEDDER.embed(["User: Yes, for May."])[0])
     service.store.close()
+
+
+def test_the_memory_service_rebuilds_damaged_turns_through_its_own_reads(tmp_path: Path) -> None:
+    """The live-write rule reads the store (each turn's previous turn) while the rebuild runs."""
+    from memory.service import MemoryService
+    from tests.unit.memory.profile_helpers import committed_profiles
+
+    folder = tmp_path / "chroma"
+    damage_pickle(seeded(folder))
+    store = opened(folder)
+    service = MemoryService(store, committed_profiles())
+    store.embed_for_rebuild = service.vectors_for
+    try:
+        assert store.count("conversations") == RECORDS  # would wait forever if the rebuild locked itself out
+        assert len(store.get_with_vectors("conversations")) == RECORDS
+    finally:
+        store.close()
