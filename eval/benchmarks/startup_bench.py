@@ -14,8 +14,9 @@ same).
 The process's RSS once ready and every collection read ("idle": what a GUI holds before the first message
 loads the models) is reported beside the goal of 600 MB. Beside it, from the same process: the time from
 ready until one nearest-neighbour query has answered in each of the 13 collections ("first read": Chroma
-loads a collection on its first read, so this is what a question asked at once would wait for), and the time to rebuild the lexical index from the store (the
-start-up path before the index was persisted). With `--baseline-tree`, a fresh process of another source
+loads a collection on its first read, so this is what a question asked at once would wait for), and the
+time to rebuild the lexical index from the store (the start-up path before the index was persisted). With
+`--baseline-tree`, a fresh process of another source
 tree (e.g. `git archive` of an older commit) starts on a copy of the same data dir made before this tree
 first opened it (`<dir>-baseline`): another tree's process changes the store's files, and this tree rightly
 verifies its index after that, so the two must not take turns on one copy.
