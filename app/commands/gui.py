@@ -20,12 +20,19 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, config: AppConfig, env: dict[str, str]) -> int:
     from ui.gui.serve import serve_gui
+    from ui.shared.startup_notes import StartupNotes
+
+    notes = StartupNotes().attach()  # what starting repaired is shown in the page, not only logged
 
     def use(services: Services) -> int:
         resume_interrupted(services)
-        return serve_gui(services)
+        notes.detach()
+        return serve_gui(services, startup_notes=notes.text())
 
-    return on_services(config, env, use)
+    try:
+        return on_services(config, env, use)
+    finally:
+        notes.detach()
 
 
 COMMAND = Command("gui", "start the web GUI (the default)", _arguments, _run)

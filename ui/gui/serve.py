@@ -13,9 +13,10 @@ from ui.shared.scheduled_snapshots import snapshots_scheduled
 from ui.shared.services import Services
 
 
-def serve_gui(services: Services) -> int:
+def serve_gui(services: Services, startup_notes: str | None = None) -> int:
     """Serve the GUI on the configured address until Ctrl-C or SIGTERM; front ends started on the same data
-    dir attach to it meanwhile; the sessions it served get their session-end processing when it stops."""
+    dir attach to it meanwhile; the sessions it served get their session-end processing when it stops.
+    `startup_notes` (what starting repaired) is shown above the chat with the model notice."""
     from ui.gui.app import build_app, launch
     from ui.shared.security import check_bind, parse_auth
 
@@ -29,7 +30,8 @@ def serve_gui(services: Services) -> int:
     from ui.gui.status_tab import health_payload
 
     parts = from_services(services)
-    app = build_app(services.orchestrator, model_notice=services.model_notice(), backends=parts)
+    notice = "\n\n".join(part for part in (startup_notes, services.model_notice()) if part) or None
+    app = build_app(services.orchestrator, model_notice=notice, backends=parts)
     print(f"Daemon is starting at http://{gui.host}:{gui.port}  (Ctrl-C to stop)", file=sys.stderr)
     files, control = open_control(services, "gui") if attachable_bind(gui.host) else (None, None)
     if services.background is not None:
