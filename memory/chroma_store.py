@@ -136,7 +136,8 @@ class ChromaStore:
             client, embedder, where=str(path), batch_size=batch_size, folder=folder, opened_state=found
         )
         store._segments = {collection: segment for segment, collection in segments.items()}
-        store._damaged = damaged
+        cut_short = {p.name.removesuffix(REBUILD_SUFFIX) for p in folder.glob(f"*{REBUILD_SUFFIX}")}
+        store._damaged = dict.fromkeys(cut_short, "a rebuild was cut short") | damaged
         return store
 
     @classmethod
@@ -399,10 +400,8 @@ class ChromaStore:
     def _run(self, collection: str, action: str, work: Callable[[Any], _T]) -> _T:
         """`work(handle)` with Chroma's errors as `StorageError`; a vector index Chroma cannot load is
         rebuilt once (see the module docstring), then `work` runs again."""
-        if collection in self._damaged:
+        if collection in self._damaged:  # found at opening, or a rebuild in this process cut short
             self._rebuild(collection, self._damaged[collection])
-        elif self._folder is not None and (self._folder / f"{collection}{REBUILD_SUFFIX}").exists():
-            self._rebuild(collection, "a rebuild was cut short")
         _, handle = self._collection(collection)
         try:
             with self._translate(action):
@@ -428,6 +427,9 @@ class ChromaStore:
             self._rebuilding_now.add(collection)
             try:
                 records = self._save_and_refill(collection, saved, reason)
+            except BaseException:
+                self._damaged[collection] = "a rebuild was cut short"  # the next use resumes it
+                raise
             finally:
                 self._rebuilding_now.discard(collection)
             self._rebuilt.add(collection)
