@@ -159,9 +159,7 @@ class MemoryService:
             return self._turn_vectors(records)[1]
         return self.embedder.embed([r.text for r in records])
 
-    def _turn_vectors(
-        self, records: Sequence[Record]
-    ) -> tuple[dict[str, tuple[str, str | None]], np.ndarray]:
+    def _turn_vectors(self, records: Sequence[Record]) -> tuple[dict[str, FoundBy], np.ndarray]:
         """What each turn is found by (a live turn: the user's words) and its vector, which embeds the
         previous turn of the session with it."""
         previous = self._previous_texts(records)
