@@ -16,10 +16,10 @@ loads the models) is reported beside the goal of 600 MB. Beside it, from the sam
 ready until one nearest-neighbour query has answered in each of the 13 collections ("first read": Chroma
 loads a collection on its first read, so this is what a question asked at once would wait for), and the
 time to rebuild the lexical index from the store (the start-up path before the index was persisted). With
-`--baseline-tree`, a fresh process of another source
-tree (e.g. `git archive` of an older commit) starts on a copy of the same data dir made before this tree
-first opened it (`<dir>-baseline`): another tree's process changes the store's files, and this tree rightly
-verifies its index after that, so the two must not take turns on one copy.
+`--baseline-tree`, a fresh process of another source tree (e.g. `git archive` of an older commit) starts on
+a copy of the same data dir made before this tree first opened it (`<dir>-baseline`): another tree's process
+changes the store's files, and this tree rightly verifies its index after that, so the two must not take
+turns on one copy.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ ready = time.time()
 def rss_mb():
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-out = {"ready_at": ready, "verified": getattr(services.memory, "verified", True), "ready_rss_mb": rss_mb()}
+out = {"ready_at": ready, "verified": getattr(services.memory, "verified", True)}
 import numpy as np
 from memory.collections import COLLECTIONS
 memory = services.memory
