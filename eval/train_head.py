@@ -1,6 +1,6 @@
 """Train a head (`data/<name>_head.npz`) on its shipped labelled examples.
 
-    python -m eval.train_head intent|tone|evidence [--examples FILE] [--out FILE]
+    python -m eval.train_head intent|tone|evidence|tone_multilingual [--examples FILE] [--out FILE]
 
 The intent and evidence heads are softmax regressions over MiniLM vectors, full-batch gradient descent from
 zeros with L2: deterministic up to floating-point summation order, 10–40 s on one core, most of it embedding
@@ -8,8 +8,12 @@ the examples.
 The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top three
 layers (`eval.tune_top`, fixed seed, about 4 minutes on two cores): with real chat among its examples, a
 linear boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk,
-and over frozen vectors it stopped improving with more examples. Run it after editing an examples file; a
-test fails while the weights' digest and the files disagree.
+and over frozen vectors it stopped improving with more examples. The other-language tone head is a softmax
+regression over multilingual-e5-small vectors (`memory.multilingual_encoder`), fitted by scikit-learn on
+standardised vectors (e5's vectors crowd into a narrow cone, where plain gradient descent on unit vectors
+did not settle) and stored with the standardisation folded into its weights; about 10 minutes on two
+cores, nearly all of it embedding. Run it after editing an examples file; a test fails while the weights'
+digest and the files disagree.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from core.pipeline.linear_head import (
     EVIDENCE_HEAD,
     INTENT_HEAD,
     TONE_HEAD,
+    TONE_MULTILINGUAL_HEAD,
     TUNED_PREFIX,
     HeadSpec,
     probabilities,
@@ -31,12 +36,16 @@ from core.pipeline.linear_head import (
 from eval.training_sets import training_examples
 from eval.tune_top import TuneSettings
 
-SPECS = {spec.name: spec for spec in (INTENT_HEAD, TONE_HEAD, EVIDENCE_HEAD)}
+SPECS = {spec.name: spec for spec in (INTENT_HEAD, TONE_HEAD, EVIDENCE_HEAD, TONE_MULTILINGUAL_HEAD)}
 L2 = 1e-3
 SCALE = 10.0  # the logits' temperature: sharper probabilities than unit-norm vectors give on their own
 STEPS = 800
 LEARNING_RATE = 0.5
 TUNED = {"tone": TuneSettings()}  # heads trained with MiniLM's top layers (`eval.tune_top`)
+MULTILINGUAL = {TONE_MULTILINGUAL_HEAD.name}  # heads over multilingual-e5-small vectors
+# The regression's inverse L2 strength on standardised e5 vectors: 0.01-0.1 read the same on the tone
+# development sets; 0.03 is the middle.
+MULTILINGUAL_C = 0.03
 
 
 def fit(
@@ -83,7 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     examples = training_examples(spec, args.examples)
     texts = [text for text, _ in examples]
     labels = [spec.labels.index(label) for _, label in examples]
-    trained = _tuned(spec, texts, labels) if spec.name in TUNED else _over_vectors(spec, texts, labels)
+    if spec.name in TUNED:
+        trained = _tuned(spec, texts, labels)
+    elif spec.name in MULTILINGUAL:
+        trained = _over_multilingual_vectors(texts, labels)
+    else:
+        trained = _over_vectors(spec, texts, labels)
     out = args.out or spec.weights_file
     _save(out, spec, examples, trained)
     print(f"{len(examples)} examples → {out}")
@@ -118,6 +132,27 @@ def _over_vectors(spec: HeadSpec, texts: list[str], labels: list[int]) -> dict[s
 
     weights, bias = fit(unit_vectors(texts), labels, len(spec.labels))
     return {"weights": weights, "bias": bias, "scale": SCALE, "model": MINILM_NAME}
+
+
+def _over_multilingual_vectors(texts: list[str], labels: list[int]) -> dict[str, Any]:
+    """A softmax regression over multilingual-e5-small vectors, standardised while fitting; the stored
+    weights and bias read the unit vectors directly (x·(W/σ) + b − (μ/σ)·W)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from memory.multilingual_encoder import E5_NAME, MultilingualEncoder
+
+    x = np.asarray(MultilingualEncoder(threads=2).embed(texts), dtype=np.float64)
+    mean, spread = x.mean(axis=0), x.std(axis=0) + 1e-6
+    model = LogisticRegression(C=MULTILINGUAL_C, max_iter=3000).fit((x - mean) / spread, np.asarray(labels))
+    weights = (model.coef_ / spread).T
+    bias = model.intercept_ - (model.coef_ * (mean / spread)).sum(axis=1)
+    return {
+        "weights": weights.astype(np.float32),
+        "bias": bias.astype(np.float32),
+        "scale": 1.0,
+        "model": E5_NAME,
+    }
 
 
 def _save(out: Path, spec: HeadSpec, examples: Sequence[tuple[str, str]], trained: dict[str, Any]) -> None:

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.pipeline.linear_head import EVIDENCE_HEAD, INTENT_HEAD, TONE_HEAD, HeadSpec, read_rows
+from core.pipeline.linear_head import (
+    EVIDENCE_HEAD,
+    INTENT_HEAD,
+    TONE_HEAD,
+    TONE_MULTILINGUAL_HEAD,
+    HeadSpec,
+    read_rows,
+)
 
 TRAINING_DIR = Path(__file__).resolve().parent / "training"
 BATCHES: dict[str, tuple[str, ...]] = {
@@ -38,6 +45,14 @@ CALM_FROM: dict[str, tuple[Path, HeadSpec, tuple[str, ...]]] = {
     EVIDENCE_HEAD.name: (TRAINING_DIR / "tone_chat_negatives.tsv", TONE_HEAD, ()),
 }
 
+# A head over another encoder's vectors that learns what another head learns, then rows of its own: the
+# other-language tone head reads the tone head's examples (English, with a few hundred rows in other
+# languages) and ordinary chat in 27 other languages as calm, without which a crisis reading over
+# multilingual vectors is a reading of "not English".
+LEARNS_AS: dict[str, tuple[HeadSpec, tuple[str, ...]]] = {
+    TONE_MULTILINGUAL_HEAD.name: (TONE_HEAD, ("multilingual_chat_negatives.tsv",)),
+}
+
 
 def training_files(spec: HeadSpec) -> tuple[Path, ...]:
     """The head's own example files, in training order."""
@@ -46,9 +61,14 @@ def training_files(spec: HeadSpec) -> tuple[Path, ...]:
 
 def training_examples(spec: HeadSpec, path: Path | None = None) -> list[tuple[str, str]]:
     """(text, label) rows the head is trained on: `path` alone, else every training file and then the
-    calm rows of `CALM_FROM`."""
+    calm rows of `CALM_FROM` (for a head of `LEARNS_AS`: the other head's rows, then its own files')."""
     if path is not None:
         return read_rows(path, spec.labels)
+    if spec.name in LEARNS_AS:
+        base, own = LEARNS_AS[spec.name]
+        return training_examples(base) + [
+            row for name in own for row in read_rows(TRAINING_DIR / name, spec.labels)
+        ]
     rows = [row for file in training_files(spec) for row in read_rows(file, spec.labels)]
     if spec.name in CALM_FROM:
         file, other, excluded = CALM_FROM[spec.name]

@@ -57,6 +57,10 @@ TONE_HEAD = HeadSpec("tone", ("conversational", "concern", "elevated", "crisis")
 # danger now) or only implies one or none: what `core.pipeline.tone` asks before the tone head's crisis
 # reading may count as evidence where no word list holds the words.
 EVIDENCE_HEAD = HeadSpec("evidence", ("unstated", "stated"))
+# The tone levels over multilingual-e5-small vectors, for text MiniLM cannot read (`core.pipeline.tone` asks
+# when it hears a crisis outside English). It has no examples file of its own: it learns the tone head's
+# examples and other-language chat as calm (eval/training_sets.py).
+TONE_MULTILINGUAL_HEAD = HeadSpec("tone_multilingual", TONE_HEAD.labels)
 
 
 class HeadError(ValueError):

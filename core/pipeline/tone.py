@@ -183,6 +183,11 @@ class ToneConfig:
     # 0.13 % of public chat as crisis, over the 0.1 % a false alarm may cost (docs/tone_eval.md).
     stated_at: float = 0.7
     head_stated_at: float = 0.9
+    # Outside English the tone head is not consulted (MiniLM reads English only). The other-language head (a
+    # softmax regression over multilingual-e5-small vectors, trained on the tone head's examples and on
+    # other-language chat as calm) at this crisis reading makes the reading ask, never alarm: no word list
+    # shows what such a message says.
+    other_language_ask_at: float = 0.7
     # Fewer words than this give the head too little to read ("the end", "after the party", "goodnight" read
     # as crisis at p≈0.99): a crisis in so few words needs the lexicon ("i want to die", "kms") or the danger
     # reader ("help chest pain").
@@ -217,6 +222,14 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[.!?;,:]")
 _PATTERN_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")  # lexicon words may end in *
 # A word in any script, or an emoji (they carry meaning in these messages: "🔪🩸 again").
 _WORD = re.compile(r"[^\W_]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
+
+# Scripts written without spaces between words: Chinese, Japanese, Thai, Lao, Khmer, Myanmar.
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+def _long_in_any_script(text: str, min_words: int) -> bool:
+    """`min_words` words or more, or twice as many letters of a script written without spaces."""
+    return len(_WORD.findall(text)) >= min_words or len(_UNSPACED.findall(text)) >= 2 * min_words
 
 
 def normalise(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[str]:
@@ -362,10 +375,12 @@ class ToneDetector:
         config: ToneConfig | None = None,
         danger: DangerSource | None = None,
         stated: ToneVoter | None = None,
+        other_languages: ToneVoter | None = None,
     ) -> None:
         self._head = head
         self._danger = danger
         self._stated = stated
+        self._other_languages = other_languages
         self._config = config or ToneConfig()
         self._matcher = _Matcher(_compile(lex.PHRASE_GROUPS))
         self._benign = _Matcher(_compile([("benign", "none", 0.0, lex.BENIGN_PHRASES)]))
@@ -384,8 +399,9 @@ class ToneDetector:
         settled = _settled(cues)
         findings = () if settled else self._read_danger(text)
         about_user = _about_user(tokens)
-        # MiniLM reads English only: other languages get the evidence rules and no head reading.
-        heard = self._head is not None and text.strip() and not settled and reads_as_english(text)
+        # MiniLM reads English only: other languages get the evidence rules and the other-language head.
+        english = reads_as_english(text)
+        heard = self._head is not None and text.strip() and not settled and english
         votes = self._vote(text) if heard else None
         crisis_p = votes.get(ToneLevel.CRISIS.value, 0.0) if votes else 0.0
         # risk said of the user without an acute frame: a risk term, a threat, something taken, an arrangement
@@ -406,15 +422,13 @@ class ToneDetector:
             evidence = (f"risk: {risk[0]}, with the reader's crisis reading p={crisis_p:.2f}",)
             support = CRISIS_SUPPORT if about_user else CARE_EMERGENCY_SUPPORT
             evidence_stage = "head"
-        unsure = None
-        if not evidence and about_user and long_enough and crisis_p >= cfg.head_stated_at:
-            stated_p = self._stated_p(text)
-            if stated_p >= cfg.stated_at:
-                # a risk stated in words no list holds ("i wont be alive for it"), heard by both readers and
-                # shown by no parse: ask, never alarm
-                unsure = (
-                    f"both readers heard a stated risk (evidence p={stated_p:.2f}, crisis p={crisis_p:.2f})"
-                )
+        unsure, other_votes = (
+            (None, None)
+            if evidence
+            else self._heard_without_words(
+                text, crisis_p, about_user=about_user, english=english, settled=settled
+            )
+        )
         if evidence:
             level, stage = ToneLevel.CRISIS, evidence_stage
         else:
@@ -441,7 +455,7 @@ class ToneDetector:
             observational,
             support,
             stage,
-            votes,
+            votes or other_votes,
             evidence=evidence,
             unsure=unsure,
             risk=risk,
@@ -599,6 +613,44 @@ class ToneDetector:
             return dict(self._head.vote(text)) or None
         except Exception as exc:  # a failing embedder must never break the turn
             log.warning("tone head skipped: %s", exc)
+            return None
+
+    def _heard_without_words(
+        self, text: str, crisis_p: float, *, about_user: bool, english: bool, settled: bool
+    ) -> tuple[str | None, dict[str, float] | None]:
+        """Why the reading asks where no word list or parse states a risk, if a reader heard one, and the
+        other-language head's probabilities when it was consulted. In English: both the tone head and the
+        evidence reader sure ("i wont be alive for it"). Outside English (MiniLM reads English only): the
+        other-language head's crisis reading."""
+        cfg = self._config
+        if not english:
+            if settled or self._other_languages is None:
+                return None, None
+            if not _long_in_any_script(text, cfg.head_crisis_min_words):
+                return None, None
+            votes = self._vote_other(text)
+            other_p = votes.get(ToneLevel.CRISIS.value, 0.0) if votes else 0.0
+            if other_p >= cfg.other_language_ask_at:
+                return f"the other-language reader heard possible risk (p={other_p:.2f})", votes
+            return None, votes
+        long_enough = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
+        if about_user and long_enough and crisis_p >= cfg.head_stated_at:
+            stated_p = self._stated_p(text)
+            if stated_p >= cfg.stated_at:
+                # a risk stated in words no list holds ("i wont be alive for it"), heard by both readers and
+                # shown by no parse: ask, never alarm
+                return (
+                    f"both readers heard a stated risk (evidence p={stated_p:.2f}, crisis p={crisis_p:.2f})",
+                    None,
+                )
+        return None, None
+
+    def _vote_other(self, text: str) -> dict[str, float] | None:
+        assert self._other_languages is not None
+        try:
+            return dict(self._other_languages.vote(text)) or None
+        except Exception as exc:  # a failing encoder must never break the turn
+            log.warning("other-language tone head skipped: %s", exc)
             return None
 
     def _stated_p(self, text: str) -> float:

@@ -719,3 +719,44 @@ def test_the_support_text_is_appended_unless_the_answer_already_points_where_it_
 def test_a_check_in_is_appended_only_when_the_reply_asks_nothing() -> None:
     assert support_addendum("Here is the recipe.", CHECK_IN) == "\n\n" + CHECK_IN
     assert support_addendum("Here it is. How has your week been?", CHECK_IN) == ""
+
+
+# Outside English: the tone head is not consulted (MiniLM reads English only); the other-language head is.
+GERMAN_RISK = "ich kann nicht mehr, heute nacht mache ich allem ein ende"
+JAPANESE_RISK = "今日は一日中ずっと部屋にいて、誰とも話していない。"  # in a script without spaces
+
+
+@pytest.mark.parametrize("text", [GERMAN_RISK, JAPANESE_RISK])
+def test_the_other_language_heads_crisis_reading_asks_and_never_alarms(text: str) -> None:
+    """No word list or parse reads these languages, so what the head hears is a reason to ask: concern, one
+    check-in question, no crisis and no hotline text, whatever its value."""
+    for share in (0.7, 1.0):
+        result = ToneDetector(other_languages=FakeHead({text: "crisis"}, share=share)).detect(text)
+        assert (result.level, result.support, result.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
+        assert result.unsure is not None and "other-language" in result.unsure
+        assert result.head is not None and result.head["crisis"] == share
+
+
+def test_the_other_language_head_below_its_bar_changes_nothing() -> None:
+    result = ToneDetector(other_languages=FakeHead({GERMAN_RISK: "crisis"}, share=0.6)).detect(GERMAN_RISK)
+    assert (result.level, result.support, result.unsure) == (ToneLevel.CONVERSATIONAL, None, None)
+
+
+def test_the_other_language_head_reads_neither_english_nor_a_few_words() -> None:
+    """English goes to the English readers; two words give a head too little to read ("the end")."""
+    other = FakeHead({NO_SIGNAL: "crisis", "alles vorbei": "crisis"}, share=1.0)
+    detector = ToneDetector(head=FakeHead(), other_languages=other)
+    assert detector.detect(NO_SIGNAL).level is ToneLevel.CONVERSATIONAL
+    assert detector.detect("alles vorbei").level is ToneLevel.CONVERSATIONAL
+    assert other.calls == []
+
+
+def test_an_explicit_statement_in_another_language_stays_a_crisis_without_the_head() -> None:
+    other = FakeHead(fail=True)
+    result = ToneDetector(other_languages=other).detect("ya no quiero vivir")
+    assert result.level is ToneLevel.CRISIS and result.evidence and other.calls == []
+
+
+def test_a_failing_other_language_head_never_breaks_the_reading() -> None:
+    result = ToneDetector(other_languages=FakeHead(fail=True)).detect(GERMAN_RISK)
+    assert (result.level, result.support) == (ToneLevel.CONVERSATIONAL, None)
