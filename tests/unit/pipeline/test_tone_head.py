@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from core.pipeline.linear_head import EVIDENCE_HEAD, TONE_HEAD, read_head_digest, training_digest
+from core.pipeline.linear_head import (
+    EVIDENCE_HEAD,
+    TONE_HEAD,
+    TONE_MULTILINGUAL_HEAD,
+    read_head_digest,
+    training_digest,
+)
 from core.pipeline.tone import ToneDetector, ToneLevel
 from eval.benchmarks.tone_bench import ToneScore, read_cases, read_evidence, score
 from eval.training_sets import training_examples
@@ -30,6 +36,21 @@ def test_the_shipped_weights_were_trained_on_the_shipped_examples() -> None:
     # eval.train_head tone|evidence) fails here.
     assert read_head_digest(TONE_HEAD) == training_digest(training_examples(TONE_HEAD))
     assert read_head_digest(EVIDENCE_HEAD) == training_digest(training_examples(EVIDENCE_HEAD))
+    multilingual = training_examples(TONE_MULTILINGUAL_HEAD)
+    assert read_head_digest(TONE_MULTILINGUAL_HEAD) == training_digest(multilingual)
+    assert multilingual[: len(training_examples(TONE_HEAD))] == training_examples(TONE_HEAD)
+
+
+OTHER_LANGUAGES_CHAT = "tone_chat_other_languages.txt"
+
+
+def test_no_line_measuring_the_other_language_head_is_one_of_its_examples() -> None:
+    """Ordinary chat in 27 languages was split by topic file: one half trains the head, the other measures
+    it."""
+    training = {case for case, _ in training_examples(TONE_MULTILINGUAL_HEAD)}
+    measuring = [case.text for case in read_cases(DATA / OTHER_LANGUAGES_CHAT)]
+    assert len(measuring) > 6000
+    assert not training.intersection(measuring)
 
 
 HELD_OUT = (
@@ -73,15 +94,16 @@ def detector() -> ToneDetector:
     return build_tone_detector(MiniLMEmbedder(threads=1), SpacyPipeline())
 
 
-def scored(detector: ToneDetector, name: str, read: dict[str, str]) -> ToneScore:
-    """The set's readings; `read` remembers each text's level across the tests of this module."""
+def scored(detector: ToneDetector, name: str, read: dict[str, str], every: int = 1) -> ToneScore:
+    """The set's readings (of every `every`-th row); `read` remembers each text's level across the tests of
+    this module."""
 
     def level(text: str) -> str:
         if text not in read:
             read[text] = detector.detect(text).level.value
         return read[text]
 
-    return score(read_cases(DATA / name), level)
+    return score(read_cases(DATA / name)[::every], level)
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +157,19 @@ def test_ordinary_chat_is_never_read_as_crisis(detector: ToneDetector, read: dic
     assert len(held_out.cases) >= 1300
     assert held_out.share_read_as("crisis") == 0.0
     assert held_out.share_read_as("crisis", "elevated", "concern") <= 0.01
+
+
+@pytest.mark.slow
+def test_ordinary_chat_in_other_languages_is_never_a_crisis_and_seldom_asked(
+    detector: ToneDetector, read: dict[str, str]
+) -> None:
+    """Every fifth line of the measuring half of the other-language chat (27 languages, nobody here wrote
+    it, the head never saw it): no crisis, and the other-language head asks of at most 1 % (`bench tone`
+    on the whole file: docs/tone_eval.md)."""
+    chat = scored(detector, OTHER_LANGUAGES_CHAT, read, every=5)
+    assert len(chat.cases) >= 1300
+    assert chat.share_read_as("crisis") == 0.0
+    assert chat.share_read_as("crisis", "elevated", "concern") <= 0.01
 
 
 ORDINARY = (
