@@ -13,7 +13,8 @@
 3. **Evidence** (`ToneResult.evidence`): a crisis cue said of the user, an acute danger frame, a statement in
    another language (:mod:`core.pipeline.tone_languages`), or a risk said of the user (a risk term, a
    non-acute threat, self-injury or ingestion frame) that the tone head reads as a crisis — or the same said
-   of someone the user names as in their care, which gets the emergency text for someone with them.
+   of someone the user names as in their care, which gets the emergency text for someone with them — or a
+   risk stated in words no list holds that three learned readers over two encoders all hear (below).
 4. **The tone head** (``core.pipeline.linear_head``), if one was injected: MiniLM with its top layers tuned,
    English only. Besides confirming a stated risk, it weighs what the words say: where it reads a crisis and
    the words only hint (a distress cue, a bodily sign, a farewell or arrangement: ``hint_terms``), or where
@@ -23,6 +24,9 @@
    distress of themselves it may raise to ``concern`` or ``elevated``; where the words say nothing of
    distress it changes nothing. Texts the lexicon settled (a negated or past crisis or elevated cue) are not
    read by it.
+5. **The multilingual head**, if one was injected: the tone levels over multilingual-e5-small vectors.
+   Outside English its crisis reading asks (never alarms); in English, where both MiniLM readers hear a
+   stated risk, its crisis reading too makes that evidence, since its encoder's mistakes are not MiniLM's.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.

@@ -113,23 +113,24 @@ def read() -> dict[str, str]:
 
 EVIDENCE = read_evidence(DATA / "tone_crisis_evidence.tsv")
 # (set, crisis rows, floors: crisis recall on rows with explicit evidence, crisis rows read as concern or
-# above, crisis precision). Measured with `bench tone` when the evidence gate came in (docs/tone_eval.md,
-# "The evidence gate"): explicit 72/75, 81/81, 104/109, 99/114, 102/114, 105/124, 103/132, 97/128, 100/119
-# and 21/23 on the blind set; a floor a row or two under each, to guard against losing what it has. Sets 12
-# and 13 came later, each measured once unseen; the asking floors of 9-13 count the evidence reader's asks.
+# above, crisis precision). Measured with `bench tone` when the multilingual head came in (docs/tone_eval.md,
+# "A second encoder"): explicit 21/23 on the blind set, then 74/75, 81/81, 106/109, 100/114, 104/114,
+# 108/124, 111/132, 103/128, 103/119, 104/140 and 123/138 on sets 3-13; concern or above 28, 81, 96, 116,
+# 129, 124, 131, 135, 128, 128, 126 and 134. A floor two rows under each, to guard against losing what it
+# has.
 CRISIS_SETS = (
-    ("tone_blind.tsv", 30, (20, 27, 0.75)),
-    ("tone_crisis_blind3.tsv", 82, (70, 77, 0.9)),
+    ("tone_blind.tsv", 30, (19, 26, 0.75)),
+    ("tone_crisis_blind3.tsv", 82, (72, 79, 0.9)),
     ("tone_crisis_blind4.tsv", 100, (79, 94, 0.95)),
-    ("tone_crisis_blind5.tsv", 120, (102, 112, 0.95)),
-    ("tone_crisis_blind6.tsv", 150, (97, 125, 0.95)),
-    ("tone_crisis_blind7.tsv", 150, (100, 120, 0.9)),
-    ("tone_crisis_blind8.tsv", 150, (103, 117, 0.9)),
-    ("tone_crisis_blind9.tsv", 150, (101, 126, 0.9)),
-    ("tone_crisis_blind10.tsv", 150, (95, 116, 0.9)),
-    ("tone_crisis_blind11.tsv", 149, (98, 122, 0.88)),
-    ("tone_crisis_blind12.tsv", 150, (96, 115, 0.93)),
-    ("tone_crisis_blind13.tsv", 148, (116, 130, 0.95)),
+    ("tone_crisis_blind5.tsv", 120, (104, 114, 0.95)),
+    ("tone_crisis_blind6.tsv", 150, (98, 127, 0.95)),
+    ("tone_crisis_blind7.tsv", 150, (102, 122, 0.9)),
+    ("tone_crisis_blind8.tsv", 150, (106, 129, 0.9)),
+    ("tone_crisis_blind9.tsv", 150, (109, 133, 0.9)),
+    ("tone_crisis_blind10.tsv", 150, (101, 126, 0.9)),
+    ("tone_crisis_blind11.tsv", 149, (101, 126, 0.88)),
+    ("tone_crisis_blind12.tsv", 150, (102, 124, 0.93)),
+    ("tone_crisis_blind13.tsv", 148, (121, 132, 0.95)),
 )
 
 
@@ -170,6 +171,25 @@ def test_ordinary_chat_in_other_languages_is_never_a_crisis_and_seldom_asked(
     assert len(chat.cases) >= 1300
     assert chat.share_read_as("crisis") == 0.0
     assert chat.share_read_as("crisis", "elevated", "concern") <= 0.01
+
+
+@pytest.mark.slow
+def test_crisis_rows_in_other_languages_are_at_least_asked_about(detector: ToneDetector) -> None:
+    """The 78 crisis rows of the thirteen sets written in other languages: before the multilingual head, 21
+    were read (explicit statements, as crises) and 57 not at all; with it 58 are at least asked about."""
+    from core.pipeline.tone_languages import reads_as_english
+
+    names = ("tone_blind.tsv", *(f"tone_crisis_blind{n}.tsv" for n in range(3, 14)))
+    rows = [
+        case.text
+        for name in names
+        for case in read_cases(DATA / name)
+        if case.level == "crisis" and not reads_as_english(case.text)
+    ]
+    levels = [detector.detect(text).level for text in rows]
+    assert len(rows) == 78
+    assert levels.count(ToneLevel.CRISIS) >= 20
+    assert sum(level is not ToneLevel.CONVERSATIONAL for level in levels) >= 55
 
 
 ORDINARY = (
