@@ -638,10 +638,11 @@ class ToneDetector:
     ) -> _Unworded:
         """What the learned readers hear where no word list or parse states a risk.
 
-        In English, when the tone head reads crisis and the evidence reader (trained only to tell a risk
-        stated in words from one implied or none) is sure the words state one ("i wont be alive for it"):
-        a crisis when the multilingual head, over another encoder's vectors, reads crisis too; else it asks.
-        Outside English (MiniLM reads English only) the multilingual head's crisis reading asks, never alarms.
+        In English, when the tone head reads crisis of the user: if the evidence reader (trained only to tell
+        a risk stated in words from one implied or none) is sure the words state one ("i wont be alive for
+        it"), a crisis when the multilingual head, over another encoder's vectors, reads crisis too, else it
+        asks; if only the multilingual head agrees, it asks. Outside English (MiniLM reads English only) the
+        multilingual head's crisis reading asks, never alarms.
         """
         cfg = self._config
         if not english:
@@ -662,20 +663,24 @@ class ToneDetector:
         if not (about_user and long_enough and crisis_p >= cfg.head_stated_at):
             return _Unworded()
         stated_p = self._stated_p(text)
-        if stated_p < cfg.stated_at:
-            return _Unworded()
-        heard = f"evidence p={stated_p:.2f}, crisis p={crisis_p:.2f}"
         votes = self._vote_multilingual(text) if self._multilingual else None
         other_p = votes.get(ToneLevel.CRISIS.value, 0.0) if votes else 0.0
-        if other_p >= cfg.second_encoder_at:
+        stated, seconded = stated_p >= cfg.stated_at, other_p >= cfg.second_encoder_at
+        heard = f"evidence p={stated_p:.2f}, crisis p={crisis_p:.2f}, multilingual p={other_p:.2f}"
+        if stated and seconded:
             # two encoders and two questions agree that the words state a risk: as evidence this added no
             # false alarm on 10,000 utterances of public chat, where the first two alone added three
             # (docs/tone_eval.md)
-            return _Unworded(
-                stated=f"stated risk heard by three readers ({heard}, multilingual p={other_p:.2f})"
-            )
-        # both MiniLM readers heard a stated risk that no parse shows and the other encoder does not confirm
-        return _Unworded(asks=f"both readers heard a stated risk ({heard})")
+            return _Unworded(stated=f"stated risk heard by three readers ({heard})", votes=votes)
+        if stated:
+            # both MiniLM readers heard a stated risk no parse shows; the other encoder does not confirm it
+            return _Unworded(asks=f"both readers heard a stated risk ({heard})", votes=votes)
+        if seconded:
+            # both encoders hear a crisis in words that say no distress: too little to alarm, enough to ask
+            # (one alone changes nothing: MiniLM's head reads "can't wait to see them and go for a walk by
+            # the river" at p=1.00, the multilingual head at 0.51)
+            return _Unworded(asks=f"both encoders heard possible risk ({heard})", votes=votes)
+        return _Unworded(votes=votes)
 
     def _vote_multilingual(self, text: str) -> dict[str, float] | None:
         assert self._multilingual is not None

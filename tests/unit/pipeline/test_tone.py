@@ -362,7 +362,10 @@ def test_a_risk_no_list_holds_asks_when_both_readers_are_sure_and_never_alarms()
     head = FakeHead({NO_LIST_HOLDS: "crisis"}, share=0.97)
     result = ToneDetector(head=head, stated=FakeEvidenceReader({NO_LIST_HOLDS})).detect(NO_LIST_HOLDS)
     assert (result.level, result.support, result.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
-    assert result.unsure == "both readers heard a stated risk (evidence p=0.90, crisis p=0.97)"
+    assert (
+        result.unsure
+        == "both readers heard a stated risk (evidence p=0.90, crisis p=0.97, multilingual p=0.00)"
+    )
 
 
 def test_a_risk_no_list_holds_is_a_crisis_when_the_multilingual_head_agrees() -> None:
@@ -379,16 +382,31 @@ def test_a_risk_no_list_holds_is_a_crisis_when_the_multilingual_head_agrees() ->
     assert (asks.level, asks.support, asks.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
 
 
-def test_the_multilingual_head_alone_never_makes_an_english_crisis() -> None:
-    """Without both MiniLM readers sure it is not even consulted in English."""
-    multilingual = FakeHead({NO_LIST_HOLDS: "crisis"}, share=1.0)
+def test_both_encoders_hearing_a_crisis_in_words_that_say_none_ask_and_never_alarm() -> None:
+    """The tone head and the multilingual head both read crisis, the evidence reader hears nothing stated:
+    concern and the check-in question."""
     head = FakeHead({NO_LIST_HOLDS: "crisis"}, share=0.97)
-    for detector in (
-        ToneDetector(head=head, stated=FakeEvidenceReader(set()), multilingual=multilingual),
-        ToneDetector(head=FakeHead(), stated=FakeEvidenceReader({NO_LIST_HOLDS}), multilingual=multilingual),
-    ):
-        assert detector.detect(NO_LIST_HOLDS).level is ToneLevel.CONVERSATIONAL
-    assert multilingual.calls == []
+    multilingual = FakeHead({NO_LIST_HOLDS: "crisis"}, share=0.95)
+    result = ToneDetector(head=head, stated=FakeEvidenceReader(set()), multilingual=multilingual).detect(
+        NO_LIST_HOLDS
+    )
+    assert (result.level, result.support, result.evidence) == (ToneLevel.CONCERN, CHECK_IN, ())
+    assert (
+        result.unsure
+        == "both encoders heard possible risk (evidence p=0.05, crisis p=0.97, multilingual p=0.95)"
+    )
+
+
+def test_the_multilingual_head_alone_changes_nothing_in_english() -> None:
+    """Without the tone head's crisis reading it is not consulted in English; below its bar it adds
+    nothing."""
+    sure, unsure = (FakeHead({NO_SIGNAL: "crisis"}, share=share) for share in (1.0, 0.85))
+    quiet_head = ToneDetector(head=FakeHead(), stated=FakeEvidenceReader({NO_SIGNAL}), multilingual=sure)
+    assert quiet_head.detect(NO_SIGNAL).level is ToneLevel.CONVERSATIONAL
+    assert sure.calls == []
+    sure_head = FakeHead({NO_SIGNAL: "crisis"}, share=1.0)
+    below = ToneDetector(head=sure_head, stated=FakeEvidenceReader(set()), multilingual=unsure)
+    assert (below.detect(NO_SIGNAL).level, below.detect(NO_SIGNAL).unsure) == (ToneLevel.CONVERSATIONAL, None)
 
 
 def test_neither_reader_alone_asks_nor_both_about_someone_else() -> None:
