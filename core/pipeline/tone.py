@@ -25,8 +25,9 @@
    distress it changes nothing. Texts the lexicon settled (a negated or past crisis or elevated cue) are not
    read by it.
 5. **The multilingual head**, if one was injected: the tone levels over multilingual-e5-small vectors.
-   Outside English its crisis reading asks (never alarms); in English, where both MiniLM readers hear a
-   stated risk, its crisis reading too makes that evidence, since its encoder's mistakes are not MiniLM's.
+   Outside English its crisis reading asks (never alarms). In English it is read only where the tone head
+   reads a crisis of the user: beside the evidence reader's stated risk its crisis reading makes evidence
+   (its encoder's mistakes are not MiniLM's), and without one it makes the reading ask.
 
 ``ToneLevel``'s *value* is the wire name and ``ToneLevel.parse`` accepts every spelling, so the original's
 bug (levels looked up under another spelling, all collapsing to "conversational") cannot recur.

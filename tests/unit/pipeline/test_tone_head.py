@@ -115,22 +115,22 @@ EVIDENCE = read_evidence(DATA / "tone_crisis_evidence.tsv")
 # (set, crisis rows, floors: crisis recall on rows with explicit evidence, crisis rows read as concern or
 # above, crisis precision). Measured with `bench tone` when the multilingual head came in (docs/tone_eval.md,
 # "A second encoder"): explicit 21/23 on the blind set, then 74/75, 81/81, 106/109, 100/114, 104/114,
-# 108/124, 111/132, 103/128, 103/119, 104/140 and 123/138 on sets 3-13; concern or above 28, 81, 96, 116,
-# 129, 124, 131, 135, 128, 128, 126 and 134. A floor two rows under each, to guard against losing what it
+# 108/124, 111/132, 103/128, 103/119, 104/140 and 123/138 on sets 3-13; concern or above 30, 82, 97, 117,
+# 135, 131, 136, 139, 137, 139, 131 and 136. A floor two rows under each, to guard against losing what it
 # has.
 CRISIS_SETS = (
-    ("tone_blind.tsv", 30, (19, 26, 0.75)),
-    ("tone_crisis_blind3.tsv", 82, (72, 79, 0.9)),
-    ("tone_crisis_blind4.tsv", 100, (79, 94, 0.95)),
-    ("tone_crisis_blind5.tsv", 120, (104, 114, 0.95)),
-    ("tone_crisis_blind6.tsv", 150, (98, 127, 0.95)),
-    ("tone_crisis_blind7.tsv", 150, (102, 122, 0.9)),
-    ("tone_crisis_blind8.tsv", 150, (106, 129, 0.9)),
-    ("tone_crisis_blind9.tsv", 150, (109, 133, 0.9)),
-    ("tone_crisis_blind10.tsv", 150, (101, 126, 0.9)),
-    ("tone_crisis_blind11.tsv", 149, (101, 126, 0.88)),
-    ("tone_crisis_blind12.tsv", 150, (102, 124, 0.93)),
-    ("tone_crisis_blind13.tsv", 148, (121, 132, 0.95)),
+    ("tone_blind.tsv", 30, (19, 28, 0.75)),
+    ("tone_crisis_blind3.tsv", 82, (72, 80, 0.9)),
+    ("tone_crisis_blind4.tsv", 100, (79, 95, 0.95)),
+    ("tone_crisis_blind5.tsv", 120, (104, 115, 0.95)),
+    ("tone_crisis_blind6.tsv", 150, (98, 133, 0.95)),
+    ("tone_crisis_blind7.tsv", 150, (102, 129, 0.9)),
+    ("tone_crisis_blind8.tsv", 150, (106, 134, 0.9)),
+    ("tone_crisis_blind9.tsv", 150, (109, 137, 0.9)),
+    ("tone_crisis_blind10.tsv", 150, (101, 135, 0.9)),
+    ("tone_crisis_blind11.tsv", 149, (101, 137, 0.88)),
+    ("tone_crisis_blind12.tsv", 150, (102, 129, 0.93)),
+    ("tone_crisis_blind13.tsv", 148, (121, 134, 0.95)),
 )
 
 
