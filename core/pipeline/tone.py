@@ -245,6 +245,16 @@ _WORD = re.compile(r"[^\W_]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
 _UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
+def _safe_vote(voter: ToneVoter, text: str, name: str) -> dict[str, float] | None:
+    """The voter's probabilities, or None when it gives none or fails (a failing encoder must never break
+    the turn: the reading goes on without it)."""
+    try:
+        return dict(voter.vote(text)) or None
+    except Exception as exc:
+        log.warning("%s skipped: %s", name, exc)
+        return None
+
+
 def _long_in_any_script(text: str, min_words: int) -> bool:
     """`min_words` words or more, or twice as many letters of a script written without spaces."""
     return len(_WORD.findall(text)) >= min_words or len(_UNSPACED.findall(text)) >= 2 * min_words
@@ -628,11 +638,7 @@ class ToneDetector:
     # -- head stage ------------------------------------------------------------------------------------
     def _vote(self, text: str) -> dict[str, float] | None:
         assert self._head is not None
-        try:
-            return dict(self._head.vote(text)) or None
-        except Exception as exc:  # a failing embedder must never break the turn
-            log.warning("tone head skipped: %s", exc)
-            return None
+        return _safe_vote(self._head, text, "tone head")
 
     def _heard_without_words(
         self, text: str, crisis_p: float, *, about_user: bool, english: bool, settled: bool
@@ -685,11 +691,7 @@ class ToneDetector:
 
     def _vote_multilingual(self, text: str) -> dict[str, float] | None:
         assert self._multilingual is not None
-        try:
-            return dict(self._multilingual.vote(text)) or None
-        except Exception as exc:  # a failing encoder must never break the turn
-            log.warning("multilingual tone head skipped: %s", exc)
-            return None
+        return _safe_vote(self._multilingual, text, "multilingual tone head")
 
     def _stated_p(self, text: str) -> float:
         """The evidence reader's probability that `text` states a risk (0 without a reader or if it fails)."""
