@@ -8,7 +8,7 @@ the examples.
 The tone head is one ReLU layer of 64 units under a softmax, trained together with MiniLM's top three
 layers (`eval.tune_top`, fixed seed, about 4 minutes on two cores): with real chat among its examples, a
 linear boundary could not keep "take care!" and a recipe away from crisis while catching paraphrased risk,
-and over frozen vectors it stopped improving with more examples. The other-language tone head is a softmax
+and over frozen vectors it stopped improving with more examples. The multilingual tone head is a softmax
 regression over multilingual-e5-small vectors (`memory.multilingual_encoder`), fitted by scikit-learn on
 standardised vectors (e5's vectors crowd into a narrow cone, where plain gradient descent on unit vectors
 did not settle) and stored with the standardisation folded into its weights; about 10 minutes on two

@@ -46,7 +46,7 @@ CALM_FROM: dict[str, tuple[Path, HeadSpec, tuple[str, ...]]] = {
 }
 
 # A head over another encoder's vectors that learns what another head learns, then rows of its own: the
-# other-language tone head reads the tone head's examples (English, with a few hundred rows in other
+# multilingual tone head reads the tone head's examples (English, with a few hundred rows in other
 # languages) and ordinary chat in 27 other languages as calm, without which a crisis reading over
 # multilingual vectors is a reading of "not English".
 LEARNS_AS: dict[str, tuple[HeadSpec, tuple[str, ...]]] = {

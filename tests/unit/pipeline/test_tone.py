@@ -765,7 +765,7 @@ def test_a_check_in_is_appended_only_when_the_reply_asks_nothing() -> None:
     assert support_addendum("Here it is. How has your week been?", CHECK_IN) == ""
 
 
-# Outside English: the tone head is not consulted (MiniLM reads English only); the other-language head is.
+# Outside English: the tone head is not consulted (MiniLM reads English only); the multilingual head is.
 GERMAN_RISK = "ich kann nicht mehr, heute nacht mache ich allem ein ende"
 JAPANESE_RISK = "今日は一日中ずっと部屋にいて、誰とも話していない。"  # in a script without spaces
 

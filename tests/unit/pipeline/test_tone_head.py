@@ -165,7 +165,7 @@ def test_ordinary_chat_in_other_languages_is_never_a_crisis_and_seldom_asked(
     detector: ToneDetector, read: dict[str, str]
 ) -> None:
     """Every fifth line of the measuring half of the other-language chat (27 languages, nobody here wrote
-    it, the head never saw it): no crisis, and the other-language head asks of at most 1 % (`bench tone`
+    it, the head never saw it): no crisis, and the multilingual head asks of at most 1 % (`bench tone`
     on the whole file: docs/tone_eval.md)."""
     chat = scored(detector, OTHER_LANGUAGES_CHAT, read, every=5)
     assert len(chat.cases) >= 1300
