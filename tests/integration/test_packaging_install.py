@@ -26,8 +26,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def pinned(requirements: Path) -> dict[str, str]:
-    """name → version of every `name==version` line."""
-    found = re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", requirements.read_text(), re.MULTILINE)
+    """name → version of every `name==version` line (an environment marker after `;` is not the version)."""
+    found = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s;]+)", requirements.read_text(), re.MULTILINE)
     return {name.lower().replace("_", "-"): version for name, version in found}
 
 
