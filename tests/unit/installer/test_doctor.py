@@ -22,6 +22,7 @@ def test_every_check_passes_on_the_test_installation(tmp_path: Path) -> None:
         "packages",
         "embedding model",
         "spaCy model",
+        "multilingual model",
         "local LLM",
         "data dir",
         "providers",
