@@ -256,9 +256,9 @@ def _safe_vote(voter: ToneVoter, text: str, name: str) -> dict[str, float] | Non
         return None
 
 
-def _long_in_any_script(text: str, min_words: int) -> bool:
-    """`min_words` words or more, or twice as many letters of a script written without spaces."""
-    return len(_WORD.findall(text)) >= min_words or len(_UNSPACED.findall(text)) >= 2 * min_words
+def _unspaced_sentence(text: str, min_words: int) -> bool:
+    """Twice `min_words` letters or more of a script written without spaces: as long as `min_words` words."""
+    return len(_UNSPACED.findall(text)) >= 2 * min_words
 
 
 def normalise(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[str]:
@@ -454,7 +454,12 @@ class ToneDetector:
         unheard = _Unworded()
         if not evidence:
             unheard = self._heard_without_words(
-                text, crisis_p, about_user=about_user, english=english, settled=settled
+                text,
+                crisis_p,
+                about_user=about_user,
+                english=english,
+                settled=settled,
+                long_enough=long_enough,
             )
             if unheard.stated:
                 evidence, support, evidence_stage = (unheard.stated,), CRISIS_SUPPORT, "head"
@@ -642,7 +647,14 @@ class ToneDetector:
         return _safe_vote(self._head, text, "tone head")
 
     def _heard_without_words(
-        self, text: str, crisis_p: float, *, about_user: bool, english: bool, settled: bool
+        self,
+        text: str,
+        crisis_p: float,
+        *,
+        about_user: bool,
+        english: bool,
+        settled: bool,
+        long_enough: bool,
     ) -> _Unworded:
         """What the learned readers hear where no word list or parse states a risk.
 
@@ -657,7 +669,7 @@ class ToneDetector:
             if (
                 settled
                 or self._multilingual is None
-                or not _long_in_any_script(text, cfg.head_crisis_min_words)
+                or not (long_enough or _unspaced_sentence(text, cfg.head_crisis_min_words))
             ):
                 return _Unworded()
             votes = self._vote_multilingual(text)
@@ -667,7 +679,6 @@ class ToneDetector:
                     asks=f"the multilingual reader heard possible risk (p={other_p:.2f})", votes=votes
                 )
             return _Unworded(votes=votes)
-        long_enough = len(_WORD.findall(text)) >= cfg.head_crisis_min_words
         if not (about_user and long_enough and crisis_p >= cfg.head_stated_at):
             return _Unworded()
         stated_p = self._stated_p(text)
