@@ -141,6 +141,9 @@ class MemoryConfig(_Frozen):
     chroma_host: str | None = None  # None: embedded Chroma in the data dir; else a `chroma run` server
     chroma_port: int = Field(8000, ge=1, le=65535)
     recall_limit: int = Field(6, ge=0, le=50)  # memories shown to the model per turn
+    # memories the offline answerer reads per turn, the shown ones first: it quotes one sentence, so it can
+    # read further down the ranking than a small model's prompt has room for (`eval locomo`, docs/figures.md)
+    evidence_limit: int = Field(16, ge=0, le=50)
     timeout_s: float = Field(5.0, gt=0, le=300)  # per collection task
     dense_candidates: int = Field(50, ge=1, le=1000)  # nearest neighbours per collection
     lexical_candidates: int = Field(50, ge=0, le=1000)  # BM25 hits per collection and view

@@ -74,7 +74,7 @@ class TurnContext:
     analysis: Analysis | None = None
     directive: EscalationDirective | None = None
     graph: GraphContext = GraphContext()
-    memories: tuple[RecalledMemory, ...] = ()
+    memories: tuple[RecalledMemory, ...] = ()  # what the prompt shows
     short_term: ShortTermSummary = ShortTermSummary()
     retrieval_query: str = ""
     profile: tuple[FactView, ...] = ()
@@ -83,6 +83,13 @@ class TurnContext:
     last_session_at: float | None = None  # when the user last talked to Daemon before this session
     reading: MessageReading | None = None  # what the message does to the session's state (stored at turn end)
     session: SessionState = SessionState()  # the session's state as the message leaves it (a preview)
+    # `memories` and the next ones down the same ranking: what the offline answerer reads (never the prompt)
+    evidence: tuple[RecalledMemory, ...] = ()
+
+    @property
+    def read_evidence(self) -> tuple[RecalledMemory, ...]:
+        """The memories an answerer that quotes them may read: `evidence`, else the ones shown."""
+        return self.evidence or self.memories
 
     @property
     def max_response_tokens(self) -> int | None:
@@ -111,6 +118,7 @@ class ContextGatherer:
         *,
         memory: MemoryPort | None = None,
         recall_limit: int = 6,
+        evidence_limit: int = 0,
         analyzer: ContextAnalyzer | None = None,
         escalation: EscalationConfig | None = None,
         knowledge: KnowledgePort | None = None,
@@ -119,11 +127,14 @@ class ContextGatherer:
         states: SessionStateStore | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """`escalation`: the FSM's thresholds (None: no escalation directive); `states`: where sessions'
-        state is kept between turns (None: in this process only)."""
+        """`recall_limit`: memories the prompt shows; `evidence_limit`: memories an offline answerer reads,
+        the shown ones first (below `recall_limit`: the shown ones only); `escalation`: the FSM's thresholds
+        (None: no escalation directive); `states`: where sessions' state is kept between turns (None: in
+        this process only)."""
         self._history = history
         self._memory = memory
         self._recall_limit = recall_limit
+        self._evidence_limit = max(recall_limit, evidence_limit)
         self._analyzer = analyzer
         self._escalation = escalation
         self._knowledge = knowledge
@@ -153,7 +164,8 @@ class ContextGatherer:
         query = with_entity_names(analysis.rewritten_query if analysis else text, graph.entities)
         shown = frozenset(turn.turn_id for turn in history)
         with span("pipeline.recall") as recalled:
-            memories = await self._recall(query, session_id, analysis, shown, graph)
+            evidence = await self._recall(query, session_id, analysis, shown, graph)
+        memories = evidence[: self._recall_limit]  # one ranking: the prompt shows its head
         if recalled is not None:
             recalled.attributes["memories"] = len(memories)
         relation = analysis.relation if analysis else "new"
@@ -177,6 +189,7 @@ class ContextGatherer:
             previous,
             reading,
             after,
+            evidence,
         )
 
     def stored_state(self, session_id: str) -> SessionState:
@@ -278,7 +291,7 @@ class ContextGatherer:
     ) -> tuple[RecalledMemory, ...]:
         if self._memory is None or self._recall_limit <= 0:
             return ()
-        intent, limit = (analysis.intent if analysis else "general"), self._recall_limit
+        intent, limit = (analysis.intent if analysis else "general"), self._evidence_limit
         try:
             found = await self._memory.recall(query, session_id, limit, intent, shown, graph.boost)
         except Exception:  # noqa: BLE001 - answering without memories beats not answering

@@ -197,6 +197,7 @@ def build_remembering(
         LlmAdjudicator(model) if model else None,
         types,
         UpdateReader(nlp, embedder.embed),  # "he's at Microsoft" read against what is known
+        clock=journal.clock,
     )
     stack.callback(close_facts)
     knowledge.catch_up(facts.changes_since(knowledge.saved_at))  # a crash between the two saves
@@ -212,6 +213,7 @@ def build_remembering(
         history,
         memory=port,
         recall_limit=config.memory.recall_limit,
+        evidence_limit=config.memory.evidence_limit,
         knowledge=knowledge,
         analyzer=analyzer,
         escalation=EscalationConfig(),

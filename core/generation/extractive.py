@@ -785,7 +785,7 @@ class ExtractiveRecall:
         """A question of another intent ("How much flour does the recipe need?") answered from a document
         passage recalled for it, when one answers it; None: the model's."""
         asking = context.text.rstrip().endswith("?")
-        if not asking or not any(m.collection in DOCUMENT_COLLECTIONS for m in context.memories):
+        if not asking or not any(m.collection in DOCUMENT_COLLECTIONS for m in context.read_evidence):
             return None
         reply = self._extractive(context, prompt)
         if reply.evidence is None or reply.evidence.kind != "document":
@@ -803,7 +803,7 @@ class ExtractiveRecall:
 
     def _extractive(self, context: TurnContext, prompt: AssembledPrompt) -> RecallAnswer:
         markers = prompt_markers(prompt)
-        return self._answerer.answer(context.text, context.memories, context.profile, markers)
+        return self._answerer.answer(context.text, context.read_evidence, context.profile, markers)
 
 
 def prompt_markers(prompt: AssembledPrompt) -> dict[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -262,12 +263,13 @@ def open_fact_memory(
     adjudicator: Adjudicator | None = None,
     types: ObjectTypes | None = None,
     updates: UpdateReader | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> tuple[FactMemory, Callable[[], None]]:
     """Verified facts in `facts.sqlite3` of the data dir, copied into the `facts` collection, with the claim
     index of the documents that rely on them; and the function that closes both files. `types` checks that
     each fact's object fits its relation (none: no type check); `updates` reads corrections against the
-    current facts."""
-    store, claims = FactStore(data_dir / FACTS_FILE), ClaimIndex(data_dir / CLAIMS_FILE)
+    current facts; `clock` dates what is told (the journal's, so a fact is told when its turn was)."""
+    store, claims = FactStore(data_dir / FACTS_FILE, clock=clock), ClaimIndex(data_dir / CLAIMS_FILE)
     verifier = FactVerifier(adjudicator, types=types)
     facts = FactMemory(
         store,

@@ -233,6 +233,22 @@ async def test_the_recall_hook_answers_from_memory_with_the_prompts_markers(
     assert lisbon and done.answer.endswith(lisbon[0]["cite"])
 
 
+async def test_evidence_below_what_the_prompt_shows_is_read_and_cited_as_its_own_source(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    shown = tuple(m for m in MEMORIES if "Lisbon" not in m.text)
+    analysis = Analysis("factual_recall", 0.9, "neutral", 0.0, (), (), "")
+    context = TurnContext(
+        "Where does my brother live?", analysis=analysis, memories=shown, now=TOLD_AT, evidence=MEMORIES
+    )
+    prompt = await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(context)
+    assert "Lisbon" not in prompt.user_text()
+    agent = ExtractiveRecall(answerer).agent_for(context, prompt, NeverAgent())
+    done = [event async for event in agent.run([])][-1]
+    assert isinstance(done, Done) and "Lisbon" in done.answer and done.answer.endswith("[1]")
+    assert "Lisbon" in done.citations[0]["label"]  # the sources list quotes what the prompt did not show
+
+
 async def test_a_question_about_someone_else_is_answered_from_memory_only_when_memory_holds_it(
     answerer: ExtractiveAnswerer,
 ) -> None:

@@ -123,3 +123,49 @@ async def test_the_profile_of_current_facts_reaches_the_prompt(tmp_path: Path) -
     text = await prompt_text(await context.gather(journal.new_session(), "hi"))
     profile = "### USER PROFILE\n[F1] location: The user lives in Denver.\n[F2] family: Jo is the user's"
     assert profile in text
+
+
+class RankedMemory(FakeMemory):
+    """Ten memories in rank order, however many are asked for (the limits it was asked with kept)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limits: list[int] = []
+
+    async def recall(
+        self,
+        query: str,
+        session_id: str,
+        limit: int,
+        intent: str = "general",
+        shown_turn_ids: frozenset[str] = frozenset(),
+        boost: GraphBoost | None = None,
+    ) -> list[RecalledMemory]:
+        self.limits.append(limit)
+        ranked = [RecalledMemory(f"m{i}", "conversations", f"memory {i}", 1 - i / 10) for i in range(10)]
+        return ranked[:limit]
+
+
+async def test_the_prompt_shows_the_head_of_the_ranking_the_offline_answerer_reads(tmp_path: Path) -> None:
+    memory = RankedMemory()
+    journal = Journal(tmp_path / "j.sqlite3")
+    context = ContextGatherer(
+        JournalHistory(journal, 4),
+        memory=memory,
+        recall_limit=3,
+        evidence_limit=8,
+        analyzer=cast(ContextAnalyzer, FakeAnalyzer()),
+    )
+    gathered = await context.gather(journal.new_session(), "where did I say the keys were?")
+    assert memory.limits == [8]  # one search
+    assert [m.id for m in gathered.memories] == ["m0", "m1", "m2"]
+    assert [m.id for m in gathered.read_evidence] == [f"m{i}" for i in range(8)]
+    text = await prompt_text(gathered)
+    assert "memory 2" in text and "memory 3" not in text  # the prompt never shows the reader's extra
+
+
+async def test_without_an_evidence_limit_the_reader_reads_what_the_prompt_shows(tmp_path: Path) -> None:
+    memory = RankedMemory()
+    context, journal = gatherer(tmp_path, memory)
+    gathered = await context.gather(journal.new_session(), "where did I say the keys were?")
+    assert memory.limits == [6] and gathered.read_evidence == gathered.memories
