@@ -13,7 +13,6 @@ from types import MappingProxyType
 from core.ports import FACT_CATEGORIES
 from core.relations import ROLES, normalize
 from memory.facts.model import USER, StoredFact, subject_key
-from memory.facts.truth import read_truth
 
 _HOUR = 3600.0
 # Relations that describe a passing condition, and how long they stay in the profile after last being said.
@@ -62,7 +61,9 @@ def profile_facts(facts: Sequence[StoredFact], now: float, *, limit: int = 40) -
         if f.is_current
         and (about_the_user(f) or subject_key(f.subject) in theirs)
         and not is_expired(f, now)
-        and read_truth(f.truth, f.last_confirmed_at, now) >= MIN_TRUTH
+        # what was done to a fact (a correction, a contradiction) takes it out; its age alone never does: a
+        # name told six months ago reads as less certain (truth decays to 0.3), it is not forgotten
+        and f.truth >= MIN_TRUTH
     ]
     kept.sort(key=lambda f: (order.get(f.category, len(order)), -f.truth, f.created_at))
     return kept[:limit]

@@ -228,6 +228,15 @@ async def test_the_profile_shows_current_facts_about_the_user_and_lets_passing_o
     assert len(facts.list_facts()) == 5
 
 
+async def test_a_fact_told_long_ago_stays_in_the_profile_reading_as_less_certain(
+    store: FactStore, clock: Clock
+) -> None:
+    facts = FactMemory(store, FactVerifier())
+    await facts.record([fact("I", "named", "Caroline")], turn(1))
+    (name,) = facts.profile(clock.now + 52 * WEEK)  # a year on, never said again
+    assert name.object == "Caroline" and name.truth == pytest.approx(0.3)  # age lowers it, never removes it
+
+
 def test_facts_read_as_plain_sentences() -> None:
     from core.relations import fact_sentence
 
