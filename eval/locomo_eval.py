@@ -161,8 +161,16 @@ async def tell(
 
 
 def speaker_asked(question: str, speakers: Sequence[str]) -> str:
-    """The speaker a question is about: the first one it names, else the first speaker."""
-    found = [(m.start(), s) for s in speakers if (m := re.search(rf"\b{re.escape(s)}\b", question, re.I))]
+    """The speaker a question is about: the first one it names, by name or by a short form of it ("Mel" for
+    Melanie: a capitalised word of three letters or more that the name begins with), else the first
+    speaker."""
+    found = [
+        (m.start(), s)
+        for s in speakers
+        if (m := re.search(rf"\b{re.escape(s)}\b", question, re.I))
+        or (m := re.search(rf"\b{re.escape(s[:3])}[a-z]*\b", question))
+        and s.startswith(m.group())
+    ]
     return min(found)[1] if found else speakers[0]
 
 

@@ -38,6 +38,13 @@ def test_a_question_goes_to_the_first_speaker_it_names() -> None:
     assert speaker_asked("what did omar sell?", speakers) == "Omar"
 
 
+def test_a_short_form_of_a_speakers_name_names_them() -> None:
+    speakers = ("Caroline", "Melanie")
+    assert speaker_asked("What did Mel and her kids paint?", speakers) == "Melanie"
+    assert speaker_asked("Did Melvin call?", speakers) == "Caroline"  # not a short form of Melanie
+    assert speaker_asked("What did the melon cost?", speakers) == "Caroline"  # a word, not a name
+
+
 def test_only_answerable_categories_are_loaded() -> None:
     questions = load_locomo(TINY)[0].questions
     assert {q.category for q in questions} == {1, 4} and len(questions) == 5
