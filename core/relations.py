@@ -282,14 +282,25 @@ _SECOND_PERSON = (
     (r"\bmy\b", "your"),
     (r"\bme\b", "you"),
     (r"\bam\b", "are"),
+    # the plural the user speaks in for their family or household ("our pets", "we're moving"): "we're",
+    # "we've" follow from "we"
+    (r"\bourselves\b", "yourselves"),
+    (r"\bours\b", "yours"),
+    (r"\bour\b", "your"),
+    (r"\bwe\b", "you"),
+    (r"\bus\b", "you"),
 )
+# matched as written: "I" is only the pronoun capitalised, "us" only in lower case ("the US" is a country)
+_CASE_SENSITIVE = frozenset({r"\bI\b", r"\bus\b"})
 
 
 def second_person(text: str) -> str:
-    """The user's first-person words addressed back to them ("I work at X" -> "you work at X")."""
+    """The user's first-person words addressed back to them ("I work at X" -> "you work at X", "our dog
+    loves us" -> "your dog loves you")."""
     out = text
     for pattern, replacement in _SECOND_PERSON:
-        out = re.sub(pattern, replacement, out, flags=re.IGNORECASE if pattern != r"\bI\b" else 0)
+        flags = 0 if pattern in _CASE_SENSITIVE else re.IGNORECASE
+        out = re.sub(pattern, replacement, out, flags=flags)
     return out
 
 

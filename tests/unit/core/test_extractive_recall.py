@@ -147,6 +147,10 @@ def test_relative_times_are_written_as_people_write_them() -> None:
 
 def test_first_person_words_are_addressed_back_to_the_user() -> None:
     assert second_person("I'm sure my dog likes me") == "you're sure your dog likes you"
+    assert second_person("We love watching our pets play, they keep us busy") == (
+        "you love watching your pets play, they keep you busy"
+    )
+    assert second_person("we're moving back to the US") == "you're moving back to the US"
 
 
 def test_only_recall_questions_about_the_user_are_taken_on() -> None:
