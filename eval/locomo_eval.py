@@ -161,17 +161,18 @@ async def tell(
 
 
 def speaker_asked(question: str, speakers: Sequence[str]) -> str:
-    """The speaker a question is about: the first one it names, by name or by a short form of it ("Mel" for
-    Melanie: a capitalised word of three letters or more that the name begins with), else the first
-    speaker."""
-    found = [
-        (m.start(), s)
-        for s in speakers
-        if (m := re.search(rf"\b{re.escape(s)}\b", question, re.I))
-        or (m := re.search(rf"\b{re.escape(s[:3])}[a-z]*\b", question))
-        and s.startswith(m.group())
-    ]
+    """The speaker a question is about: the first one it names, else the first speaker."""
+    found = [(at, s) for s in speakers if (at := _named_at(question, s)) is not None]
     return min(found)[1] if found else speakers[0]
+
+
+def _named_at(question: str, speaker: str) -> int | None:
+    """Where `question` names `speaker`: by name, or by a short form of it ("Mel" for Melanie: a capitalised
+    word of three letters or more that the name begins with); None when it does not."""
+    if m := re.search(rf"\b{re.escape(speaker)}\b", question, re.I):
+        return m.start()
+    m = re.search(rf"\b{re.escape(speaker[:3])}[a-z]*\b", question)
+    return m.start() if m and speaker.startswith(m.group()) else None
 
 
 async def ask(

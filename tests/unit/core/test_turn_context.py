@@ -22,9 +22,16 @@ async def prompt_text(gathered: TurnContext) -> str:
     return (await PromptBuilder("SYSTEM", EstimateCounter(), 8000).build(gathered)).user_text()
 
 
+JO = RecalledMemory("m1", "conversations", "Jo moves to Lisbon on May 3", 0.8)
+
+
 class FakeMemory:
-    def __init__(self) -> None:
+    """Memories in rank order, the first `limit` of them for any query; the queries and limits asked kept."""
+
+    def __init__(self, ranked: tuple[RecalledMemory, ...] = (JO,)) -> None:
+        self.ranked = ranked
         self.queries: list[str] = []
+        self.limits: list[int] = []
 
     async def recall(
         self,
@@ -36,7 +43,8 @@ class FakeMemory:
         boost: GraphBoost | None = None,
     ) -> list[RecalledMemory]:
         self.queries.append(query)
-        return [RecalledMemory("m1", "conversations", "Jo moves to Lisbon on May 3", 0.8)]
+        self.limits.append(limit)
+        return list(self.ranked[:limit])
 
     async def remember(self, turn: TurnRecord) -> None:
         return None
@@ -125,29 +133,11 @@ async def test_the_profile_of_current_facts_reaches_the_prompt(tmp_path: Path) -
     assert profile in text
 
 
-class RankedMemory(FakeMemory):
-    """Ten memories in rank order, however many are asked for (the limits it was asked with kept)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.limits: list[int] = []
-
-    async def recall(
-        self,
-        query: str,
-        session_id: str,
-        limit: int,
-        intent: str = "general",
-        shown_turn_ids: frozenset[str] = frozenset(),
-        boost: GraphBoost | None = None,
-    ) -> list[RecalledMemory]:
-        self.limits.append(limit)
-        ranked = [RecalledMemory(f"m{i}", "conversations", f"memory {i}", 1 - i / 10) for i in range(10)]
-        return ranked[:limit]
+RANKED = tuple(RecalledMemory(f"m{i}", "conversations", f"memory {i}", 1 - i / 10) for i in range(10))
 
 
 async def test_the_prompt_shows_the_head_of_the_ranking_the_offline_answerer_reads(tmp_path: Path) -> None:
-    memory = RankedMemory()
+    memory = FakeMemory(RANKED)
     journal = Journal(tmp_path / "j.sqlite3")
     context = ContextGatherer(
         JournalHistory(journal, 4),
@@ -165,7 +155,7 @@ async def test_the_prompt_shows_the_head_of_the_ranking_the_offline_answerer_rea
 
 
 async def test_without_an_evidence_limit_the_reader_reads_what_the_prompt_shows(tmp_path: Path) -> None:
-    memory = RankedMemory()
+    memory = FakeMemory(RANKED)
     context, journal = gatherer(tmp_path, memory)
     gathered = await context.gather(journal.new_session(), "where did I say the keys were?")
     assert memory.limits == [6] and gathered.read_evidence == gathered.memories
