@@ -58,6 +58,9 @@ if TYPE_CHECKING:
 
 EXTRACTIVE_MODEL = "daemon-memory (extractive)"  # the `model` of a reply the extractive answerer wrote
 RECALL_INTENTS = frozenset({"factual_recall", "temporal_recall"})
+GENERAL_INTENT = "general"  # the analyzer's intent for a question it could not place
+# a question asking for a value (not a request: "Can you write about Oliver?"), "what's" and "who's" included
+_WH_QUESTION = re.compile(r"\s*(?:what|where|when|who|whom|whose|which|how)\b", re.I)
 DEFAULT_THRESHOLD = 0.5
 # A question means a relation when MiniLM puts it this near the relation's description and within the margin
 # of the nearest one. Read off paraphrases of job, employer, home and likes questions (0.44-0.59 to their
@@ -243,6 +246,10 @@ class ExtractiveAnswerer:
         if nearest in RELATION_TOPICS and about_user and not owner and not topic.startswith("your "):
             topic = RELATION_TOPICS[nearest]  # "What do I do for a living?" -> your work, not "a living"
         return Question(text, kind, words, topic, about_user, meant, names, owner)
+
+    def people_named(self, text: str) -> list[str]:
+        """The names of people (and of animals named as people are) in `text`, as written."""
+        return [ent.text for ent in self._nlp(text).ents if ent.label_ == "PERSON"]
 
     def _relations_meant(self, question: str) -> tuple[frozenset[str], str]:
         """The relations whose description is nearest the question: at least `MEANT_AT` similar and within
@@ -768,14 +775,15 @@ class ExtractiveRecall:
 
     def answered(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
         """The extractive reply when the turn is a recall question memory answers, or one about the user
-        (then "not in my memory" when it does not); None when the model is to answer."""
+        (then "not in my memory" when it does not), or a question of another intent that a document or the
+        user's words about someone they named answer; None when the model is to answer."""
         intent = context.analysis.intent if context.analysis else None
         names = user_names(context.profile)
         # a question that names the user by their own name asks about them, whatever the analyzer (which
         # does not know the name) made of it: "What does Omar repair?" to Omar
         by_name = context.text.rstrip().endswith("?") and names_user(context.text, names)
         if intent not in RECALL_INTENTS and not by_name:
-            return self._from_a_document(context, prompt)
+            return self._from_a_document(context, prompt) or self._of_someone_told(context, prompt)
         reply = self._extractive(context, prompt)
         if reply.found or by_name or self._answerer.applies(context.text, intent, names):
             return _recall_done(reply)
@@ -791,6 +799,27 @@ class ExtractiveRecall:
         if reply.evidence is None or reply.evidence.kind != "document":
             return None
         return _recall_done(reply)
+
+    def _of_someone_told(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
+        """A question the analyzer read as general that asks about someone the user has talked about by
+        name ("Where did Oliver hide his bone once?", Oliver the user's dog): answered from memory when
+        memory holds the answer. None otherwise: the model's, as a question about a person may well be
+        general knowledge ("Who was Oliver Cromwell?" to a user who never said that name)."""
+        intent = context.analysis.intent if context.analysis else None
+        if intent != GENERAL_INTENT or not _WH_QUESTION.match(context.text):
+            return None
+        people = self._answerer.people_named(context.text)
+        said = [
+            line
+            for memory in context.read_evidence
+            if memory.collection == "conversations"
+            for speaker, line in utterances(memory.text)
+            if speaker == "User"
+        ]
+        if not any(re.search(rf"\b{re.escape(name)}\b", line) for name in people for line in said):
+            return None
+        reply = self._extractive(context, prompt)
+        return _recall_done(reply) if reply.found else None
 
     def checked(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """`agent` with its reply held back and checked for someone else's facts handed to the user."""

@@ -273,6 +273,32 @@ async def test_small_talk_is_left_to_the_model(answerer: ExtractiveAnswerer) -> 
     assert isinstance(ExtractiveRecall(answerer).agent_for(context, prompt, NeverAgent()), AttributionChecked)
 
 
+async def test_a_general_question_about_someone_the_user_talked_about_is_answered_from_memory(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    builder = PromptBuilder("SYSTEM", EstimateCounter(), 8000)
+    analysis = Analysis("general", 0.5, "neutral", 0.0, (), (), "")
+    memories = (*MEMORIES, told("Oliver's hilarious! He hid his bone in my slipper once!", 9))
+
+    def context_of(question: str) -> TurnContext:
+        return TurnContext(question, analysis=analysis, memories=memories, now=TOLD_AT)
+
+    dog = context_of("Where did Oliver hide his bone once?")
+    agent = ExtractiveRecall(answerer).agent_for(dog, await builder.build(dog), NeverAgent())
+    assert isinstance(agent, AnsweredAgent)
+    done = [event async for event in agent.run([])][-1]
+    assert isinstance(done, Done) and "your slipper" in done.answer
+    # a name the user never said, a request, and a question memory has no answer to stay the model's
+    for question in (
+        "Who was Oliver Cromwell?",
+        "Can you write a poem about how Oliver hid his bone?",
+        "What does Oliver like to eat?",
+    ):
+        other = context_of(question)
+        left = ExtractiveRecall(answerer).agent_for(other, await builder.build(other), NeverAgent())
+        assert isinstance(left, AttributionChecked), question
+
+
 class FixedRecall:
     """Takes on messages that start with "recall:", answering "from memory [M1]"."""
 
