@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 EXTRACTIVE_MODEL = "daemon-memory (extractive)"  # the `model` of a reply the extractive answerer wrote
 RECALL_INTENTS = frozenset({"factual_recall", "temporal_recall"})
 GENERAL_INTENT = "general"  # the analyzer's intent for a question it could not place
+_NOT_PEOPLE = frozenset(
+    {"GPE", "LOC", "NORP", "ORG", "LANGUAGE", "EVENT", "PRODUCT", "WORK_OF_ART", "DATE", "TIME", "LAW"}
+)
 # a question asking for a value (not a request: "Can you write about Oliver?"), "what's" and "who's" included
 _WH_QUESTION = re.compile(r"\s*(?:what|where|when|who|whom|whose|which|how)\b", re.I)
 DEFAULT_THRESHOLD = 0.5
@@ -248,8 +251,10 @@ class ExtractiveAnswerer:
         return Question(text, kind, words, topic, about_user, meant, names, owner)
 
     def people_named(self, text: str) -> list[str]:
-        """The names of people (and of animals named as people are) in `text`, as written."""
-        return [ent.text for ent in self._nlp(text).ents if ent.label_ == "PERSON"]
+        """The names of people (and of animals named as people are) in `text`, as written: its proper
+        nouns but those spaCy reads as a place, a group or a thing ("How old is Isla?" -> Isla; "What is
+        the capital of France?" -> none)."""
+        return [t.text for t in self._nlp(text) if t.pos_ == "PROPN" and t.ent_type_ not in _NOT_PEOPLE]
 
     def _relations_meant(self, question: str) -> tuple[frozenset[str], str]:
         """The relations whose description is nearest the question: at least `MEANT_AT` similar and within

@@ -278,7 +278,12 @@ async def test_a_general_question_about_someone_the_user_talked_about_is_answere
 ) -> None:
     builder = PromptBuilder("SYSTEM", EstimateCounter(), 8000)
     analysis = Analysis("general", 0.5, "neutral", 0.0, (), (), "")
-    memories = (*MEMORIES, told("Oliver's hilarious! He hid his bone in my slipper once!", 9))
+    memories = (
+        *MEMORIES,
+        told("Oliver's hilarious! He hid his bone in my slipper once!", 9),
+        told("Isla turned seven last week, she wants to be a vet.", 10),
+        told("We went to France last summer, the capital was packed.", 11),
+    )
 
     def context_of(question: str) -> TurnContext:
         return TurnContext(question, analysis=analysis, memories=memories, now=TOLD_AT)
@@ -288,11 +293,16 @@ async def test_a_general_question_about_someone_the_user_talked_about_is_answere
     assert isinstance(agent, AnsweredAgent)
     done = [event async for event in agent.run([])][-1]
     assert isinstance(done, Done) and "your slipper" in done.answer
+    isla = context_of("What does Isla want to be?")
+    agent = ExtractiveRecall(answerer).agent_for(isla, await builder.build(isla), NeverAgent())
+    done = [event async for event in agent.run([])][-1]
+    assert isinstance(done, Done) and "vet" in done.answer
     # a name the user never said, a request, and a question memory has no answer to stay the model's
     for question in (
         "Who was Oliver Cromwell?",
         "Can you write a poem about how Oliver hid his bone?",
         "What does Oliver like to eat?",
+        "What is the capital of France?",  # a place the user went to is not whom the question asks about
     ):
         other = context_of(question)
         left = ExtractiveRecall(answerer).agent_for(other, await builder.build(other), NeverAgent())
