@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from core.own_name import in_first_person, user_names
 from core.pipeline import session_state
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.escalation import EscalationConfig, EscalationDirective
@@ -157,11 +158,19 @@ class ContextGatherer:
             analyzed.attributes.update(intent=analysis.intent, tone=analysis.tone)
         after = session_state.advance(before, reading, self._fsm) if reading else before
         directive = self._directive(after, analysis)
+        with span("pipeline.profile"):
+            profile = await self._profile()
+        # The user's own name in their message means them: read as "I", it neither finds the lines that
+        # address someone else by name nor the graph's node of the user ("What did Dana paint?" asked by
+        # Dana is searched as "What did I paint?").
+        own = user_names(profile)
         with span("pipeline.graph") as looked_up:
-            graph = await self._graph_context(text)
+            graph = await self._graph_context(in_first_person(text, own))
         if looked_up is not None:
             looked_up.attributes["entities"] = len(graph.entities)
-        query = with_entity_names(analysis.rewritten_query if analysis else text, graph.entities)
+        query = with_entity_names(
+            in_first_person(analysis.rewritten_query if analysis else text, own), graph.entities
+        )
         shown = frozenset(turn.turn_id for turn in history)
         with span("pipeline.recall") as recalled:
             evidence = await self._recall(query, session_id, analysis, shown, graph)
@@ -170,10 +179,9 @@ class ContextGatherer:
             recalled.attributes["memories"] = len(memories)
         relation = analysis.relation if analysis else "new"
         summary = session_state.summary(after, relation, exclude=text)
-        with span("pipeline.latest_and_profile"):
+        with span("pipeline.latest"):
             latest = await self._latest(analysis.intent if analysis else "general")
             previous = await asyncio.to_thread(self._history.last_active_before, session_id)
-            profile = await self._profile()
         return TurnContext(
             text,
             tuple(history),

@@ -33,9 +33,9 @@ from core.generation.extractive import (
     AnsweredAgent,
     ExtractiveRecall,
     prompt_markers,
-    user_names,
 )
 from core.generation.told import Told, acknowledgement, asks_for_summary, summary, told_from_extracted
+from core.own_name import user_names
 from core.ports import FactExtractor, FactView
 from core.prompt.assembly import AssembledPrompt
 from core.turn_context import TurnContext

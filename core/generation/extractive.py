@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from core.addressed import addresses_the_assistant
 from core.events import Done, RunEvent, TextDelta
 from core.generation.attribution import AttributionChecked
+from core.own_name import names_user, user_names
 from core.ports import FactView, RecalledMemory
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
@@ -519,19 +520,6 @@ def _other_kind(asked: set[str], evidence: Evidence, facts: Sequence[FactView]) 
 def asks_about_user(question: str, user_names: Collection[str] = ()) -> bool:
     """Whether a question is asked about the user: in the first person, or by the user's own name."""
     return bool(_FIRST_PERSON.search(question.replace("\u2019", "'"))) or names_user(question, user_names)
-
-
-def names_user(question: str, user_names: Collection[str]) -> bool:
-    """Whether a question names the user by one of their own names ("What does Dana play?" to Dana): as a
-    name is written, capitalised, and not as the first word (a user called Will asking "Will it rain?")."""
-    return any(re.search(rf"(?<=\S)\s+{re.escape(name)}\b", question) for name in user_names if name.strip())
-
-
-def user_names(facts: Sequence[FactView]) -> list[str]:
-    """The user's own names among current facts ("The user is named Dana")."""
-    return [
-        f.object for f in facts if f.subject == USER_ID and f.predicate == "named" and f.status == "current"
-    ]
 
 
 def _fold_word(word: str) -> str:

@@ -159,3 +159,20 @@ async def test_without_an_evidence_limit_the_reader_reads_what_the_prompt_shows(
     context, journal = gatherer(tmp_path, memory)
     gathered = await context.gather(journal.new_session(), "where did I say the keys were?")
     assert memory.limits == [6] and gathered.read_evidence == gathered.memories
+
+
+class NamedDana:
+    def profile(self, now: float) -> list[FactView]:
+        return [FactView("f1", "user", "named", "Dana", "current", 0.9, "identity")]
+
+
+async def test_the_users_own_name_in_a_question_is_searched_as_the_user(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.sqlite3")
+    memory = FakeMemory()
+    context = ContextGatherer(JournalHistory(journal, 4), memory=memory, facts=cast(FactPort, NamedDana()))
+    session = journal.new_session()
+    gathered = await context.gather(session, "What did Dana paint for Dana's mum?")
+    assert memory.queries == ["What did I paint for my mum?"]
+    assert gathered.text == "What did Dana paint for Dana's mum?"  # the prompt keeps the user's words
+    await context.gather(session, "Dana, what did Jo paint?")  # a name opening the message addresses
+    assert memory.queries[-1] == "Dana, what did Jo paint?"
