@@ -246,7 +246,7 @@ class ExtractiveAnswerer:
         about_user = asks_about_user(text, user_names)
         meant, nearest = self._relations_meant(core)
         owner = _owner(doc)
-        topic = _topic(doc)
+        topic = _topic(doc, own)
         if nearest in RELATION_TOPICS and about_user and not owner and not topic.startswith("your "):
             topic = RELATION_TOPICS[nearest]  # "What do I do for a living?" -> your work, not "a living"
         return Question(text, kind, words, topic, about_user, meant, names, owner)
@@ -587,8 +587,9 @@ def _owner(doc: Any) -> str:
     return ""
 
 
-def _topic(doc: Any) -> str:
-    """The noun phrase the question is about, in the second person ("your sister's name")."""
+def _topic(doc: Any, own: Collection[str] = ()) -> str:
+    """The noun phrase the question is about, in the second person ("your sister's name"); never the user's
+    own name (`own`, folded: "How long has Dana been painting?" to Dana is not about someone called Dana)."""
     for chunk in doc.noun_chunks:
         if any(t.lower_ in ("my", "our") for t in chunk):
             text = chunk.text
@@ -596,11 +597,13 @@ def _topic(doc: Any) -> str:
             if len(following) == 2 and following[0].tag_ == "POS":
                 text = f"{text}'s {following[1].text}"
             return second_person(text)
+        if len(chunk) > 2 and _fold(chunk[0]) in own and chunk[1].tag_ == "POS":  # "Dana's bowl" to Dana
+            return "your " + chunk[2:].text
     # else a noun phrase as written ("a dog", "Sam", "your city" for "What city"); never loose words,
     # which make no phrase ("city live")
     for chunk in doc.noun_chunks:
         first, root = chunk[0], chunk.root
-        if root.pos_ == "PRON" or root.tag_ in ("WP", "WDT"):
+        if root.pos_ == "PRON" or root.tag_ in ("WP", "WDT") or _fold(root) in own:
             continue
         if first.tag_ in ("WDT", "WP") and len(chunk) > 1:
             return "your " + chunk[1:].text if asks_about_user(doc.text) else "that"

@@ -500,3 +500,21 @@ def test_the_not_in_memory_reply_names_what_a_question_means(
     reply = meaning_answerer.answer(question).text
     found_nothing = "That's not in my memory: I found nothing you told me about"
     assert reply == f"{found_nothing} {topic}. If you tell me, I'll remember it."
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("How long has Dana been practicing art?", "that"),
+        ("What is Dana's hand-painted bowl a reminder of?", "your hand-painted bowl"),
+        ("When did Dana and Gina decide to collaborate?", "Gina"),
+    ],
+)
+def test_the_not_in_memory_reply_never_calls_the_user_someone_else(
+    answerer: ExtractiveAnswerer, question: str, topic: str
+) -> None:
+    reply = answerer.answer(question, (), (NAMED_DANA,)).text
+    assert (
+        reply
+        == f"That's not in my memory: I found nothing you told me about {topic}. If you tell me, I'll remember it."
+    )
