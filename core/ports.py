@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -53,9 +53,24 @@ class ConversationLog(Protocol):
 
     def recent_turns(self, session_id: str, limit: int) -> list[TurnRecord]: ...
 
+    def previous_turns(self, turn_ids: Iterable[str]) -> dict[str, TurnRecord]: ...
+
     def turns(self, session_id: str | None = None, limit: int | None = None) -> list[TurnRecord]: ...
 
     def sessions(self) -> list[SessionRecord]: ...
+
+
+CONVERSATION_PREFIX = "conv_"
+
+
+def conversation_id(turn_id: str) -> str:
+    """The `conversations` record id of a journal turn."""
+    return f"{CONVERSATION_PREFIX}{turn_id}"
+
+
+def turn_of(record_id: str) -> str | None:
+    """The journal turn a `conversations` record id stands for (None: not a turn's record)."""
+    return record_id.removeprefix(CONVERSATION_PREFIX) if record_id.startswith(CONVERSATION_PREFIX) else None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from core.ports import (
     SessionState,
     SessionStateStore,
     TurnRecord,
+    turn_of,
 )
 from core.prompt.sections import sections_for
 from core.tracing import span
@@ -60,10 +62,29 @@ class JournalHistory:
     def history_for(self, session_id: str, query: str) -> list[TurnRecord]:
         return self._log.recent_turns(session_id, self._recent_turns)
 
+    def questions_answered(self, memories: Sequence[RecalledMemory]) -> dict[str, str]:
+        """For each conversation memory, the question its message answered: the one the reply before it
+        (in the same session) ended on. "Researching adoption agencies." means what "Any plans for the
+        summer?" asked."""
+        turns = {turn: m.id for m in memories if (turn := turn_of(m.id)) is not None}
+        before = self._log.previous_turns(turns)
+        asked = {turn: question_asked(record.assistant) for turn, record in before.items()}
+        return {turns[turn]: question for turn, question in asked.items() if question}
+
     def last_active_before(self, session_id: str) -> float | None:
         """When another session was last active (the user's previous conversation), if any."""
         others = [s.last_active_at for s in self._log.sessions() if s.session_id != session_id and s.turns]
         return max(others) if others else None
+
+
+IMAGE_CAPTION = re.compile(r"\s*\[image: [^\]]*\]")  # what a stored turn says of an image it carried
+
+
+def question_asked(reply: str) -> str:
+    """The question a reply ends on, which the user's next message answers ("…! Any plans for the
+    summer?"); "" when its last sentence asks nothing."""
+    sentences = re.split(r"(?<=[.!?])\s+", IMAGE_CAPTION.sub("", reply).strip())
+    return sentences[-1] if sentences[-1].endswith("?") else ""
 
 
 @dataclass(frozen=True)
@@ -86,6 +107,8 @@ class TurnContext:
     session: SessionState = SessionState()  # the session's state as the message leaves it (a preview)
     # `memories` and the next ones down the same ranking: what the offline answerer reads (never the prompt)
     evidence: tuple[RecalledMemory, ...] = ()
+    # a conversation memory's id -> the question its message answered (the reply before it ended on it)
+    answering: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def read_evidence(self) -> tuple[RecalledMemory, ...]:
@@ -177,6 +200,7 @@ class ContextGatherer:
         memories = evidence[: self._recall_limit]  # one ranking: the prompt shows its head
         if recalled is not None:
             recalled.attributes["memories"] = len(memories)
+        answering = await self._questions_answered(evidence)
         relation = analysis.relation if analysis else "new"
         summary = session_state.summary(after, relation, exclude=text)
         with span("pipeline.latest"):
@@ -198,6 +222,7 @@ class ContextGatherer:
             reading,
             after,
             evidence,
+            answering,
         )
 
     def stored_state(self, session_id: str) -> SessionState:
@@ -224,6 +249,13 @@ class ContextGatherer:
             except Exception:  # noqa: BLE001 - one missing section beats no answer
                 logger.exception("reading the latest %s failed", collection)
         return out
+
+    async def _questions_answered(self, evidence: Sequence[RecalledMemory]) -> dict[str, str]:
+        try:
+            return await asyncio.to_thread(self._history.questions_answered, evidence)
+        except Exception:  # noqa: BLE001 - the evidence without what it answered beats no answer
+            logger.exception("reading the questions the recalled turns answered failed")
+            return {}
 
     async def _profile(self) -> tuple[FactView, ...]:
         if self._facts is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,20 @@ class Journal:
     def turn(self, turn_id: str) -> TurnRecord | None:
         rows = self._db.rows(f"SELECT {_TURN_COLUMNS} FROM turns WHERE turn_id = ?", (turn_id,))
         return _to_record(rows[0]) if rows else None
+
+    def previous_turns(self, turn_ids: Iterable[str]) -> dict[str, TurnRecord]:
+        """Each turn's previous answered turn in its session (a turn that opens its session has none)."""
+        out: dict[str, TurnRecord] = {}
+        for turn_id in dict.fromkeys(turn_ids):
+            rows = self._db.rows(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = "
+                "(SELECT session_id FROM turns WHERE turn_id = ?) AND seq < "
+                "(SELECT seq FROM turns WHERE turn_id = ?) AND status = 'complete' ORDER BY seq DESC LIMIT 1",
+                (turn_id, turn_id),
+            )
+            if rows:
+                out[turn_id] = _to_record(rows[0])
+        return out
 
     def recent_turns(self, session_id: str, limit: int) -> list[TurnRecord]:
         """The last `limit` answered turns of a session, oldest first, then the messages a dead process

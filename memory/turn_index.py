@@ -12,17 +12,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.ports import TurnRecord
+from core.ports import TurnRecord, conversation_id
 from memory.importance import turn_importance
 from memory.journal import Journal
 from memory.vector_store import Record
 
 logger = logging.getLogger(__name__)
-
-
-def conversation_id(turn_id: str) -> str:
-    """The `conversations` record id of a journal turn."""
-    return f"conv_{turn_id}"
 
 
 def turn_text(turn: TurnRecord) -> str:

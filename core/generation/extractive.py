@@ -36,7 +36,7 @@ from core.addressed import addresses_the_assistant
 from core.events import Done, RunEvent, TextDelta
 from core.generation.attribution import AttributionChecked
 from core.own_name import names_user, user_names
-from core.ports import FactView, RecalledMemory
+from core.ports import FactView, RecalledMemory, conversation_id
 from core.prompt.assembly import AssembledPrompt
 from core.prompt.builder import citation_map
 from core.prompt.sources import DOCUMENT_COLLECTIONS
@@ -51,7 +51,7 @@ from core.relations import (
     second_person,
 )
 from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
-from core.turn_context import TurnContext
+from core.turn_context import IMAGE_CAPTION, TurnContext
 from core.types import Message
 
 if TYPE_CHECKING:
@@ -74,7 +74,6 @@ MEANT_MARGIN = 0.05
 MEANT_OVERLAP = 1.0  # the word overlap a fact of the relation a question means counts as (all of it)
 
 _SPEAKER_LINE = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): ", re.MULTILINE)
-_CAPTION = re.compile(r"\s*\[image: [^\]]*\]")
 _ASSISTANT = "Assistant"
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours)\b|\bI'", re.I)
 _PREAMBLE = re.compile(
@@ -282,14 +281,19 @@ class ExtractiveAnswerer:
         markers: Mapping[str, str] | None = None,
         *,
         user_only: bool = True,
+        answering: Mapping[str, str] | None = None,
     ) -> RecallAnswer:
         """The extractive reply to `question` from `memories` (conversation records) and current `facts`.
 
         `markers` maps a memory id to its citation marker in the prompt ("[M2]"); `user_only` keeps the
-        user's own lines (False: every speaker's, as in the LoCoMo benchmark where both are people).
+        user's own lines (False: every speaker's, as in the LoCoMo benchmark where both are people);
+        `answering` maps a conversation memory's id to the question the user's message answered (asked at
+        the end of the reply before it).
         """
         asked = self.read_question(question, user_names(facts))
-        best = self.best_evidence(asked, memories, facts, markers or {}, user_only=user_only)
+        best = self.best_evidence(
+            asked, memories, facts, markers or {}, user_only=user_only, answering=answering or {}
+        )
         score = best.score if best else 0.0
         if best is None or best.score < self.threshold:
             return RecallAnswer(not_in_memory(asked), None, score)
@@ -303,13 +307,14 @@ class ExtractiveAnswerer:
         markers: Mapping[str, str],
         *,
         user_only: bool = True,
+        answering: Mapping[str, str] | None = None,
     ) -> Evidence | None:
         """The highest-scoring candidate sentence or fact (None when nothing shares a content word and no
         fact is of the relation the question means: "What's my name?" has no content word but means one)."""
         if not asked.words and not asked.meant:
             return None
         by_id = {m.id: m for m in memories}
-        candidates = list(self._from_memories(asked, memories, markers, user_only))
+        candidates = list(self._from_memories(asked, memories, markers, user_only, answering or {}))
         candidates += self._from_documents(asked, memories)
         candidates += self._from_facts(asked, facts, by_id, markers)
         asked_kinds = _kinds(asked.words)
@@ -325,19 +330,31 @@ class ExtractiveAnswerer:
         return max(meant or candidates, key=lambda e: (e.score, e.kind == "fact"), default=None)
 
     def _from_memories(
-        self, asked: Question, memories: Sequence[RecalledMemory], markers: Mapping[str, str], user_only: bool
+        self,
+        asked: Question,
+        memories: Sequence[RecalledMemory],
+        markers: Mapping[str, str],
+        user_only: bool,
+        answering: Mapping[str, str],
     ) -> Iterable[Evidence]:
         for memory in memories:
             if memory.collection != "conversations" or memory.superseded:
                 continue
-            for speaker, said in utterances(memory.text):
+            # The message's first sentence answers the question asked just before it, and means what it
+            # asked: "Researching adoption agencies." after "What are your plans for the summer?"
+            question = answering.get(memory.id, "")
+            context = {_fold(t) for t in self._nlp(question)} if question else set()
+            for n, (speaker, said) in enumerate(utterances(memory.text)):
                 if speaker == _ASSISTANT or (user_only and speaker != "User"):
                     continue
                 doc = self._nlp(said)
-                for sent in doc.sents:
+                for i, sent in enumerate(doc.sents):
                     if sent.text.strip().endswith("?") or len(sent) < 3:
                         continue
-                    found = self._judge(asked, sent, extra=speaker.lower(), at=memory.created_at)
+                    answers = context if n == 0 and i == 0 else set()
+                    found = self._judge(
+                        asked, sent, extra=speaker.lower(), at=memory.created_at, answers=answers
+                    )
                     if found is None:
                         continue
                     overlap, fit, span, resolved = found
@@ -406,7 +423,8 @@ class ExtractiveAnswerer:
             if found is None:
                 continue
             overlap, fit, span, resolved = found
-            source = memories.get(f"conv_{fact.source_turn_id}")  # the turn it was told in, if recalled
+            # the turn it was told in, if recalled
+            source = memories.get(conversation_id(fact.source_turn_id))
             at = source.created_at if source else fact.told_at
             # the turn's marker (it carries the date), else the profile line's own: a recalled turn may
             # still be left out of the prompt by its budget, and then has no marker
@@ -444,12 +462,14 @@ class ExtractiveAnswerer:
         at: float | None = None,
         object_text: str = "",
         about: str = "",
+        answers: Collection[str] = (),
     ) -> tuple[float, float, str, str] | None:
         """(overlap, type fit, answer span, resolved time) of one sentence; None when it shares no word.
-        `extra` words count half ("who said it"); `about` words (a document's name: what every line of it
-        is about) count fully, but never alone."""
+        `extra` words count half ("who said it"), and so do the lemmas of the question the sentence
+        `answers`; `about` words (a document's name: what every line of it is about) count fully, but never
+        alone."""
         lemmas = {_fold(t) for t in sent} | {_BROADER.get(_fold(t), "") for t in sent}
-        extra_words = {w for w in re.findall(r"[a-z]+", extra.lower())}
+        extra_words = {w for w in re.findall(r"[a-z]+", extra.lower())} | set(answers)
         about_words = {_fold_word(w) for w in re.findall(r"[a-z]+", about.lower())} - lemmas
         total = sum(asked.words.values())
         own = sum(
@@ -457,7 +477,8 @@ class ExtractiveAnswerer:
             for lemma, w in asked.words.items()
         )
         matched = own + sum(w for lemma, w in asked.words.items() if lemma in about_words)
-        if own <= 0 or all(lemma in asked.names for lemma in asked.words if lemma in lemmas):
+        shared = [lemma for lemma in asked.words if lemma in lemmas or lemma in answers]
+        if own <= 0 or all(lemma in asked.names for lemma in shared):
             return None  # nothing in common, or only the name of whom it asks about: not what it asks
         overlap = matched / total
         fit, span, resolved = self._span(asked, sent, at, object_text)
@@ -534,7 +555,7 @@ def utterances(text: str) -> list[tuple[str, str]]:
     """(speaker, words) of a stored conversation record ("User: ...\\nAssistant: ..."; "Caroline: ...")."""
     marks = list(_SPEAKER_LINE.finditer(text))
     if not marks:
-        return [("User", _CAPTION.sub("", text).strip())]
+        return [("User", IMAGE_CAPTION.sub("", text).strip())]
     # Everything after "Assistant:" is the reply, whatever it contains: a model that writes "User: I have
     # a dog" in its reply has not made the user say so.
     reply = next((i for i, mark in enumerate(marks) if mark.group(1) == _ASSISTANT), None)
@@ -542,7 +563,7 @@ def utterances(text: str) -> list[tuple[str, str]]:
     out = []
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        said = _CAPTION.sub("", text[mark.end() : end]).strip()
+        said = IMAGE_CAPTION.sub("", text[mark.end() : end]).strip()
         if said:
             out.append((mark.group(1), said))
     return out
@@ -828,7 +849,9 @@ class ExtractiveRecall:
 
     def _extractive(self, context: TurnContext, prompt: AssembledPrompt) -> RecallAnswer:
         markers = prompt_markers(prompt)
-        return self._answerer.answer(context.text, context.read_evidence, context.profile, markers)
+        return self._answerer.answer(
+            context.text, context.read_evidence, context.profile, markers, answering=context.answering
+        )
 
 
 def prompt_markers(prompt: AssembledPrompt) -> dict[str, str]:

@@ -518,3 +518,14 @@ def test_the_not_in_memory_reply_never_calls_the_user_someone_else(
         reply
         == f"That's not in my memory: I found nothing you told me about {topic}. If you tell me, I'll remember it."
     )
+
+
+def test_a_message_is_found_by_the_question_it_answered(answerer: ExtractiveAnswerer) -> None:
+    # what it answered counts half, as who said it does: found with the relevance of a memory ranked high
+    reply = told("Researching adoption agencies. It's been a dream to have a family.", 20, score=0.9)
+    asked_before = {reply.id: "Any fun plans for the summer?"}
+    found = answerer.answer("What are my plans for the summer?", (reply,), (), {}, answering=asked_before)
+    assert found.found and "researching adoption agencies" in found.text
+    # only the message's first sentence answers it; and without the question, nothing is shared
+    assert "a dream" not in found.text
+    assert not answerer.answer("What are my plans for the summer?", (reply,), (), {}).found

@@ -7,14 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
+
 from core.pipeline.analyzer import Analysis, ContextAnalyzer
 from core.pipeline.intent import StmHint
 from core.pipeline.rewrite import LlmRefiner
-from core.ports import FactPort, FactView, GraphBoost, RecalledMemory, TurnRecord
+from core.ports import FactPort, FactView, GraphBoost, RecalledMemory, TurnRecord, conversation_id
 from core.prompt.builder import PromptBuilder
 from core.prompt.tokens import EstimateCounter
 from core.providers.fake import ScriptedProvider
-from core.turn_context import ContextGatherer, JournalHistory, TurnContext
+from core.turn_context import ContextGatherer, JournalHistory, TurnContext, question_asked
 from memory.journal import Journal
 
 
@@ -176,3 +178,34 @@ async def test_the_users_own_name_in_a_question_is_searched_as_the_user(tmp_path
     assert gathered.text == "What did Dana paint for Dana's mum?"  # the prompt keeps the user's words
     await context.gather(session, "Dana, what did Jo paint?")  # a name opening the message addresses
     assert memory.queries[-1] == "Dana, what did Jo paint?"
+
+
+async def test_a_recalled_turn_carries_the_question_its_message_answered(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.sqlite3")
+    session = journal.new_session()
+    asked = journal.begin_turn(session, "The kids finish school on Friday.")
+    journal.complete_turn(asked, "Exciting! [image: a beach] Any plans for the summer?")
+    answer = journal.begin_turn(session, "Researching adoption agencies.")
+    journal.complete_turn(answer, "That's wonderful.")
+    calm = journal.begin_turn(session, "Thanks!")
+    journal.complete_turn(calm, "You're welcome.")
+    ranked = tuple(
+        RecalledMemory(conversation_id(turn), "conversations", "…", 0.5) for turn in (answer, calm, asked)
+    )
+    context = ContextGatherer(JournalHistory(journal, 4), memory=FakeMemory(ranked), evidence_limit=6)
+    gathered = await context.gather(journal.new_session(), "What are my plans for the summer?")
+    # the reply before "Thanks!" asked nothing, and the first turn of a session answers nothing
+    assert gathered.answering == {conversation_id(answer): "Any plans for the summer?"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "question"),
+    [
+        ("Great! What did you paint?", "What did you paint?"),
+        ("What did you paint? It looks great.", ""),  # the reply moved on: the next message answers that
+        ("Lovely photo. [image: a dog on a beach]", ""),
+        ("", ""),
+    ],
+)
+def test_the_question_a_reply_ends_on(reply: str, question: str) -> None:
+    assert question_asked(reply) == question

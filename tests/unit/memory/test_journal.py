@@ -44,6 +44,18 @@ def test_recent_turns_are_ordered_and_skip_pending_and_failed(journal: Journal) 
     assert journal.recent_turns(session, 0) == []
 
 
+def test_a_turns_previous_turn_is_the_last_answered_one_of_its_own_session(journal: Journal) -> None:
+    session, other = journal.new_session(), journal.new_session()
+    first = journal.begin_turn(session, "q1")
+    journal.complete_turn(first, "a1")
+    journal.complete_turn(journal.begin_turn(other, "elsewhere"), "x")
+    journal.complete_turn(journal.begin_turn(session, "q2"), "", status="failed")
+    third = journal.begin_turn(session, "q3")
+    journal.complete_turn(third, "a3")
+    before = journal.previous_turns([first, third, "no-such-turn"])
+    assert set(before) == {third} and before[third].assistant == "a1"
+
+
 def test_sessions_are_separate(journal: Journal) -> None:
     a, b = journal.new_session(), journal.new_session()
     journal.complete_turn(journal.begin_turn(a, "in a"), "x")
