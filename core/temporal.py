@@ -58,8 +58,12 @@ _AGO = re.compile(
 )
 _RELATIVE = re.compile(r"\b(last|this|past|next)\s+(week|weekend|month|year|night)\b", re.I)
 _WEEKDAY = re.compile(
-    r"\b(last|this|next|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I
+    r"\b(last|this|next|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"mon|tues?|wed|thu|thurs?|fri|sat|sun)\b",
+    re.I,
 )
+# a weekday as people shorten it in chat ("last Tues") -> its name
+_WEEKDAY_NAMES = {name[:3].lower(): name.lower() for name in calendar.day_name}
 _SINGLE_DAY = re.compile(r"\b(yesterday|today|tonight|tomorrow|day before yesterday)\b", re.I)
 _RECENT = re.compile(r"\b(recently|lately|the other day)\b", re.I)
 _ASKS_TIME = re.compile(
@@ -169,7 +173,7 @@ def _unit_window(unit: str, anchor: datetime, offset: int, expression: str) -> T
 
 
 def _weekday_window(which: str, weekday: str, anchor: datetime, expression: str) -> TimeWindow:
-    target = list(calendar.day_name).index(weekday.capitalize())
+    target = list(calendar.day_name).index(_WEEKDAY_NAMES[weekday[:3]].capitalize())
     day = _day_start(anchor)
     delta = (day.weekday() - target) % 7
     if which == "next":
@@ -177,6 +181,12 @@ def _weekday_window(which: str, weekday: str, anchor: datetime, expression: str)
     else:  # "last"/"on"/"this": the most recent one before the anchor
         start = day - timedelta(days=delta or 7)
     return TimeWindow(start, start + timedelta(days=1), expression)
+
+
+def weekday_named(expression: str) -> str:
+    """The weekday a relative expression names, in full ("last Tues" -> "Tuesday"); "" for none."""
+    m = _WEEKDAY.search(expression)
+    return _WEEKDAY_NAMES[m.group(2).lower()[:3]].capitalize() if m else ""
 
 
 def relative_windows(text: str, anchor: datetime) -> list[TimeWindow]:

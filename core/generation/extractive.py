@@ -50,7 +50,7 @@ from core.relations import (
     normalize,
     second_person,
 )
-from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows
+from core.temporal import TimeWindow, absolute_windows, asks_for_time, relative_windows, weekday_named
 from core.turn_context import IMAGE_CAPTION, TurnContext
 from core.types import Message
 
@@ -721,9 +721,9 @@ def resolve(window: TimeWindow, said: datetime) -> str:
     days = (window.end - window.start).days
     expression = window.expression.lower()
     if days <= 1:
-        for weekday in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"):
-            if weekday in expression and "next" not in expression:
-                return f"the {weekday.capitalize()} before {day_text(said)}"
+        weekday = weekday_named(expression)
+        if weekday and "next" not in expression:
+            return f"the {weekday} before {day_text(said)}"
         return day_text(window.start)
     if "weekend" in expression:
         return f"the weekend before {day_text(said)}"

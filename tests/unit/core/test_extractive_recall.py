@@ -142,6 +142,8 @@ def test_relative_times_are_written_as_people_write_them() -> None:
     assert resolved("last week") == "the week before 9 June 2023"
     assert resolved("last year") == "2022"
     assert resolved("last Saturday") == "the Saturday before 9 June 2023"
+    assert resolved("joined the group last Tues.") == "the Tuesday before 9 June 2023"  # as chat shortens it
+    assert resolved("on Fri we went out") == "the Friday before 9 June 2023"
     assert resolved("two days ago") == "7 June 2023"
 
 
