@@ -17,6 +17,12 @@ def test_answers_are_scored_on_normalised_tokens() -> None:
     assert token_f1("", "Paris") == 0.0
 
 
+def test_a_day_run_into_its_month_in_the_gold_is_read_as_two_words() -> None:
+    gold = "The Friday before 24June, 2022."
+    assert contains_gold("The Friday before 24 June 2022 — you told me so.", gold)
+    assert normalise("a 5K run on the 18th") == "5k run on 18th"  # only a month is split off
+
+
 def test_the_sample_is_fixed_by_its_seed_and_keeps_single_hop_and_temporal_only() -> None:
     unit = TurnUnit("D1:1", "A: hi", "A", 1, 0, datetime(2023, 5, 8))
     questions = tuple(LocomoQuestion(f"q{i}", "a", ("D1:1",), 1 + i % 4) for i in range(40))
