@@ -49,7 +49,8 @@ from memory.service import MemoryService
 CATEGORIES = (4, 2)  # single-hop, temporal
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
-# LoCoMo writes 18 of its 762 gold answers (categories 1-4) with the day run into the month ("The Friday before 24June, 2022")
+# LoCoMo writes 18 of its 762 gold answers (categories 1-4) with the day run into the month ("The Friday
+# before 24June, 2022")
 _DAY_INTO_MONTH = re.compile(
     r"(\d)(january|february|march|april|may|june|july|august|september|october|november|december)\b"
 )
