@@ -251,10 +251,16 @@ class ExtractiveAnswerer:
         return Question(text, kind, words, topic, about_user, meant, names, owner)
 
     def people_named(self, text: str) -> list[str]:
-        """The names of people (and of animals named as people are) in `text`, as written: its proper
-        nouns but those spaCy reads as a place, a group or a thing ("How old is Isla?" -> Isla; "What is
-        the capital of France?" -> none)."""
-        return [t.text for t in self._nlp(text) if t.pos_ == "PROPN" and t.ent_type_ not in _NOT_PEOPLE]
+        """The names of people (and of animals named as people are) in `text`, as written: its runs of
+        proper nouns but those spaCy reads as a place, a group or a thing ("How old is Isla?" -> Isla;
+        "Who was Oliver Cromwell?" -> Oliver Cromwell; "What is the capital of France?" -> none)."""
+        names: list[list[str]] = [[]]
+        for token in self._nlp(text):
+            if token.pos_ == "PROPN" and token.text[:1].isupper() and token.ent_type_ not in _NOT_PEOPLE:
+                names[-1].append(token.text)  # a run of them is one name: "Oliver Cromwell"
+            elif names[-1]:
+                names.append([])
+        return [" ".join(name) for name in names if name]
 
     def _relations_meant(self, question: str) -> tuple[frozenset[str], str]:
         """The relations whose description is nearest the question: at least `MEANT_AT` similar and within
@@ -543,6 +549,20 @@ def asks_about_user(question: str, user_names: Collection[str] = ()) -> bool:
     return bool(_FIRST_PERSON.search(question.replace("\u2019", "'"))) or names_user(question, user_names)
 
 
+def beings(facts: Sequence[FactView]) -> list[str]:
+    """The names of the people and animals of the user's current facts: what someone of theirs is called
+    ("my dog is named Oliver"), a pet's name, and whoever a fact is about by name ("Jo lives in Boston")."""
+    out: list[str] = []
+    for fact in facts:
+        if fact.status != "current":
+            continue
+        if fact.predicate == "has_pet" or (fact.predicate == "named" and fact.subject != USER_ID):
+            out.append(fact.object)
+        if fact.subject != USER_ID and fact.subject[:1].isupper():
+            out.append(fact.subject)
+    return list(dict.fromkeys(name for name in out if name[:1].isupper()))
+
+
 def _fold_word(word: str) -> str:
     return _FOLD.get(word, word)
 
@@ -769,12 +789,12 @@ def phrase(evidence: Evidence, *, now: datetime | None = None) -> str:
     return f"{lead}{who}{when}: {stated}.{marker}"
 
 
+REMEMBER_IT = "If you tell me, I'll remember it."
+
+
 def not_in_memory(asked: Question) -> str:
     """The plain reply when nothing remembered answers the question."""
-    return (
-        f"That's not in my memory: I found nothing you told me about {asked.topic}. "
-        "If you tell me, I'll remember it."
-    )
+    return f"That's not in my memory: I found nothing you told me about {asked.topic}. {REMEMBER_IT}"
 
 
 class ExtractiveRecall:
@@ -804,7 +824,9 @@ class ExtractiveRecall:
         reply = self._extractive(context, prompt)
         if reply.found or by_name or self._answerer.applies(context.text, intent, names):
             return _recall_done(reply)
-        return None  # not about the user and not in memory: general knowledge, the model's to answer
+        # not about the user and not in memory: general knowledge, the model's to answer, unless it asks
+        # about someone of the user's whom the model would make things up about
+        return self._not_told(context, reply)
 
     def _from_a_document(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
         """A question of another intent ("How much flour does the recipe need?") answered from a document
@@ -836,7 +858,18 @@ class ExtractiveRecall:
         if not any(re.search(rf"\b{re.escape(name)}\b", line) for name in people for line in said):
             return None
         reply = self._extractive(context, prompt)
-        return _recall_done(reply) if reply.found else None
+        return _recall_done(reply) if reply.found else self._not_told(context, reply)
+
+    def _not_told(self, context: TurnContext, reply: RecallAnswer) -> Done | None:
+        """For a question about someone of the user's (a person or animal their facts name: "What's
+        Oliver's favourite toy?" after "my dog Oliver…") that memory does not answer, the plain reply that
+        it was not told, rather than the model's invention; None for anyone else."""
+        people = set(self._answerer.people_named(context.text))
+        known = [name for name in beings(context.profile) if name in people]
+        if not known:
+            return None
+        text = f"You've told me about {known[0]}, but nothing that answers this. " + REMEMBER_IT
+        return _recall_done(RecallAnswer(text, None, reply.best_score))
 
     def checked(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """`agent` with its reply held back and checked for someone else's facts handed to the user."""

@@ -529,3 +529,28 @@ def test_a_message_is_found_by_the_question_it_answered(answerer: ExtractiveAnsw
     # only the message's first sentence answers it; and without the question, nothing is shared
     assert "a dream" not in found.text
     assert not answerer.answer("What are my plans for the summer?", (reply,), (), {}).found
+
+
+async def test_a_question_about_someone_of_the_users_that_memory_cannot_answer_is_not_made_up(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    builder = PromptBuilder("SYSTEM", EstimateCounter(), 8000)
+    oliver = FactView("f1", "my dog", "named", "Oliver", "current", 0.9, "pets")
+    memories = (told("My dog is named Oliver, he is a spaniel.", 30),)
+
+    async def agent_for(question: str, intent: str) -> Any:
+        analysis = Analysis(intent, 0.5, "neutral", 0.0, (), (), question)
+        context = TurnContext(question, analysis=analysis, memories=memories, profile=(oliver,))
+        return ExtractiveRecall(answerer).agent_for(context, await builder.build(context), NeverAgent())
+
+    for question, intent in (
+        ("What is Oliver's favourite toy?", "factual_recall"),
+        ("What does Oliver like to eat?", "general"),
+    ):
+        agent = await agent_for(question, intent)
+        assert isinstance(agent, AnsweredAgent), question
+        done = [event async for event in agent.run([])][-1]
+        assert isinstance(done, Done) and done.answer.startswith("You've told me about Oliver, but nothing")
+    # someone else of the same first name, and anyone the user never named, are the model's
+    for question in ("Who was Oliver Cromwell?", "Who is Sam Altman?"):
+        assert isinstance(await agent_for(question, "general"), AttributionChecked), question
