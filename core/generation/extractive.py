@@ -549,7 +549,7 @@ def asks_about_user(question: str, user_names: Collection[str] = ()) -> bool:
     return bool(_FIRST_PERSON.search(question.replace("\u2019", "'"))) or names_user(question, user_names)
 
 
-def beings(facts: Sequence[FactView]) -> list[str]:
+def _beings(facts: Sequence[FactView]) -> list[str]:
     """The names of the people and animals of the user's current facts: what someone of theirs is called
     ("my dog is named Oliver"), a pet's name, and whoever a fact is about by name ("Jo lives in Boston")."""
     out: list[str] = []
@@ -865,7 +865,7 @@ class ExtractiveRecall:
         Oliver's favourite toy?" after "my dog Oliver…") that memory does not answer, the plain reply that
         it was not told, rather than the model's invention; None for anyone else."""
         people = set(self._answerer.people_named(context.text))
-        known = [name for name in beings(context.profile) if name in people]
+        known = [name for name in _beings(context.profile) if name in people]
         if not known:
             return None
         text = f"You've told me about {known[0]}, but nothing that answers this. " + REMEMBER_IT

@@ -60,6 +60,18 @@ def updates(nlp: SpacyPipeline) -> UpdateReader:
             ("user", "lives_in", "leeds"),
             ("user", "lives_in", "york"),
         ),
+        (  # a replacement: what was put away is the old value, what it was swapped for the new one
+            "I drive a Honda Civic.",
+            "Traded the Civic for a Toyota Prius last month, loving it so far",
+            ("user", "owns", "honda civic"),
+            ("user", "owns", "toyota prius"),
+        ),
+        (
+            "I play the violin.",
+            "Switched to the cello last year, my teacher says it suits me",
+            ("user", "plays", "violin"),
+            ("user", "plays", "cello"),
+        ),
     ],
 )
 async def test_a_correction_replaces_the_fact_of_its_kind(
@@ -107,6 +119,11 @@ async def test_a_correction_keeps_the_values_it_does_not_name(
         ("I work at Siemens.", "I mean, it's only Monday, but Bosch already sent the new contracts"),
         ("My nephew Tom is 9.", "Tom is actually pretty good at chess, he beat me 3 times"),
         ("I live in Leeds.", "we took the wrong exit and ended up in Bradford for an hour"),
+        ("I play the violin.", "thinking of switching to the cello next year"),
+        ("I drive a Honda Civic.", "My neighbour traded his Civic for a Tesla, show-off"),
+        ("I play the violin.", "the orchestra swapped the violins for violas in the slow movement"),
+        ("I live in Leeds.", "we switched the lights off and watched a film in the garden"),
+        ("I play the violin.", "Should I swap the violin for a viola, do you think?"),
     ],
 )
 async def test_ordinary_chat_replaces_nothing(
