@@ -62,8 +62,8 @@ _WEEKDAY = re.compile(
     r"mon|tues?|wed|thu|thurs?|fri|sat|sun)\b",
     re.I,
 )
-# a weekday as people shorten it in chat ("last Tues") -> its name
-_WEEKDAY_NAMES = {name[:3].lower(): name.lower() for name in calendar.day_name}
+# a weekday as people shorten it in chat ("last Tues") -> its number (Monday 0), by its first three letters
+_WEEKDAY_NUMBERS = {name[:3].lower(): n for n, name in enumerate(calendar.day_name)}
 _SINGLE_DAY = re.compile(r"\b(yesterday|today|tonight|tomorrow|day before yesterday)\b", re.I)
 _RECENT = re.compile(r"\b(recently|lately|the other day)\b", re.I)
 _ASKS_TIME = re.compile(
@@ -173,7 +173,7 @@ def _unit_window(unit: str, anchor: datetime, offset: int, expression: str) -> T
 
 
 def _weekday_window(which: str, weekday: str, anchor: datetime, expression: str) -> TimeWindow:
-    target = list(calendar.day_name).index(_WEEKDAY_NAMES[weekday[:3]].capitalize())
+    target = _WEEKDAY_NUMBERS[weekday[:3]]
     day = _day_start(anchor)
     delta = (day.weekday() - target) % 7
     if which == "next":
@@ -186,7 +186,7 @@ def _weekday_window(which: str, weekday: str, anchor: datetime, expression: str)
 def weekday_named(expression: str) -> str:
     """The weekday a relative expression names, in full ("last Tues" -> "Tuesday"); "" for none."""
     m = _WEEKDAY.search(expression)
-    return _WEEKDAY_NAMES[m.group(2).lower()[:3]].capitalize() if m else ""
+    return calendar.day_name[_WEEKDAY_NUMBERS[m.group(2).lower()[:3]]] if m else ""
 
 
 def relative_windows(text: str, anchor: datetime) -> list[TimeWindow]:

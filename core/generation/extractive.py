@@ -826,7 +826,7 @@ class ExtractiveRecall:
             return _recall_done(reply)
         # not about the user and not in memory: general knowledge, the model's to answer, unless it asks
         # about someone of the user's whom the model would make things up about
-        return self._not_told(context, reply)
+        return _not_told(self._answerer.people_named(context.text), context.profile, reply)
 
     def _from_a_document(self, context: TurnContext, prompt: AssembledPrompt) -> Done | None:
         """A question of another intent ("How much flour does the recipe need?") answered from a document
@@ -858,18 +858,7 @@ class ExtractiveRecall:
         if not any(re.search(rf"\b{re.escape(name)}\b", line) for name in people for line in said):
             return None
         reply = self._extractive(context, prompt)
-        return _recall_done(reply) if reply.found else self._not_told(context, reply)
-
-    def _not_told(self, context: TurnContext, reply: RecallAnswer) -> Done | None:
-        """For a question about someone of the user's (a person or animal their facts name: "What's
-        Oliver's favourite toy?" after "my dog Oliver…") that memory does not answer, the plain reply that
-        it was not told, rather than the model's invention; None for anyone else."""
-        people = set(self._answerer.people_named(context.text))
-        known = [name for name in _beings(context.profile) if name in people]
-        if not known:
-            return None
-        text = f"You've told me about {known[0]}, but nothing that answers this. " + REMEMBER_IT
-        return _recall_done(RecallAnswer(text, None, reply.best_score))
+        return _recall_done(reply) if reply.found else _not_told(people, context.profile, reply)
 
     def checked(self, context: TurnContext, prompt: AssembledPrompt, agent: Agent) -> Agent:
         """`agent` with its reply held back and checked for someone else's facts handed to the user."""
@@ -907,6 +896,17 @@ def _recall_done(reply: RecallAnswer) -> Done:
     return Done(
         answer=f"{reply.text} [1]", model=EXTRACTIVE_MODEL, citations=(source,), extra=_explained(reply)
     )
+
+
+def _not_told(people: Collection[str], profile: Sequence[FactView], reply: RecallAnswer) -> Done | None:
+    """For a question naming `people` of whom one is someone of the user's (a person or animal their facts
+    name: "What's Oliver's favourite toy?" after "my dog Oliver…") that memory does not answer, the plain
+    reply that it was not told, rather than the model's invention; None for anyone else."""
+    known = [name for name in _beings(profile) if name in people]
+    if not known:
+        return None
+    text = f"You've told me about {known[0]}, but nothing that answers this. " + REMEMBER_IT
+    return _recall_done(RecallAnswer(text, None, reply.best_score))
 
 
 def source_label(evidence: Evidence) -> str:

@@ -127,12 +127,12 @@ class UpdateReader:
         if not known or not message.strip():
             return []
         doc = self._nlp(message)
-        correcting = is_correction(doc)
-        if not (correcting or is_settled_move(doc) or is_replacement(doc)) or _additive(doc):
+        correcting, replacing = is_correction(doc), is_replacement(doc)
+        if not (correcting or replacing or is_settled_move(doc)) or _additive(doc):
             return []
         topics = _topics(doc)
         values = [v for v in _values(doc, topics) if not _known_value(v.text, known)]
-        if not correcting and not is_replacement(doc):  # a move changes where someone lives, not a birthplace
+        if not (correcting or replacing):  # a settled move changes where someone lives, not a birthplace
             known = [f for f in known if f.relation == "lives_in"]
         pairs = [(f, v) for v in values for f in _whose(v, message, known)]
         best = self._best(pairs, topics) if pairs else None
